@@ -1,0 +1,339 @@
+//! Hardware presets and user config files.
+//!
+//! Presets are RON files in `configs/presets/`, embedded in the binary, so nothing has
+//! to be found on disk. A user config is a RON file that either names a `base` preset
+//! and overrides some fields, or gives every field:
+//!
+//! ```
+//! let hw = configs::parse_config("(base: \"h100\", banks: 16, warp: 64)", "my.ron").unwrap();
+//! assert_eq!((hw.name.as_str(), hw.banks, hw.warp), ("h100+", 16, 64));
+//!
+//! let err = configs::parse_config("(base: \"h100\", banks: 0, wrap: 64)", "bad.ron").unwrap_err();
+//! let msg = err.to_string();
+//! assert!(msg.contains("bad.ron:1") && msg.contains("`wrap`") && msg.contains("`banks`"));
+//! ```
+//!
+//! Architecture invariant: this is the only crate that knows preset names and RON.
+#![warn(missing_docs)]
+
+use serde::Deserialize;
+use sim_core::{BankMapping, Hardware, PairMerge, PhaseLanes, SameWord, Timing, Violation};
+use std::path::{Path, PathBuf};
+
+/// The preset used when none is named.
+pub const DEFAULT_PRESET: &str = "h100";
+
+const PRESETS: [(&str, &str); 9] = [
+    ("h100", include_str!("../presets/h100.ron")),
+    ("a100", include_str!("../presets/a100.ron")),
+    ("v100", include_str!("../presets/v100.ron")),
+    ("kepler", include_str!("../presets/kepler.ron")),
+    ("gtx580", include_str!("../presets/gtx580.ron")),
+    ("g80", include_str!("../presets/g80.ron")),
+    ("hd5870", include_str!("../presets/hd5870.ron")),
+    ("cdna3", include_str!("../presets/cdna3.ron")),
+    ("rdna3", include_str!("../presets/rdna3.ron")),
+];
+
+/// Loading a preset or config failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// No preset has this name and no file has this path.
+    #[error("unknown preset `{name}` (and no such file): known presets are {}", known.join(", "))]
+    UnknownPreset {
+        /// The name asked for.
+        name: String,
+        /// The known presets.
+        known: Vec<&'static str>,
+    },
+    /// The file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file is not valid RON, or a field has the wrong type.
+    #[error("{file}:{line}:{column}: {message}")]
+    Parse {
+        /// The file.
+        file: String,
+        /// Line (1-based).
+        line: usize,
+        /// Column (1-based).
+        column: usize,
+        /// What the parser expected.
+        message: String,
+    },
+    /// The config parses but breaks rules; every violation is listed.
+    #[error("{file}: invalid config:\n{}", violations.iter().map(|v| format!("  - {v}")).collect::<Vec<_>>().join("\n"))]
+    Invalid {
+        /// The file.
+        file: String,
+        /// Every violation, with its line where known (`file:line: field: problem`).
+        violations: Vec<String>,
+    },
+}
+
+/// Names of the built-in presets.
+pub fn preset_names() -> Vec<&'static str> {
+    PRESETS.iter().map(|(n, _)| *n).collect()
+}
+
+/// The RON source of a built-in preset.
+pub fn preset_source(name: &str) -> Option<&'static str> {
+    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}
+
+/// A built-in preset by name.
+pub fn preset(name: &str) -> Result<Hardware, ConfigError> {
+    let src = preset_source(name)
+        .ok_or_else(|| ConfigError::UnknownPreset { name: name.into(), known: preset_names() })?;
+    parse_config(src, &format!("preset {name}"))
+}
+
+/// A preset name or a path to a RON config file.
+pub fn load(spec: &str) -> Result<Hardware, ConfigError> {
+    if preset_source(spec).is_some() {
+        return preset(spec);
+    }
+    let path = Path::new(spec);
+    if !path.exists() {
+        return Err(ConfigError::UnknownPreset { name: spec.into(), known: preset_names() });
+    }
+    if path.is_dir() {
+        return Err(ConfigError::Io {
+            path: path.into(),
+            source: std::io::Error::other("is a directory, expected a RON config file"),
+        });
+    }
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: path.into(), source })?;
+    parse_config(&text, &path.display().to_string())
+}
+
+/// Fields a config may set, each optional; `base` names the preset to start from.
+#[derive(Debug, Default, Deserialize)]
+pub struct Overrides {
+    /// Preset to start from.
+    pub base: Option<String>,
+    /// Name of the resulting config.
+    pub name: Option<String>,
+    /// Number of banks.
+    pub banks: Option<u32>,
+    /// Bank word width in bytes.
+    pub bank_bytes: Option<u32>,
+    /// Lanes per warp.
+    pub warp: Option<u32>,
+    /// Lanes per phase by width.
+    pub phase_lanes: Option<PhaseLanes>,
+    /// Loads: same-word rule.
+    pub broadcast: Option<SameWord>,
+    /// Stores: same-word rule.
+    pub write_collision: Option<SameWord>,
+    /// Returning atomics: same-word rule.
+    pub atomic: Option<SameWord>,
+    /// Reductions: same-word rule.
+    pub reduction: Option<SameWord>,
+    /// Wide-load pair merge (`None` to disable).
+    #[serde(default, deserialize_with = "present")]
+    pub load_pair_merge: Option<Option<PairMerge>>,
+    /// Bank mapping.
+    pub mapping: Option<BankMapping>,
+    /// Shared memory per SM in bytes.
+    pub smem_per_sm: Option<u32>,
+    /// Timing (`None` to drop it).
+    #[serde(default, deserialize_with = "present")]
+    pub timing: Option<Option<Timing>>,
+}
+
+/// A field that is present, even as `None`, becomes `Some(..)`; an absent one stays `None`.
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+fn ron_options() -> ron::Options {
+    ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+}
+
+const FIELDS: [&str; 14] = [
+    "base",
+    "name",
+    "banks",
+    "bank_bytes",
+    "warp",
+    "phase_lanes",
+    "broadcast",
+    "write_collision",
+    "atomic",
+    "reduction",
+    "load_pair_merge",
+    "mapping",
+    "smem_per_sm",
+    "timing",
+];
+
+impl Overrides {
+    /// Applies every set field to `hw`; a changed config gets a `+` on its name unless
+    /// `name` is set.
+    pub fn apply(&self, hw: &mut Hardware) {
+        let before = hw.clone();
+        macro_rules! set {
+            ($($f:ident),*) => { $( if let Some(v) = &self.$f { hw.$f = v.clone(); } )* };
+        }
+        set!(banks, bank_bytes, warp, phase_lanes, broadcast, write_collision, atomic, reduction,
+             load_pair_merge, mapping, smem_per_sm, timing);
+        match &self.name {
+            Some(n) => hw.name = n.clone(),
+            None if *hw != before => hw.name.push('+'),
+            None => {}
+        }
+    }
+}
+
+/// Parses a config (preset or user file) from RON text; `file` is used in messages.
+pub fn parse_config(text: &str, file: &str) -> Result<Hardware, ConfigError> {
+    let overrides: Overrides = ron_options().from_str(text).map_err(|e| ConfigError::Parse {
+        file: file.into(),
+        line: e.span.start.line,
+        column: e.span.start.col,
+        message: e.code.to_string(),
+    })?;
+    let mut violations: Vec<String> = unknown_fields(text)
+        .into_iter()
+        .map(|f| {
+            format!(
+                "{file}:{}: `{f}`: unknown field; expected one of {}",
+                line_of_field(text, &f),
+                FIELDS.join(", ")
+            )
+        })
+        .collect();
+    let mut hw = match &overrides.base {
+        Some(base) => match preset_source(base) {
+            Some(src) => parse_config(src, &format!("preset {base}"))?,
+            None => {
+                violations.push(format!(
+                    "{file}:{}: `base`: unknown preset `{base}`; known presets are {}",
+                    line_of_field(text, "base"),
+                    preset_names().join(", ")
+                ));
+                return Err(ConfigError::Invalid { file: file.into(), violations });
+            }
+        },
+        None => {
+            let missing = missing_fields(&overrides);
+            if !missing.is_empty() {
+                violations.extend(missing.iter().map(|f| {
+                    format!("{file}: `{f}`: missing; give it, or name a preset with `base: \"h100\"` to inherit it")
+                }));
+                return Err(ConfigError::Invalid { file: file.into(), violations });
+            }
+            placeholder()
+        }
+    };
+    overrides.apply(&mut hw);
+    if let Err(vs) = hw.validate() {
+        violations.extend(vs.iter().map(|v| describe(text, file, v)));
+    }
+    if violations.is_empty() {
+        Ok(hw)
+    } else {
+        Err(ConfigError::Invalid { file: file.into(), violations })
+    }
+}
+
+/// Applies `overrides` to `hw` and validates the result (for command-line overrides).
+pub fn apply_overrides(hw: &Hardware, overrides: &Overrides, what: &str) -> Result<Hardware, ConfigError> {
+    let mut hw = hw.clone();
+    overrides.apply(&mut hw);
+    hw.validate().map_err(|vs| ConfigError::Invalid {
+        file: what.into(),
+        violations: vs.iter().map(|v| format!("{what}: {v}")).collect(),
+    })?;
+    Ok(hw)
+}
+
+fn describe(text: &str, file: &str, v: &Violation) -> String {
+    let top = v.field.split('.').next().unwrap_or(&v.field);
+    match find_field_line(text, top) {
+        Some(line) => format!("{file}:{line}: {v}"),
+        None => format!("{file}: {v} (inherited from the base preset)"),
+    }
+}
+
+fn missing_fields(o: &Overrides) -> Vec<&'static str> {
+    let present = [
+        ("name", o.name.is_some()),
+        ("banks", o.banks.is_some()),
+        ("bank_bytes", o.bank_bytes.is_some()),
+        ("warp", o.warp.is_some()),
+        ("phase_lanes", o.phase_lanes.is_some()),
+        ("broadcast", o.broadcast.is_some()),
+        ("write_collision", o.write_collision.is_some()),
+        ("atomic", o.atomic.is_some()),
+        ("reduction", o.reduction.is_some()),
+        ("load_pair_merge", o.load_pair_merge.is_some()),
+        ("mapping", o.mapping.is_some()),
+        ("smem_per_sm", o.smem_per_sm.is_some()),
+        ("timing", o.timing.is_some()),
+    ];
+    present.iter().filter(|(_, p)| !p).map(|(f, _)| *f).collect()
+}
+
+fn placeholder() -> Hardware {
+    Hardware {
+        name: String::new(),
+        banks: 0,
+        bank_bytes: 0,
+        warp: 0,
+        phase_lanes: PhaseLanes::uniform(0),
+        broadcast: SameWord::Multicast,
+        write_collision: SameWord::Multicast,
+        atomic: SameWord::Serialize,
+        reduction: SameWord::Multicast,
+        load_pair_merge: None,
+        mapping: BankMapping::Linear,
+        smem_per_sm: 0,
+        timing: None,
+    }
+}
+
+/// Top-level field names of a RON struct that are not config fields.
+fn unknown_fields(text: &str) -> Vec<String> {
+    let Ok(value) = ron_options().from_str::<ron::Value>(text) else { return Vec::new() };
+    let ron::Value::Map(map) = value else { return Vec::new() };
+    map.keys()
+        .filter_map(|k| match k {
+            ron::Value::String(s) => Some(s.clone()),
+            _ => None,
+        })
+        .filter(|k| !FIELDS.contains(&k.as_str()))
+        .collect()
+}
+
+fn find_field_line(text: &str, field: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        if depth <= 1 {
+            let t = code.trim_start().trim_start_matches('(').trim_start();
+            if let Some(rest) = t.strip_prefix(field) {
+                if rest.trim_start().starts_with(':') {
+                    return Some(i + 1);
+                }
+            }
+        }
+        depth += code.matches('(').count() as i32 - code.matches(')').count() as i32;
+    }
+    None
+}
+
+fn line_of_field(text: &str, field: &str) -> usize {
+    find_field_line(text, field).unwrap_or(1)
+}

@@ -1,0 +1,76 @@
+//! The core of banksim: a model of GPU shared-memory banks.
+//!
+//! Shared memory is split into `n` banks of `m`-byte words; word `w` lives in bank
+//! `w mod n` (or a swizzled bank). A warp's request is served in *wavefronts*: in each,
+//! every bank delivers one word. Lanes that need different words of one bank are served
+//! in different wavefronts — a bank conflict.
+//!
+//! ```text
+//!            bank 0   bank 1   bank 2  ...  bank 31
+//! word row 0 [  0  ]  [  1  ]  [  2  ] ...  [ 31  ]   <- lane t reads word t:
+//! word row 1 [ 32  ]  [ 33  ]  [ 34  ] ...  [ 63  ]      one wavefront
+//!   ...                                                <- lane t reads word 32·t:
+//!                                                         32 wavefronts (bank 0)
+//! ```
+//!
+//! A tutorial: evaluate a column read of a 32×32 float tile, unpadded and padded.
+//!
+//! ```
+//! use sim_core::{presets_for_tests::h100_like, BankModel, Op, WarpRequest};
+//!
+//! let hw = h100_like();
+//! hw.validate().expect("a valid preset");
+//! let mut model = BankModel::new(&hw);
+//! let lanes: Vec<u16> = (0..32).collect();
+//! // column 3 of a 32x32 float tile: address of element [t][3]
+//! let unpadded: Vec<u32> = (0..32).map(|t| (t * 32 + 3) * 4).collect();
+//! let padded: Vec<u32> = (0..32).map(|t| (t * 33 + 3) * 4).collect();
+//! let req = |addrs| WarpRequest { op: Op::Load, bytes: 4, lanes: &lanes, addrs };
+//! assert_eq!(model.evaluate(&req(&unpadded)).wavefronts, 32); // 32-way conflict
+//! assert_eq!(model.evaluate(&req(&padded)).wavefronts, 1); // conflict-free
+//! assert_eq!(model.evaluate(&req(&unpadded)).conflicts(), 31);
+//! ```
+//!
+//! Architecture invariant: this crate does no file IO and knows no file format; it
+//! receives requests as slices and a validated [`Hardware`].
+#![warn(missing_docs)]
+
+mod hardware;
+mod mapping;
+mod model;
+mod op;
+pub mod stats;
+mod timing;
+
+pub use hardware::{Hardware, PairMerge, PhaseLanes, SameWord, Violation};
+pub use mapping::BankMapping;
+pub use model::{BankModel, Cell, Outcome, WarpRequest};
+pub use op::{is_valid_width, width_index, Op, WIDTHS};
+pub use timing::Timing;
+
+/// Hardware descriptions for doctests and unit tests. The real presets are RON files in
+/// `configs/`; this one mirrors `configs/presets/h100.ron`'s bank rules.
+#[doc(hidden)]
+pub mod presets_for_tests {
+    use super::*;
+
+    /// H100-like bank rules: 32 banks of 4 bytes, warp 32, 128-byte phases, multicast,
+    /// returning atomics serialized, pair-merged 8/16-byte loads.
+    pub fn h100_like() -> Hardware {
+        Hardware {
+            name: "h100-like".into(),
+            banks: 32,
+            bank_bytes: 4,
+            warp: 32,
+            phase_lanes: PhaseLanes { b1: 32, b2: 32, b4: 32, b8: 16, b16: 8 },
+            broadcast: SameWord::Multicast,
+            write_collision: SameWord::Multicast,
+            atomic: SameWord::Serialize,
+            reduction: SameWord::Multicast,
+            load_pair_merge: Some(PairMerge { widths: vec![8, 16], masks: vec![1, 2] }),
+            mapping: BankMapping::Linear,
+            smem_per_sm: 228 * 1024,
+            timing: None,
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! The bank model: one warp request in, wavefronts out.
+//!
+//! ```text
+//!  lanes  0  1  2  3 ...        phase splitting: lanes per phase by width
+//!         |  |  |  |            (H100: 32 lanes for <= 4 B, 16 for 8 B, 8 for 16 B;
+//!         v  v  v  v             doubled for loads whose lanes pair up)
+//!  words  addr / bank_bytes     a lane touches ceil(bytes / bank_bytes) words
+//!  banks  mapping(word)         linear or XOR swizzle
+//!  cost   per phase: the busiest bank's number of distinct words (multicast),
+//!         lanes (serialize), or the CC 1.x broadcast-word schedule
+//! ```
+//! A request's wavefronts are the sum over its phases; its ideal is the number of
+//! phases with an active lane; conflicts = max(0, wavefronts - ideal).
+
+use crate::hardware::{Hardware, SameWord};
+use crate::op::Op;
+
+/// One warp request: the active lanes of one warp at one step, all with the same op and
+/// width. Lanes are ascending and unique; `addrs[i]` is the byte address of `lanes[i]`.
+#[derive(Clone, Copy, Debug)]
+pub struct WarpRequest<'a> {
+    /// Operation.
+    pub op: Op,
+    /// Access width in bytes (1, 2, 4, 8 or 16).
+    pub bytes: u8,
+    /// Active lanes, ascending, each below the warp size.
+    pub lanes: &'a [u16],
+    /// Byte address of each active lane in shared memory.
+    pub addrs: &'a [u32],
+}
+
+/// The cost of one warp request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Wavefronts (bank-conflict-free passes) the request needs.
+    pub wavefronts: u32,
+    /// Wavefronts it would need without conflicts: its phases with an active lane.
+    pub ideal: u32,
+}
+
+impl Outcome {
+    /// Bank conflicts as Nsight Compute counts them: `max(0, wavefronts - ideal)`.
+    pub fn conflicts(&self) -> u32 {
+        self.wavefronts.saturating_sub(self.ideal)
+    }
+}
+
+/// One lane's use of one bank in one wavefront: a cell of the bank × lane picture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Cell {
+    /// Wavefront index within the request (phases in order, wavefronts within a phase).
+    pub wavefront: u32,
+    /// Bank.
+    pub bank: u32,
+    /// Lane.
+    pub lane: u16,
+    /// Bank word (byte address / bank width).
+    pub word: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Evaluates warp requests against one [`Hardware`]. Holds scratch space that is reused
+/// from request to request, so the steady state allocates nothing.
+#[derive(Clone, Debug)]
+pub struct BankModel {
+    hw: Hardware,
+    /// Address per lane of the warp, `NONE` where inactive (pair-merge check).
+    dense: Vec<u32>,
+    /// (bank, word, lane) of every word touched in the current phase.
+    entries: Vec<(u32, u32, u16)>,
+    /// Per-bank counters.
+    per_bank: Vec<u32>,
+    /// Wavefront of each entry (picture only).
+    slot: Vec<u32>,
+}
+
+impl BankModel {
+    /// A model of `hw`. `hw` must have passed [`Hardware::validate`].
+    pub fn new(hw: &Hardware) -> BankModel {
+        debug_assert!(hw.validate().is_ok());
+        BankModel {
+            hw: hw.clone(),
+            dense: vec![NONE; hw.warp as usize],
+            entries: Vec::with_capacity(hw.warp as usize * 4),
+            per_bank: vec![0; hw.banks as usize],
+            slot: Vec::new(),
+        }
+    }
+
+    /// The hardware this model evaluates.
+    pub fn hardware(&self) -> &Hardware {
+        &self.hw
+    }
+
+    /// Lanes per phase for `req`, after the load pair-merge rule.
+    pub fn phase_lanes(&mut self, req: &WarpRequest<'_>) -> u32 {
+        let base = self.hw.phase_lanes.lanes(req.bytes).min(self.hw.warp);
+        if req.op == Op::Load && base < self.hw.warp && self.pairs_merge(req) {
+            (base * 2).min(self.hw.warp)
+        } else {
+            base
+        }
+    }
+
+    fn pairs_merge(&mut self, req: &WarpRequest<'_>) -> bool {
+        let Some(pm) = &self.hw.load_pair_merge else { return false };
+        if !pm.widths.contains(&req.bytes) {
+            return false;
+        }
+        for (&lane, &addr) in req.lanes.iter().zip(req.addrs) {
+            self.dense[lane as usize] = addr;
+        }
+        let warp = self.hw.warp;
+        let merged = pm.masks.iter().any(|&mask| {
+            req.lanes.iter().zip(req.addrs).all(|(&lane, &addr)| {
+                let partner = lane as u32 ^ mask;
+                partner >= warp || {
+                    let other = self.dense[partner as usize];
+                    other == NONE || other == addr
+                }
+            })
+        });
+        for &lane in req.lanes {
+            self.dense[lane as usize] = NONE;
+        }
+        merged
+    }
+
+    /// Wavefronts and ideal wavefronts of one request. Barriers cost nothing.
+    pub fn evaluate(&mut self, req: &WarpRequest<'_>) -> Outcome {
+        self.run_with(req, None)
+    }
+
+    /// The bank × lane picture of a request: which lane uses which bank in which
+    /// wavefront, sorted by (wavefront, bank, lane).
+    pub fn picture(&mut self, req: &WarpRequest<'_>) -> (Outcome, Vec<Cell>) {
+        let mut cells = Vec::new();
+        let outcome = self.run_with(req, Some(&mut cells));
+        cells.sort_unstable();
+        (outcome, cells)
+    }
+
+    fn run_with(&mut self, req: &WarpRequest<'_>, mut cells: Option<&mut Vec<Cell>>) -> Outcome {
+        debug_assert_eq!(req.lanes.len(), req.addrs.len());
+        if !req.op.is_memory() || req.lanes.is_empty() {
+            return Outcome::default();
+        }
+        let phase = self.phase_lanes(req);
+        let rule = self.hw.same_word(req.op);
+        let mut out = Outcome::default();
+        let mut start = 0;
+        while start < req.lanes.len() {
+            let p = req.lanes[start] as u32 / phase;
+            let mut end = start + 1;
+            while end < req.lanes.len() && req.lanes[end] as u32 / phase == p {
+                end += 1;
+            }
+            self.fill_entries(req, start, end);
+            let w = self.phase_cost(rule, cells.is_some());
+            if let Some(cells) = cells.as_deref_mut() {
+                for (i, &(bank, word, lane)) in self.entries.iter().enumerate() {
+                    cells.push(Cell { wavefront: out.wavefronts + self.slot[i], bank, lane, word });
+                }
+            }
+            out.wavefronts += w;
+            out.ideal += 1;
+            start = end;
+        }
+        out
+    }
+
+    /// Collects the (bank, word, lane) entries of lanes `start..end` of `req`.
+    fn fill_entries(&mut self, req: &WarpRequest<'_>, start: usize, end: usize) {
+        let m = self.hw.bank_bytes;
+        let n = self.hw.banks;
+        self.entries.clear();
+        for i in start..end {
+            let addr = req.addrs[i];
+            let first = addr / m;
+            let last = (addr + req.bytes as u32 - 1) / m;
+            for word in first..=last {
+                self.entries.push((self.hw.mapping.bank(word, n), word, req.lanes[i]));
+            }
+        }
+    }
+
+    /// Wavefronts of the current phase's entries under `rule`. With `assign`, also
+    /// records each entry's wavefront in `slot`.
+    fn phase_cost(&mut self, rule: SameWord, assign: bool) -> u32 {
+        match rule {
+            SameWord::Multicast => self.cost_multicast(assign),
+            SameWord::Serialize => self.cost_serialize(assign),
+            SameWord::OneBroadcastWord => self.cost_broadcast_word(assign),
+        }
+    }
+
+    /// The busiest bank's number of distinct words.
+    fn cost_multicast(&mut self, assign: bool) -> u32 {
+        self.entries.sort_unstable();
+        self.slot.clear();
+        let mut max = 0;
+        let mut prev: Option<(u32, u32)> = None;
+        let mut rank = 0;
+        for &(bank, word, _) in &self.entries {
+            rank = match prev {
+                Some((b, w)) if b == bank && w == word => rank,
+                Some((b, _)) if b == bank => rank + 1,
+                _ => 0,
+            };
+            prev = Some((bank, word));
+            max = max.max(rank + 1);
+            if assign {
+                self.slot.push(rank);
+            }
+        }
+        max
+    }
+
+    /// The busiest bank's number of lane accesses.
+    fn cost_serialize(&mut self, assign: bool) -> u32 {
+        self.entries.sort_unstable_by_key(|&(bank, _, lane)| (bank, lane));
+        self.slot.clear();
+        let mut max = 0;
+        let mut prev = None;
+        let mut rank = 0;
+        for &(bank, _, _) in &self.entries {
+            rank = if prev == Some(bank) { rank + 1 } else { 0 };
+            prev = Some(bank);
+            max = max.max(rank + 1);
+            if assign {
+                self.slot.push(rank);
+            }
+        }
+        max
+    }
+
+    /// CC 1.x: each wavefront serves every lane on one broadcast word (the word of the
+    /// lowest waiting lane) plus one waiting lane in each other bank.
+    fn cost_broadcast_word(&mut self, _assign: bool) -> u32 {
+        self.entries.sort_unstable_by_key(|&(bank, _, lane)| (lane, bank));
+        self.slot.clear();
+        self.slot.resize(self.entries.len(), NONE);
+        let mut left = self.entries.len();
+        let mut wave = 0;
+        while left > 0 {
+            let first = self.slot.iter().position(|&s| s == NONE).expect("entries left");
+            let (bcast_bank, bcast_word, _) = self.entries[first];
+            self.per_bank.iter_mut().for_each(|c| *c = 0);
+            self.per_bank[bcast_bank as usize] = 1;
+            for i in first..self.entries.len() {
+                if self.slot[i] != NONE {
+                    continue;
+                }
+                let (bank, word, _) = self.entries[i];
+                let take = if bank == bcast_bank {
+                    word == bcast_word
+                } else if self.per_bank[bank as usize] == 0 {
+                    self.per_bank[bank as usize] = 1;
+                    true
+                } else {
+                    false
+                };
+                if take {
+                    self.slot[i] = wave;
+                    left -= 1;
+                }
+            }
+            wave += 1;
+        }
+        wave
+    }
+}

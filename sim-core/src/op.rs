@@ -1,0 +1,69 @@
+//! What a warp request does: the operation and its access width.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The operation of one warp request.
+///
+/// Atomics come in two kinds because the hardware treats them differently: on an H100,
+/// `ATOMS.ADD` whose result is used serializes every lane (even lanes on one word),
+/// while a reduction whose result is unused (`ATOMS.POPC.INC`) merges lanes on one word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum Op {
+    /// A shared-memory load (`ld`).
+    Load = 0,
+    /// A shared-memory store (`st`).
+    Store = 1,
+    /// An atomic whose result is returned to the thread (`atom`).
+    Atomic = 2,
+    /// An atomic reduction whose result is unused (`red`).
+    Reduction = 3,
+    /// A block-wide barrier (`bar`): no memory access.
+    Barrier = 4,
+}
+
+impl Op {
+    /// Every operation, in code order.
+    pub const ALL: [Op; 5] = [Op::Load, Op::Store, Op::Atomic, Op::Reduction, Op::Barrier];
+
+    /// The short name used in trace files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Load => "ld",
+            Op::Store => "st",
+            Op::Atomic => "atom",
+            Op::Reduction => "red",
+            Op::Barrier => "bar",
+        }
+    }
+
+    /// Parses a short name (`ld`, `st`, `atom`, `red`, `bar`).
+    pub fn from_name(s: &str) -> Option<Op> {
+        Op::ALL.into_iter().find(|op| op.name() == s)
+    }
+
+    /// Whether the request touches memory (everything but a barrier).
+    pub fn is_memory(self) -> bool {
+        self != Op::Barrier
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Access widths a lane may use, in bytes.
+pub const WIDTHS: [u8; 5] = [1, 2, 4, 8, 16];
+
+/// Whether `bytes` is a supported access width (1, 2, 4, 8 or 16).
+pub fn is_valid_width(bytes: u8) -> bool {
+    WIDTHS.contains(&bytes)
+}
+
+/// Index of a width in [`WIDTHS`]; `None` for an unsupported width.
+pub fn width_index(bytes: u8) -> Option<usize> {
+    WIDTHS.iter().position(|&w| w == bytes)
+}

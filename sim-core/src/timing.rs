@@ -1,0 +1,48 @@
+//! Timing parameters of the cycle engine (per SM / CU).
+
+use serde::{Deserialize, Serialize};
+
+/// What the cycle engine needs to know about an SM and its shared-memory pipe.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Timing {
+    /// SMs (CUs) on the device.
+    pub sms: u32,
+    /// Resident threads per SM.
+    pub max_threads_per_sm: u32,
+    /// Resident blocks per SM.
+    pub max_blocks_per_sm: u32,
+    /// Warp schedulers (sub-partitions) per SM; a warp's issue slots are shared with the
+    /// warps of its sub-partition.
+    pub schedulers_per_sm: u32,
+    /// Load-to-use latency of a conflict-free (one-wavefront) shared load, minus
+    /// `latency_per_wavefront`: latency = `latency_base + latency_per_wavefront × W`.
+    pub latency_base: u32,
+    /// Latency added per wavefront of the request.
+    pub latency_per_wavefront: u32,
+    /// Cycles the shared-memory pipe is busy per wavefront (1 / throughput).
+    pub pipe_cycles_per_wavefront: u32,
+    /// Cycles an instruction occupies its scheduler's issue slot.
+    pub issue_cycles: u32,
+}
+
+impl Timing {
+    pub(crate) fn check(&self, bad: &mut dyn FnMut(&str, String)) {
+        let positive = [
+            ("sms", self.sms),
+            ("max_threads_per_sm", self.max_threads_per_sm),
+            ("max_blocks_per_sm", self.max_blocks_per_sm),
+            ("schedulers_per_sm", self.schedulers_per_sm),
+            ("pipe_cycles_per_wavefront", self.pipe_cycles_per_wavefront),
+            ("issue_cycles", self.issue_cycles),
+        ];
+        for (field, value) in positive {
+            if value == 0 {
+                bad(field, "must be positive".into());
+            }
+        }
+        if self.sms > 100_000 {
+            bad("sms", format!("must be at most 100000, got {}", self.sms));
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! banksim's trace model: per-thread shared-memory records, their text format, and
+//! their grouping into warp requests for a chosen warp size.
+//!
+//! A trace is per thread, so one trace can be replayed on machines with 16-, 32- or
+//! 64-lane warps: grouping happens here, at read time, not when the trace is recorded.
+//!
+//! ```
+//! use traces::{text, Requests};
+//!
+//! let csv = "block,thread,step,op,addr,bytes\n\
+//!            # two threads of block 0 store, then load\n\
+//!            0,0,0,st,0,4\n0,1,0,st,128,4\n0,0,1,ld,0x0,4\n0,1,1,ld,4,4\n";
+//! let trace = text::parse(csv.as_bytes(), "example.csv").unwrap();
+//! assert_eq!(trace.len(), 4);
+//! let requests = Requests::group(&trace, 32).unwrap();
+//! assert_eq!(requests.len(), 2); // (block 0, warp 0, step 0) and step 1
+//! let first = requests.get(0);
+//! assert_eq!(first.lanes, &[0, 1]);
+//! assert_eq!(first.addrs, &[0, 128]);
+//! ```
+//!
+//! Architecture invariant: this crate knows file formats and lanes, never banks.
+#![warn(missing_docs)]
+
+mod error;
+mod group;
+mod record;
+pub mod text;
+
+pub use error::{GroupError, TraceError};
+pub use group::{RequestRef, Requests};
+pub use record::{Record, Trace};

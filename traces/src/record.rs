@@ -1,0 +1,61 @@
+//! Per-thread records.
+
+use sim_core::Op;
+
+/// One thread's shared-memory instruction (or barrier).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// Linear block (workgroup) id.
+    pub block: u32,
+    /// Linear thread index within the block.
+    pub thread: u32,
+    /// The thread's dynamic shared-memory instruction index.
+    pub step: u32,
+    /// Operation.
+    pub op: Op,
+    /// Byte address in shared memory (0 for barriers).
+    pub addr: u32,
+    /// Access width in bytes (1, 2, 4, 8, 16; 0 for barriers).
+    pub bytes: u8,
+    /// Cycles of other work since the thread's previous record.
+    pub gap: u32,
+    /// Whether the access needs the result of the thread's previous load; `None` leaves
+    /// it to the engine's policy.
+    pub dep: Option<bool>,
+}
+
+/// A whole trace: records in file order, with the source line of each.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// Where the trace came from (a path or a generator name), for messages.
+    pub source: String,
+    /// The records.
+    pub records: Vec<Record>,
+    /// Source line of each record (1-based; 0 for generated records).
+    pub lines: Vec<u32>,
+    /// Whether the source had the optional `gap` / `dep` columns.
+    pub has_timing_columns: bool,
+}
+
+impl Trace {
+    /// An empty trace named `source`.
+    pub fn new(source: impl Into<String>) -> Trace {
+        Trace { source: source.into(), ..Trace::default() }
+    }
+
+    /// Appends a record that has no source line.
+    pub fn push(&mut self, r: Record) {
+        self.records.push(r);
+        self.lines.push(0);
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether the trace has no records.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+}

@@ -24,7 +24,12 @@ fn patterns(file: &str) -> Vec<Pattern> {
             let parts: Vec<&str> = line.split('|').collect();
             let head: Vec<&str> = parts[0].split_whitespace().collect();
             let nums = |s: &str| s.split_whitespace().map(|x| x.parse().unwrap()).collect::<Vec<i64>>();
-            let p = Pattern { name: head[0].into(), width: head[1].parse().unwrap(), store: nums(parts[1]), load: nums(parts[2]) };
+            let p = Pattern {
+                name: head[0].into(),
+                width: head[1].parse().unwrap(),
+                store: nums(parts[1]),
+                load: nums(parts[2]),
+            };
             assert_eq!(p.store.len(), head[2].parse::<usize>().unwrap());
             p
         })
@@ -86,7 +91,12 @@ fn check_counts(pattern_file: &str, counts_file: &str) -> usize {
         n += 1;
     }
     assert_eq!(n, pats.len(), "every pattern has a row");
-    assert!(failures.is_empty(), "{} of {n} patterns differ from the H100:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {n} patterns differ from the H100:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     n
 }
 
@@ -120,7 +130,8 @@ fn check_atomics(pattern_file: &str, counts_file: &str) -> usize {
             _ => continue,
         };
         let p = pats.iter().find(|p| p.name == row[0]).unwrap();
-        let only_atomics = Pattern { name: p.name.clone(), width: 4, store: p.store.clone(), load: vec![-1; p.store.len()] };
+        let only_atomics =
+            Pattern { name: p.name.clone(), width: 4, store: p.store.clone(), load: vec![-1; p.store.len()] };
         let sim = simulate(&probe_trace(&only_atomics, op), &p.name);
         let op_index = if op == "atom" { Op::Atomic } else { Op::Reduction } as usize;
         let want = (row[3].parse::<u64>().unwrap(), row[4].parse::<u64>().unwrap());

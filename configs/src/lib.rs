@@ -109,7 +109,8 @@ pub fn load(spec: &str) -> Result<Hardware, ConfigError> {
             source: std::io::Error::other("is a directory, expected a RON config file"),
         });
     }
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: path.into(), source })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: path.into(), source })?;
     parse_config(&text, &path.display().to_string())
 }
 
@@ -186,8 +187,20 @@ impl Overrides {
         macro_rules! set {
             ($($f:ident),*) => { $( if let Some(v) = &self.$f { hw.$f = v.clone(); } )* };
         }
-        set!(banks, bank_bytes, warp, phase_lanes, broadcast, write_collision, atomic, reduction,
-             load_pair_merge, mapping, smem_per_sm, timing);
+        set!(
+            banks,
+            bank_bytes,
+            warp,
+            phase_lanes,
+            broadcast,
+            write_collision,
+            atomic,
+            reduction,
+            load_pair_merge,
+            mapping,
+            smem_per_sm,
+            timing
+        );
         match &self.name {
             Some(n) => hw.name = n.clone(),
             None if *hw != before => hw.name.push('+'),
@@ -304,34 +317,65 @@ fn placeholder() -> Hardware {
     }
 }
 
-/// Top-level field names of a RON struct that are not config fields.
+/// The top-level fields of a RON struct with the line each starts on. A small scan
+/// (strings, comments and nesting aware), so every field gets a line even where the
+/// struct sits on one line.
+fn top_level_fields(text: &str) -> Vec<(String, usize)> {
+    let bytes = text.as_bytes();
+    let (mut i, mut line, mut depth) = (0, 1, 0i32);
+    let mut out = Vec::new();
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'\n' => line += 1,
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    if bytes.get(i) == Some(&b'\n') {
+                        line += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            c if depth == 1 && (c.is_ascii_alphabetic() || c == b'_') => {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                let mut j = i;
+                while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
+                    j += 1;
+                }
+                if bytes.get(j) == Some(&b':') {
+                    out.push((text[start..i].to_string(), line));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Top-level field names that are not config fields.
 fn unknown_fields(text: &str) -> Vec<String> {
-    let Ok(value) = ron_options().from_str::<ron::Value>(text) else { return Vec::new() };
-    let ron::Value::Map(map) = value else { return Vec::new() };
-    map.keys()
-        .filter_map(|k| match k {
-            ron::Value::String(s) => Some(s.clone()),
-            _ => None,
-        })
-        .filter(|k| !FIELDS.contains(&k.as_str()))
-        .collect()
+    top_level_fields(text).into_iter().map(|(f, _)| f).filter(|f| !FIELDS.contains(&f.as_str())).collect()
 }
 
 fn find_field_line(text: &str, field: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, line) in text.lines().enumerate() {
-        let code = line.split("//").next().unwrap_or("");
-        if depth <= 1 {
-            let t = code.trim_start().trim_start_matches('(').trim_start();
-            if let Some(rest) = t.strip_prefix(field) {
-                if rest.trim_start().starts_with(':') {
-                    return Some(i + 1);
-                }
-            }
-        }
-        depth += code.matches('(').count() as i32 - code.matches(')').count() as i32;
-    }
-    None
+    top_level_fields(text).into_iter().find(|(f, _)| f == field).map(|(_, l)| l)
 }
 
 fn line_of_field(text: &str, field: &str) -> usize {

@@ -142,9 +142,7 @@ impl Hardware {
     /// Checks every invariant the model relies on and returns all violations at once.
     pub fn validate(&self) -> Result<(), Vec<Violation>> {
         let mut v = Vec::new();
-        let mut bad = |field: &str, problem: String| {
-            v.push(Violation { field: field.to_string(), problem })
-        };
+        let mut bad = |field: &str, problem: String| v.push(Violation { field: field.to_string(), problem });
         if self.name.trim().is_empty() {
             bad("name", "must not be empty".into());
         }
@@ -196,9 +194,7 @@ impl Hardware {
             bad("smem_per_sm", "must be positive".into());
         }
         if let Some(t) = &self.timing {
-            t.check(&mut |field, problem| {
-                v.push(Violation { field: format!("timing.{field}"), problem })
-            });
+            t.check(&mut |field, problem| v.push(Violation { field: format!("timing.{field}"), problem }));
         }
         if v.is_empty() {
             Ok(())

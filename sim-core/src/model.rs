@@ -235,20 +235,36 @@ impl BankModel {
         max
     }
 
-    /// CC 1.x: each wavefront serves every lane on one broadcast word (the word of the
-    /// lowest waiting lane) plus one waiting lane in each other bank.
+    /// CC 1.x: each wavefront serves every waiting lane on one broadcast word plus one
+    /// waiting lane in each other bank. The hardware leaves the choice of broadcast word
+    /// open; we take the word with the most waiting lanes (lowest word on a tie), which
+    /// makes the cost independent of lane order.
     fn cost_broadcast_word(&mut self, _assign: bool) -> u32 {
-        self.entries.sort_unstable_by_key(|&(bank, _, lane)| (lane, bank));
+        self.entries.sort_unstable();
         self.slot.clear();
         self.slot.resize(self.entries.len(), NONE);
         let mut left = self.entries.len();
         let mut wave = 0;
         while left > 0 {
-            let first = self.slot.iter().position(|&s| s == NONE).expect("entries left");
-            let (bcast_bank, bcast_word, _) = self.entries[first];
+            let mut best = (0, 0, 0); // (waiting lanes, bank, word)
+            let mut i = 0;
+            while i < self.entries.len() {
+                let (bank, word, _) = self.entries[i];
+                let mut j = i;
+                let mut waiting = 0;
+                while j < self.entries.len() && self.entries[j].0 == bank && self.entries[j].1 == word {
+                    waiting += (self.slot[j] == NONE) as u32;
+                    j += 1;
+                }
+                if waiting > best.0 {
+                    best = (waiting, bank, word);
+                }
+                i = j;
+            }
+            let (_, bcast_bank, bcast_word) = best;
             self.per_bank.iter_mut().for_each(|c| *c = 0);
             self.per_bank[bcast_bank as usize] = 1;
-            for i in first..self.entries.len() {
+            for i in 0..self.entries.len() {
                 if self.slot[i] != NONE {
                     continue;
                 }

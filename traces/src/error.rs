@@ -117,7 +117,9 @@ pub enum GroupError {
         bytes: u8,
     },
     /// The same thread has two records for one step.
-    #[error("{file}:{line}: block {block} thread {thread} step {step} already has a record (line {first_line})")]
+    #[error(
+        "{file}:{line}: block {block} thread {thread} step {step} already has a record (line {first_line})"
+    )]
     Duplicate {
         /// The file.
         file: String,

@@ -7,8 +7,8 @@
 //! ```
 //! use traces::{text, Requests};
 //!
-//! let csv = "block,thread,step,op,addr,bytes\n\
-//!            # two threads of block 0 store, then load\n\
+//! // two threads of block 0 store, then load; `#` starts a comment line
+//! let csv = "block,thread,step,op,addr,bytes\n# a comment\n\
 //!            0,0,0,st,0,4\n0,1,0,st,128,4\n0,0,1,ld,0x0,4\n0,1,1,ld,4,4\n";
 //! let trace = text::parse(csv.as_bytes(), "example.csv").unwrap();
 //! assert_eq!(trace.len(), 4);
@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod gen;
 mod group;
 mod record;
 pub mod text;

@@ -56,7 +56,12 @@ pub fn parse<R: Read>(reader: R, name: &str) -> Result<Trace, TraceError> {
             continue;
         }
         if record.len() != columns {
-            return Err(TraceError::FieldCount { file: name.into(), line, expected: columns, found: record.len() });
+            return Err(TraceError::FieldCount {
+                file: name.into(),
+                line,
+                expected: columns,
+                found: record.len(),
+            });
         }
         trace.records.push(parse_record(&record, name, line)?);
         trace.lines.push(u32::try_from(line).unwrap_or(u32::MAX));
@@ -83,7 +88,11 @@ fn header(record: &csv::StringRecord, name: &str, line: u64) -> Result<usize, Tr
     if ok {
         Ok(n)
     } else {
-        Err(TraceError::Header { file: name.into(), line, found: record.iter().collect::<Vec<_>>().join(",") })
+        Err(TraceError::Header {
+            file: name.into(),
+            line,
+            found: record.iter().collect::<Vec<_>>().join(","),
+        })
     }
 }
 
@@ -106,7 +115,8 @@ fn parse_record(r: &csv::StringRecord, name: &str, line: u64) -> Result<Record, 
     let (addr, bytes) = if op == Op::Barrier {
         (0, 0)
     } else {
-        let addr = parse_addr(&r[4]).ok_or_else(|| field_err(4, "expected a byte address (decimal or 0x hex) below 2^32"))?;
+        let addr = parse_addr(&r[4])
+            .ok_or_else(|| field_err(4, "expected a byte address (decimal or 0x hex) below 2^32"))?;
         let bytes = r[5]
             .parse::<u8>()
             .ok()

@@ -1,0 +1,150 @@
+//! The command-line tool end to end: exit codes, messages, outputs.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn banksim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_banksim")).args(args).output().unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("banksim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn demo_needs_no_files_and_shows_32_way_vs_conflict_free() {
+    let o = banksim(&["demo"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("pad 0") && out.contains("pad 1"), "{out}");
+    let ld: Vec<&str> = out.lines().filter(|l| l.starts_with("ld ")).collect();
+    assert_eq!(ld.len(), 2, "{out}");
+    assert!(
+        ld[0].split_whitespace().collect::<Vec<_>>()[3] == "1024",
+        "unpadded: 32 warps x 32 wavefronts: {}",
+        ld[0]
+    );
+    assert!(ld[1].split_whitespace().collect::<Vec<_>>()[3] == "32", "padded: 1 per warp: {}", ld[1]);
+}
+
+#[test]
+fn run_prints_summary_and_writes_per_request_csv() {
+    let trace = tmp("t.csv");
+    let mut csv = String::from("block,thread,step,op,addr,bytes\n");
+    for t in 0..64 {
+        csv += &format!("0,{t},0,st,{},4\n0,{t},1,bar,0,0\n0,{t},2,ld,{},4\n", t * 4, t * 128);
+    }
+    std::fs::write(&trace, csv).unwrap();
+    let out_csv = tmp("per-request.csv");
+    let o = banksim(&[
+        "run",
+        "--config",
+        "h100",
+        trace.to_str().unwrap(),
+        "--per-request",
+        out_csv.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("6 warp requests") && out.contains("warp 32 on h100"), "{out}");
+    let rows = std::fs::read_to_string(&out_csv).unwrap();
+    let lines: Vec<&str> = rows.lines().collect();
+    assert_eq!(lines[0], "block,warp,step,op,bytes,active,wavefronts,ideal,conflicts");
+    assert_eq!(lines.len(), 7);
+    assert!(lines.contains(&"0,0,2,ld,4,32,32,1,31"), "{rows}");
+    assert!(lines.contains(&"0,1,0,st,4,32,1,1,0"), "{rows}");
+    // the same trace on 64-lane warps: one request per step, two phases of 32
+    let o = banksim(&[
+        "run",
+        "--warp",
+        "64",
+        trace.to_str().unwrap(),
+        "--per-request",
+        out_csv.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let rows = std::fs::read_to_string(&out_csv).unwrap();
+    assert!(rows.contains("0,0,2,ld,4,64,64,2,62"), "{rows}");
+}
+
+#[test]
+fn presets_lists_and_shows() {
+    let (out, _) = text(&banksim(&["presets"]));
+    for p in ["h100", "a100", "v100", "kepler", "gtx580", "g80", "hd5870", "cdna3", "rdna3"] {
+        assert!(out.contains(p), "{p} missing from {out}");
+    }
+    let (out, _) = text(&banksim(&["presets", "--show", "g80"]));
+    assert!(out.contains("OneBroadcastWord") && out.contains("banks: 16"));
+}
+
+/// Bad input on the command line: non-zero exit, a message with the place, no panic.
+#[test]
+fn bad_input_exits_non_zero_with_a_clear_message() {
+    let bad_trace = tmp("bad.csv");
+    std::fs::write(&bad_trace, "block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,1,0,ld,4,5\n").unwrap();
+    let far = tmp("far.csv");
+    std::fs::write(&far, "block,thread,step,op,addr,bytes\n0,0,0,ld,0x40000,4\n").unwrap();
+    let bad_cfg = tmp("bad.ron");
+    std::fs::write(&bad_cfg, "(base: \"h100\", banks: 0)").unwrap();
+    let dir = std::env::temp_dir();
+    let cases: Vec<(Vec<&str>, Vec<String>)> = vec![
+        (
+            vec!["run", bad_trace.to_str().unwrap()],
+            vec![format!("{}:3", bad_trace.display()), "`bytes`".into()],
+        ),
+        (vec!["run", "/no/such/trace.csv"], vec!["/no/such/trace.csv".into(), "cannot read".into()]),
+        (vec!["run", dir.to_str().unwrap()], vec!["directory".into()]),
+        (
+            vec!["run", "--config", "h200", bad_trace.to_str().unwrap()],
+            vec!["unknown preset `h200`".into(), "h100".into()],
+        ),
+        (
+            vec!["run", "--config", bad_cfg.to_str().unwrap(), far.to_str().unwrap()],
+            vec![format!("{}:1", bad_cfg.display()), "`banks`".into()],
+        ),
+        (vec!["run", "--warp", "48", far.to_str().unwrap()], vec!["`warp`".into(), "48".into()]),
+        (
+            vec!["run", far.to_str().unwrap()],
+            vec![format!("{}:2", far.display()), "beyond".into(), "233472".into()],
+        ),
+        (
+            vec![
+                "run",
+                "--per-request",
+                "/no/such/dir/out.csv",
+                far.to_str().unwrap(),
+                "--config",
+                "h100",
+                "--banks",
+                "64",
+            ],
+            vec!["beyond".into()],
+        ),
+        (vec!["frobnicate"], vec!["unrecognized subcommand".into()]),
+    ];
+    for (args, needles) in cases {
+        let o = banksim(&args);
+        let (_, err) = text(&o);
+        assert!(!o.status.success(), "{args:?} should fail");
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+        for n in needles {
+            assert!(err.contains(&n), "{args:?}: `{err}` lacks `{n}`");
+        }
+    }
+}
+
+#[test]
+fn unwritable_output_fails_and_leaves_nothing() {
+    let trace = tmp("ok.csv");
+    std::fs::write(&trace, "block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n").unwrap();
+    let o = banksim(&["run", trace.to_str().unwrap(), "--per-request", "/no/such/dir/out.csv"]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(err.contains("/no/such/dir/out.csv") && err.contains("cannot create"), "{err}");
+}

@@ -1,0 +1,225 @@
+//! The text format: round trips, grouping, and every malformed line named precisely.
+
+use proptest::prelude::*;
+use sim_core::Op;
+use traces::{text, GroupError, Record, Requests, Trace, TraceError};
+
+fn record() -> impl Strategy<Value = Record> {
+    (
+        0u32..4,
+        0u32..200,
+        0u32..50,
+        prop::sample::select(Op::ALL.to_vec()),
+        any::<u32>(),
+        prop::sample::select(vec![1u8, 2, 4, 8, 16]),
+        prop::option::of(0u32..1000),
+        prop::option::of(any::<bool>()),
+    )
+        .prop_map(|(block, thread, step, op, addr, bytes, gap, dep)| {
+            let (addr, bytes) = if op == Op::Barrier { (0, 0) } else { (addr % (1 << 31), bytes) };
+            Record { block, thread, step, op, addr, bytes, gap: gap.unwrap_or(0), dep }
+        })
+}
+
+proptest! {
+    #[test]
+    fn write_then_read_round_trips(records in prop::collection::vec(record(), 0..200)) {
+        let mut trace = Trace::new("generated");
+        for r in &records {
+            trace.push(*r);
+        }
+        let mut buf = Vec::new();
+        text::write(&trace, &mut buf).unwrap();
+        let back = text::parse(buf.as_slice(), "roundtrip.csv").unwrap();
+        prop_assert_eq!(&back.records, &trace.records);
+        prop_assert_eq!(back.lines.len(), records.len());
+    }
+
+    #[test]
+    fn grouping_keeps_every_lane_once(records in prop::collection::vec(record(), 0..200), warp in prop::sample::select(vec![16u32, 32, 64])) {
+        // make (block, thread, step) unique and ops/widths uniform per request
+        let mut seen = std::collections::BTreeSet::new();
+        let mut trace = Trace::new("generated");
+        for r in records {
+            if seen.insert((r.block, r.thread, r.step)) {
+                trace.push(Record { op: Op::Load, bytes: 4, addr: r.addr & !3, ..r });
+            }
+        }
+        let reqs = Requests::group(&trace, warp).unwrap();
+        let lanes: usize = reqs.iter().map(|r| r.lanes.len()).sum();
+        prop_assert_eq!(lanes, trace.len());
+        for r in reqs.iter() {
+            prop_assert!(r.lanes.windows(2).all(|w| w[0] < w[1]));
+            prop_assert!(r.lanes.iter().all(|&l| (l as u32) < warp));
+        }
+    }
+}
+
+#[test]
+fn records_in_any_order_group_the_same() {
+    let a = "block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,1,0,ld,4,4\n0,32,0,ld,8,4\n0,0,1,st,0,4\n";
+    let b = "block,thread,step,op,addr,bytes\n0,0,1,st,0,4\n0,32,0,ld,8,4\n0,1,0,ld,4,4\n# c\n0,0,0,ld,0,4\n";
+    let ga = Requests::group(&text::parse(a.as_bytes(), "a").unwrap(), 32).unwrap();
+    let gb = Requests::group(&text::parse(b.as_bytes(), "b").unwrap(), 32).unwrap();
+    assert_eq!(ga.len(), 3);
+    for (x, y) in ga.iter().zip(gb.iter()) {
+        assert_eq!(
+            (x.block, x.warp, x.step, x.op, x.lanes, x.addrs),
+            (y.block, y.warp, y.step, y.op, y.lanes, y.addrs)
+        );
+    }
+    // the same trace on 16-lane warps: thread 32 is warp 2, lanes split differently
+    let g16 = Requests::group(&text::parse(a.as_bytes(), "a").unwrap(), 16).unwrap();
+    assert_eq!(g16.iter().map(|r| r.warp).collect::<Vec<_>>(), [0, 0, 2]);
+}
+
+#[test]
+fn optional_gap_and_dep_columns() {
+    let t = text::parse(
+        "block,thread,step,op,addr,bytes,gap,dep\n0,0,0,ld,0x10,4,7,1\n0,0,1,ld,0,4,,\n".as_bytes(),
+        "t",
+    )
+    .unwrap();
+    assert_eq!((t.records[0].addr, t.records[0].gap, t.records[0].dep), (16, 7, Some(true)));
+    assert_eq!((t.records[1].gap, t.records[1].dep), (0, None));
+    let t = text::parse("block,thread,step,op,addr,bytes,gap\n0,0,0,ld,0,4,3\n".as_bytes(), "t").unwrap();
+    assert_eq!(t.records[0].gap, 3);
+}
+
+/// Each malformed trace, and what its message must say.
+const BAD_TRACES: &[(&str, &str, &[&str])] = &[
+    ("empty file", "", &["t.csv", "empty trace", "header"]),
+    ("only comments", "# nothing\n# here\n", &["t.csv", "empty trace"]),
+    ("wrong header", "blk,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n", &["t.csv:1", "bad header", "blk"]),
+    ("header columns swapped", "block,thread,step,op,bytes,addr\n", &["t.csv:1", "bad header"]),
+    (
+        "too few fields",
+        "block,thread,step,op,addr,bytes\n0,0,0,ld,0\n",
+        &["t.csv:2", "expected 6 fields", "found 5"],
+    ),
+    (
+        "too many fields",
+        "block,thread,step,op,addr,bytes\n0,0,0,ld,0,4,9\n",
+        &["t.csv:2", "expected 6 fields", "found 7"],
+    ),
+    (
+        "non-numeric block",
+        "block,thread,step,op,addr,bytes\nx,0,0,ld,0,4\n",
+        &["t.csv:2", "column 1 `block`", "`x`", "non-negative integer"],
+    ),
+    (
+        "negative thread",
+        "block,thread,step,op,addr,bytes\n0,-1,0,ld,0,4\n",
+        &["t.csv:2", "column 2 `thread`", "`-1`"],
+    ),
+    (
+        "step too large",
+        "block,thread,step,op,addr,bytes\n0,0,99999999999,ld,0,4\n",
+        &["t.csv:2", "column 3 `step`"],
+    ),
+    (
+        "unknown op",
+        "block,thread,step,op,addr,bytes\n0,0,0,load,0,4\n",
+        &["t.csv:2", "column 4 `op`", "`load`", "ld, st, atom, red, bar"],
+    ),
+    (
+        "bad hex address",
+        "block,thread,step,op,addr,bytes\n0,0,0,ld,0xZZ,4\n",
+        &["t.csv:2", "column 5 `addr`", "`0xZZ`", "0x hex"],
+    ),
+    (
+        "address beyond 32 bits",
+        "block,thread,step,op,addr,bytes\n0,0,0,ld,4294967296,4\n",
+        &["t.csv:2", "column 5 `addr`"],
+    ),
+    (
+        "address plus width overflows",
+        "block,thread,step,op,addr,bytes\n0,0,0,ld,4294967295,4\n",
+        &["t.csv:2", "`addr`", "overflows"],
+    ),
+    (
+        "width 3",
+        "block,thread,step,op,addr,bytes\n0,0,0,ld,0,3\n",
+        &["t.csv:2", "column 6 `bytes`", "`3`", "1, 2, 4, 8 or 16"],
+    ),
+    ("width 32", "block,thread,step,op,addr,bytes\n0,0,0,st,0,32\n", &["t.csv:2", "`bytes`", "`32`"]),
+    (
+        "bad gap",
+        "block,thread,step,op,addr,bytes,gap\n0,0,0,ld,0,4,soon\n",
+        &["t.csv:2", "column 7 `gap`", "`soon`"],
+    ),
+    (
+        "bad dep",
+        "block,thread,step,op,addr,bytes,gap,dep\n0,0,0,ld,0,4,0,yes\n",
+        &["t.csv:2", "column 8 `dep`", "0, 1 or nothing"],
+    ),
+    (
+        "invalid utf-8",
+        "block,thread,step,op,addr,bytes\n0,0,0,ld,\u{FFFD}0,4\n",
+        &["t.csv:2", "column 5 `addr`"],
+    ),
+];
+
+#[test]
+fn malformed_traces_name_file_line_field_and_problem() {
+    for (what, input, needles) in BAD_TRACES {
+        let err = text::parse(input.as_bytes(), "t.csv").expect_err(what);
+        let msg = err.to_string();
+        for n in *needles {
+            assert!(msg.contains(n), "{what}: message `{msg}` lacks `{n}`");
+        }
+    }
+}
+
+#[test]
+fn raw_invalid_utf8_is_an_error_with_a_line() {
+    let mut bytes = b"block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,0,1,ld,".to_vec();
+    bytes.extend_from_slice(&[0xff, 0xfe]);
+    bytes.extend_from_slice(b",4\n");
+    let msg = text::parse(bytes.as_slice(), "t.csv").unwrap_err().to_string();
+    assert!(msg.contains("t.csv:3") && msg.contains("UTF-8"), "{msg}");
+}
+
+fn group_err(input: &str) -> GroupError {
+    let t = text::parse(input.as_bytes(), "g.csv").unwrap();
+    Requests::group(&t, 32).unwrap_err()
+}
+
+#[test]
+fn mixed_ops_in_one_request_are_named() {
+    let msg = group_err("block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,1,0,st,4,4\n").to_string();
+    for n in ["g.csv:3", "block 0 warp 0 step 0", "mixes ops", "`st`", "`ld` at line 2"] {
+        assert!(msg.contains(n), "`{msg}` lacks `{n}`");
+    }
+}
+
+#[test]
+fn mixed_widths_in_one_request_are_named() {
+    let msg = group_err("block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,5,0,ld,8,8\n").to_string();
+    for n in ["g.csv:3", "mixes widths", "8 bytes here", "4 at line 2"] {
+        assert!(msg.contains(n), "`{msg}` lacks `{n}`");
+    }
+}
+
+#[test]
+fn duplicate_thread_step_is_named() {
+    let msg =
+        group_err("block,thread,step,op,addr,bytes\n0,3,0,ld,0,4\n0,4,0,ld,0,4\n0,3,0,ld,8,4\n").to_string();
+    for n in ["g.csv:4", "block 0 thread 3 step 0", "line 2"] {
+        assert!(msg.contains(n), "`{msg}` lacks `{n}`");
+    }
+}
+
+#[test]
+fn bad_warp_size_is_refused() {
+    let t = text::parse("block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n".as_bytes(), "t").unwrap();
+    assert!(matches!(Requests::group(&t, 48), Err(GroupError::WarpSize { warp: 48 })));
+}
+
+#[test]
+fn missing_file_and_directory_are_io_errors() {
+    let e = text::read(std::path::Path::new("/nonexistent/trace.csv")).unwrap_err();
+    assert!(matches!(e, TraceError::Io { .. }) && e.to_string().contains("/nonexistent/trace.csv"));
+    let e = text::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_err();
+    assert!(e.to_string().contains("directory"), "{e}");
+}

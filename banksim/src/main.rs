@@ -2,6 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
+use sim_core::engine::{self, DepPolicy, EngineOptions, EngineReport, RequestTiming, Workload};
 use sim_core::{stats::Summary, BankModel, Hardware, Op};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,75 @@ enum Command {
     },
     /// Run built-in traces (a 32x32 tile transpose, unpadded and padded) with no files.
     Demo(HardwareArgs),
+    /// Predict the wgpu stride sweep (shared/groundtruth/h100/wgpu_stridebench.rs) with the
+    /// cycle engine: cycles per stride and the ratio to stride 1.
+    Stridebench(StridebenchArgs),
+    /// Measure simulation speed (warp requests per second) at several thread counts.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct EngineArgs {
+    /// Also run the cycle engine: total cycles, per-SM cycles, pipe utilisation, stalls.
+    #[arg(long)]
+    cycles: bool,
+    /// Worker threads for the engine (default: all cores). Results do not depend on it.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// What a request without a `dep` value waits for.
+    #[arg(long, value_enum, default_value = "previous-load")]
+    dep: DepArg,
+    /// Threads per block (default: the trace's largest thread index + 1).
+    #[arg(long, value_name = "N")]
+    threads_per_block: Option<u32>,
+    /// Shared-memory bytes per block for occupancy (default: the highest byte the trace touches).
+    #[arg(long, value_name = "BYTES")]
+    smem_per_block: Option<u32>,
+    /// Write per-SM cycles, pipe utilisation and stalls as CSV.
+    #[arg(long, value_name = "OUT.csv")]
+    per_sm: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DepArg {
+    /// Wait for the warp's previous load to complete.
+    PreviousLoad,
+    /// Only wait for program order.
+    Independent,
+}
+
+#[derive(Args)]
+struct StridebenchArgs {
+    #[command(flatten)]
+    hw: HardwareArgs,
+    /// Workgroups (the measured sweep used 4224 = 132 x 32).
+    #[arg(long, default_value_t = 4224)]
+    blocks: u32,
+    /// Chase steps per invocation (the measured sweep used 4096).
+    #[arg(long, default_value_t = 4096)]
+    iters: u32,
+    /// Cycles of other (non-shared-memory) work per chase step, issued on the warp's scheduler.
+    #[arg(long, default_value_t = 0)]
+    gap: u32,
+    /// Strides to run, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,0,2,3,4,5,8,16,17,32,33,64")]
+    strides: Vec<u32>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Thread counts to measure, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    threads: Vec<usize>,
+    /// Workgroups of the stride-sweep workload used for the engine.
+    #[arg(long, default_value_t = 1056)]
+    blocks: u32,
+    /// Chase steps per invocation of that workload.
+    #[arg(long, default_value_t = 1024)]
+    iters: u32,
 }
 
 #[derive(Args)]
@@ -50,6 +120,9 @@ struct HardwareArgs {
     /// Override the bank word width in bytes.
     #[arg(long, value_name = "BYTES")]
     bank_bytes: Option<u32>,
+    /// Override the number of SMs (CUs) of the cycle engine.
+    #[arg(long, value_name = "N")]
+    sms: Option<u32>,
 }
 
 #[derive(Args)]
@@ -59,6 +132,8 @@ struct RunArgs {
     /// Write one CSV row per warp request (block,warp,step,op,bytes,active,wavefronts,ideal,conflicts).
     #[arg(long, value_name = "OUT.csv")]
     per_request: Option<PathBuf>,
+    #[command(flatten)]
+    engine: EngineArgs,
     /// The trace: text CSV (`block,thread,step,op,addr,bytes[,gap,dep]`).
     trace: PathBuf,
 }
@@ -81,15 +156,23 @@ fn real_main() -> Result<()> {
         Command::Run(args) => run(&args),
         Command::Presets { show } => presets(show.as_deref()),
         Command::Demo(hw) => demo(&hw),
+        Command::Stridebench(args) => stridebench(&args),
+        Command::Bench(args) => bench(&args),
     }
 }
 
 fn hardware(args: &HardwareArgs) -> Result<Hardware> {
     let hw = configs::load(&args.config)?;
+    let timing = match (args.sms, &hw.timing) {
+        (Some(sms), Some(t)) => Some(Some(sim_core::Timing { sms, ..t.clone() })),
+        (Some(_), None) => bail!("--sms: preset `{}` has no timing parameters", hw.name),
+        (None, _) => None,
+    };
     let overrides = configs::Overrides {
         warp: args.warp,
         banks: args.banks,
         bank_bytes: args.bank_bytes,
+        timing,
         ..Default::default()
     };
     Ok(configs::apply_overrides(&hw, &overrides, "command-line overrides")?)
@@ -100,16 +183,105 @@ fn run(args: &RunArgs) -> Result<()> {
     let trace = traces::text::read(&args.trace)?;
     let requests = Requests::group(&trace, hw.warp)?;
     check_bounds(&requests, &hw, &args.trace)?;
+    let e = &args.engine;
+    let report = if e.cycles {
+        let opts = EngineOptions {
+            dep_policy: match e.dep {
+                DepArg::PreviousLoad => DepPolicy::PreviousLoad,
+                DepArg::Independent => DepPolicy::Independent,
+            },
+            threads_per_block: e.threads_per_block,
+            smem_per_block: e.smem_per_block,
+            per_request: args.per_request.is_some(),
+        };
+        Some(with_threads(e.threads, || engine::run(&hw, &requests, &opts))??)
+    } else {
+        None
+    };
+    let timings = report.as_ref().map(|r| r.requests.as_slice());
     let summary = match &args.per_request {
         Some(path) => {
             let mut out = AtomicFile::create(path)?;
-            let s = simulate(&hw, &requests, Some(&mut out.writer))?;
+            let s = simulate(&hw, &requests, Some(&mut out.writer), timings)?;
             out.commit()?;
             s
         }
-        None => simulate(&hw, &requests, None)?,
+        None => simulate(&hw, &requests, None, None)?,
     };
-    print_summary(&mut std::io::stdout().lock(), &trace, &requests, &hw, &summary)?;
+    let mut out = std::io::stdout().lock();
+    print_summary(&mut out, &trace, &requests, &hw, &summary)?;
+    if let Some(report) = &report {
+        print_engine(&mut out, report)?;
+        if let Some(path) = &e.per_sm {
+            let mut f = AtomicFile::create(path)?;
+            write_per_sm(&mut f.writer, report)?;
+            f.commit()?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `f` on a rayon pool of `threads` workers (default: all cores).
+fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        if n == 0 {
+            bail!("--threads must be at least 1");
+        }
+        b = b.num_threads(n);
+    }
+    Ok(b.build().context("cannot start worker threads")?.install(f))
+}
+
+fn print_engine(out: &mut dyn Write, r: &EngineReport) -> std::io::Result<()> {
+    let sms = r.sms.len();
+    let active: Vec<&engine::SmStats> = r.sms.iter().filter(|s| s.blocks > 0).collect();
+    let mut cycles: Vec<u64> = active.iter().map(|s| s.cycles).collect();
+    cycles.sort_unstable();
+    let util: Vec<f64> = active.iter().map(|s| s.pipe_utilisation()).collect();
+    let mean_util = util.iter().sum::<f64>() / util.len().max(1) as f64;
+    writeln!(out, "\ncycle engine: {} cycles", r.cycles)?;
+    writeln!(
+        out,
+        "  occupancy: {} blocks/SM resident ({} warps/block, {} B shared memory/block); {} of {sms} SMs used",
+        r.blocks_per_sm,
+        r.warps_per_block,
+        r.smem_per_block,
+        active.len()
+    )?;
+    if let (Some(min), Some(max)) = (cycles.first(), cycles.last()) {
+        writeln!(out, "  cycles per SM: min {min}, median {}, max {max}", cycles[cycles.len() / 2])?;
+    }
+    let max_util = util.iter().cloned().fold(0.0, f64::max);
+    writeln!(out, "  shared-memory pipe utilisation: mean {mean_util:.3}, max {max_util:.3}")?;
+    let s = &r.total.stalls;
+    writeln!(
+        out,
+        "  stall cycles (summed over requests): issue {}, latency {}, pipe queue {}, bank conflict {}, barrier {}",
+        s.issue, s.latency, s.pipe_queue, s.bank_conflict, s.barrier
+    )
+}
+
+fn write_per_sm(w: &mut dyn Write, r: &EngineReport) -> std::io::Result<()> {
+    writeln!(w, "sm,blocks,requests,wavefronts,cycles,pipe_busy,pipe_utilisation,stall_issue,stall_latency,stall_pipe_queue,stall_bank_conflict,stall_barrier")?;
+    for (i, s) in r.sms.iter().enumerate() {
+        let st = &s.stalls;
+        writeln!(
+            w,
+            "{i},{},{},{},{},{},{:.6},{},{},{},{},{}",
+            s.blocks,
+            s.requests,
+            s.wavefronts,
+            s.cycles,
+            s.pipe_busy,
+            s.pipe_utilisation(),
+            st.issue,
+            st.latency,
+            st.pipe_queue,
+            st.bank_conflict,
+            st.barrier
+        )?;
+    }
     Ok(())
 }
 
@@ -128,17 +300,26 @@ fn check_bounds(requests: &Requests, hw: &Hardware, file: &Path) -> Result<()> {
     Ok(())
 }
 
-fn simulate(hw: &Hardware, requests: &Requests, mut rows: Option<&mut dyn Write>) -> Result<Summary> {
+/// Bank-model totals; with `rows`, one CSV row per request (plus its engine timing
+/// when `timings`, sorted by request index, is given).
+fn simulate(
+    hw: &Hardware,
+    requests: &Requests,
+    mut rows: Option<&mut dyn Write>,
+    timings: Option<&[RequestTiming]>,
+) -> Result<Summary> {
     let mut model = BankModel::new(hw);
     let mut summary = Summary::default();
     if let Some(w) = rows.as_deref_mut() {
-        writeln!(w, "block,warp,step,op,bytes,active,wavefronts,ideal,conflicts")?;
+        write!(w, "block,warp,step,op,bytes,active,wavefronts,ideal,conflicts")?;
+        writeln!(w, "{}", if timings.is_some() { ",sm,issue,pipe_start,done" } else { "" })?;
     }
-    for r in requests.iter() {
+    let mut timing = timings.unwrap_or(&[]).iter().peekable();
+    for (i, r) in requests.iter().enumerate() {
         let o = model.evaluate(&r.warp_request());
         summary.add(r.op, r.lanes.len(), o);
         if let Some(w) = rows.as_deref_mut() {
-            writeln!(
+            write!(
                 w,
                 "{},{},{},{},{},{},{},{},{}",
                 r.block,
@@ -151,6 +332,13 @@ fn simulate(hw: &Hardware, requests: &Requests, mut rows: Option<&mut dyn Write>
                 o.ideal,
                 o.conflicts()
             )?;
+            if timings.is_some() {
+                match timing.next_if(|t| t.index as usize == i) {
+                    Some(t) => write!(w, ",{},{},{},{}", t.sm, t.issue, t.pipe_start, t.done)?,
+                    None => write!(w, ",,,,")?,
+                }
+            }
+            writeln!(w)?;
         }
     }
     Ok(summary)
@@ -245,13 +433,83 @@ fn demo(args: &HardwareArgs) -> Result<()> {
     for pad in [0, 1] {
         let trace = traces::gen::transpose(32, pad, 4);
         let requests = Requests::group(&trace, hw.warp)?;
-        let summary = simulate(&hw, &requests, None)?;
+        let summary = simulate(&hw, &requests, None, None)?;
         print_summary(&mut out, &trace, &requests, &hw, &summary)?;
         writeln!(out)?;
     }
     writeln!(out, "Unpadded, each column read hits one bank 32 times (32 wavefronts per warp);")?;
     writeln!(out, "one float of padding per row spreads a column over all banks (1 wavefront).")?;
     writeln!(out, "Next: `banksim presets`, `banksim run --config h100 TRACE.csv --per-request out.csv`.")?;
+    Ok(())
+}
+
+fn stridebench(args: &StridebenchArgs) -> Result<()> {
+    let hw = hardware(&args.hw)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "stride sweep on `{}`: {} workgroups of 256, {} dependent loads each, gap {} cycles per step",
+        hw.name, args.blocks, args.iters, args.gap
+    )?;
+    writeln!(out, "{:>6}{:>14}{:>8}{:>10}{:>10}", "stride", "cycles", "ratio", "blocks/SM", "pipe util")?;
+    let mut base = None;
+    for &stride in &args.strides {
+        let work = traces::gen::StrideBench::new(args.blocks, 256, args.iters, stride, args.gap);
+        let r = with_threads(args.threads, || engine::run(&hw, &work, &EngineOptions::default()))??;
+        let base = *base.get_or_insert(r.cycles);
+        let util = r.total.pipe_busy as f64
+            / (r.cycles as f64 * r.sms.iter().filter(|s| s.blocks > 0).count() as f64);
+        writeln!(
+            out,
+            "{stride:>6}{:>14}{:>8.2}{:>10}{:>10.3}",
+            r.cycles,
+            r.cycles as f64 / base as f64,
+            r.blocks_per_sm,
+            util
+        )?;
+    }
+    Ok(())
+}
+
+fn bench(args: &BenchArgs) -> Result<()> {
+    let hw = configs::preset("h100")?;
+    let mut out = std::io::stdout().lock();
+    let work = traces::gen::StrideBench::new(args.blocks, 256, args.iters, 1, 0);
+    let n = work.len() as f64;
+    writeln!(
+        out,
+        "workload: stride sweep, {} workgroups x 8 warps x {} steps = {} warp requests",
+        args.blocks,
+        args.iters + 33,
+        work.len()
+    )?;
+    // bank model alone, one core: every request of the workload through BankModel::evaluate
+    let mut model = BankModel::new(&hw);
+    let t = std::time::Instant::now();
+    let mut wavefronts = 0u64;
+    for i in 0..work.len() {
+        let r = work.request(i);
+        wavefronts += model
+            .evaluate(&sim_core::WarpRequest { op: r.op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs })
+            .wavefronts as u64;
+    }
+    let secs = t.elapsed().as_secs_f64();
+    writeln!(out, "bank model, 1 thread: {:.2} M warp-requests/s ({wavefronts} wavefronts)", n / secs / 1e6)?;
+    let mut first = None;
+    for &threads in &args.threads {
+        let t = std::time::Instant::now();
+        let r = with_threads(Some(threads), || engine::run(&hw, &work, &EngineOptions::default()))??;
+        let secs = t.elapsed().as_secs_f64();
+        let rate = n / secs / 1e6;
+        let base = *first.get_or_insert((threads, rate));
+        writeln!(
+            out,
+            "cycle engine, {threads} threads: {rate:.2} M warp-requests/s ({} cycles, {secs:.2} s, parallel efficiency {:.2} vs {} thread(s))",
+            r.cycles,
+            rate / (base.1 * threads as f64 / base.0 as f64),
+            base.0
+        )?;
+    }
     Ok(())
 }
 

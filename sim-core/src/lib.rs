@@ -35,6 +35,7 @@
 //! receives requests as slices and a validated [`Hardware`].
 #![warn(missing_docs)]
 
+pub mod engine;
 mod hardware;
 mod mapping;
 mod model;

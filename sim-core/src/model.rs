@@ -13,6 +13,7 @@
 //! phases with an active lane; conflicts = max(0, wavefronts - ideal).
 
 use crate::hardware::{Hardware, SameWord};
+use crate::mapping::BankMapping;
 use crate::op::Op;
 
 /// One warp request: the active lanes of one warp at one step, all with the same op and
@@ -73,6 +74,10 @@ pub struct BankModel {
     per_bank: Vec<u32>,
     /// Wavefront of each entry (picture only).
     slot: Vec<u32>,
+    /// Distinct words seen per bank in the current phase (fast multicast count):
+    /// `bank_words[bank * bank_cap ..][..per_bank[bank]]`.
+    bank_words: Vec<u32>,
+    bank_cap: usize,
 }
 
 impl BankModel {
@@ -85,6 +90,8 @@ impl BankModel {
             entries: Vec::with_capacity(hw.warp as usize * 4),
             per_bank: vec![0; hw.banks as usize],
             slot: Vec::new(),
+            bank_words: Vec::new(),
+            bank_cap: 0,
         }
     }
 
@@ -146,14 +153,15 @@ impl BankModel {
         if !req.op.is_memory() || req.lanes.is_empty() {
             return Outcome::default();
         }
-        let phase = self.phase_lanes(req);
+        // phase sizes are powers of two (validated)
+        let phase_shift = self.phase_lanes(req).trailing_zeros();
         let rule = self.hw.same_word(req.op);
         let mut out = Outcome::default();
         let mut start = 0;
         while start < req.lanes.len() {
-            let p = req.lanes[start] as u32 / phase;
+            let p = req.lanes[start] >> phase_shift;
             let mut end = start + 1;
-            while end < req.lanes.len() && req.lanes[end] as u32 / phase == p {
+            while end < req.lanes.len() && req.lanes[end] >> phase_shift == p {
                 end += 1;
             }
             self.fill_entries(req, start, end);
@@ -172,15 +180,18 @@ impl BankModel {
 
     /// Collects the (bank, word, lane) entries of lanes `start..end` of `req`.
     fn fill_entries(&mut self, req: &WarpRequest<'_>, start: usize, end: usize) {
-        let m = self.hw.bank_bytes;
+        // bank_bytes is a power of two (validated): shifts, not divisions
+        let shift = self.hw.bank_bytes.trailing_zeros();
         let n = self.hw.banks;
+        let linear_pow2 = self.hw.mapping == BankMapping::Linear && n.is_power_of_two();
         self.entries.clear();
         for i in start..end {
             let addr = req.addrs[i];
-            let first = addr / m;
-            let last = (addr + req.bytes as u32 - 1) / m;
+            let first = addr >> shift;
+            let last = (addr + req.bytes as u32 - 1) >> shift;
             for word in first..=last {
-                self.entries.push((self.hw.mapping.bank(word, n), word, req.lanes[i]));
+                let bank = if linear_pow2 { word & (n - 1) } else { self.hw.mapping.bank(word, n) };
+                self.entries.push((bank, word, req.lanes[i]));
             }
         }
     }
@@ -197,6 +208,9 @@ impl BankModel {
 
     /// The busiest bank's number of distinct words.
     fn cost_multicast(&mut self, assign: bool) -> u32 {
+        if !assign {
+            return self.count_multicast();
+        }
         self.entries.sort_unstable();
         self.slot.clear();
         let mut max = 0;
@@ -213,6 +227,31 @@ impl BankModel {
             if assign {
                 self.slot.push(rank);
             }
+        }
+        max
+    }
+
+    /// [`Self::cost_multicast`] without the picture: per bank, a short list of the
+    /// distinct words seen so far (usually one), no sorting.
+    fn count_multicast(&mut self) -> u32 {
+        if self.bank_cap < self.entries.len() {
+            self.bank_cap = self.entries.len().next_power_of_two();
+            self.bank_words = vec![0; self.bank_cap * self.hw.banks as usize];
+        }
+        let cap = self.bank_cap;
+        let mut max = 0;
+        for &(bank, word, _) in &self.entries {
+            let b = bank as usize;
+            let n = self.per_bank[b] as usize;
+            let list = &mut self.bank_words[b * cap..b * cap + n + 1];
+            if !list[..n].contains(&word) {
+                list[n] = word;
+                self.per_bank[b] += 1;
+                max = max.max(n as u32 + 1);
+            }
+        }
+        for &(bank, _, _) in &self.entries {
+            self.per_bank[bank as usize] = 0;
         }
         max
     }
@@ -284,6 +323,7 @@ impl BankModel {
             }
             wave += 1;
         }
+        self.per_bank.iter_mut().for_each(|c| *c = 0);
         wave
     }
 }

@@ -177,6 +177,72 @@ impl Requests {
     }
 }
 
+impl Requests {
+    /// An empty set of requests for `warp_size`-lane warps, to fill with [`Requests::push`].
+    pub fn new(warp_size: u32) -> Requests {
+        Requests { warp_size, start: vec![0], ..Requests::default() }
+    }
+
+    /// Appends a request; requests must come in (block, warp, step) order, lanes
+    /// ascending and below the warp size. For generators that build requests directly.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        block: u32,
+        warp: u32,
+        step: u32,
+        op: Op,
+        bytes: u8,
+        gap: u32,
+        dep: Option<bool>,
+        lanes: &[u16],
+        addrs: &[u32],
+    ) {
+        debug_assert_eq!(lanes.len(), addrs.len());
+        debug_assert!(lanes.windows(2).all(|w| w[0] < w[1]));
+        debug_assert!(
+            self.is_empty() || {
+                let k = self.len() - 1;
+                (self.block[k], self.warp[k], self.step[k]) < (block, warp, step)
+            }
+        );
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        self.block.push(block);
+        self.warp.push(warp);
+        self.step.push(step);
+        self.op.push(op);
+        self.bytes.push(bytes);
+        self.gap.push(gap);
+        self.dep.push(dep);
+        self.line.push(0);
+        self.lanes.extend_from_slice(lanes);
+        self.addrs.extend_from_slice(addrs);
+        self.start.push(self.lanes.len() as u32);
+    }
+}
+
+impl sim_core::engine::Workload for Requests {
+    fn len(&self) -> usize {
+        self.op.len()
+    }
+
+    fn request(&self, i: usize) -> sim_core::engine::EngineRequest<'_> {
+        let r = self.get(i);
+        sim_core::engine::EngineRequest {
+            block: r.block,
+            warp: r.warp,
+            op: r.op,
+            bytes: r.bytes,
+            gap: r.gap,
+            dep: r.dep,
+            lanes: r.lanes,
+            addrs: r.addrs,
+        }
+    }
+}
+
 fn ordered_lines(a: u32, b: u32) -> (u32, u32) {
     (a.min(b), a.max(b))
 }

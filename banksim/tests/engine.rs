@@ -1,0 +1,234 @@
+//! The cycle engine against the H100's measured timings, and its determinism.
+
+use sim_core::engine::{self, EngineOptions, EngineReport, Workload};
+use sim_core::{BankModel, Op, WarpRequest};
+use std::path::PathBuf;
+use traces::gen::{independent_loads, pointer_chase, StrideBench};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/h100").join(name)
+}
+
+/// The 4-byte one-warp load patterns of `patterns.txt`, by name.
+fn load_patterns() -> Vec<(String, Vec<Option<u32>>)> {
+    std::fs::read_to_string(fixture("patterns.txt"))
+        .unwrap()
+        .lines()
+        .filter_map(|line| {
+            let parts: Vec<&str> = line.split('|').collect();
+            let head: Vec<&str> = parts[0].split_whitespace().collect();
+            (head[1] == "4" && head[2] == "32").then(|| {
+                let elems = parts[2]
+                    .split_whitespace()
+                    .map(|x| x.parse::<i64>().unwrap())
+                    .map(|x| (x >= 0).then_some(x as u32))
+                    .collect();
+                (head[0].to_string(), elems)
+            })
+        })
+        .collect()
+}
+
+/// `TIME NAME latency throughput` rows of `timing_cycles.txt`.
+fn timings() -> Vec<(String, f64, f64)> {
+    std::fs::read_to_string(fixture("timing_cycles.txt"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[1].to_string(), f[2].parse().unwrap(), f[3].parse().unwrap())
+        })
+        .collect()
+}
+
+fn run(work: &dyn Workload, opts: &EngineOptions) -> EngineReport {
+    let hw = configs::preset("h100").unwrap();
+    engine::run(&hw, work, opts).unwrap()
+}
+
+#[test]
+fn h100_latency_and_throughput_microbenchmarks_within_2_percent() {
+    let pats = load_patterns();
+    let times = timings();
+    assert_eq!(times.len(), pats.len(), "one timing row per 4-byte one-warp pattern");
+    let mut failures = Vec::new();
+    for (name, lat, thr) in &times {
+        let elems = &pats.iter().find(|(n, _)| n == name).unwrap().1;
+        // one warp chasing its pattern 4096 times: cycles per load
+        let chase = run(&pointer_chase(elems, 4096), &EngineOptions::default());
+        let lat_sim = chase.cycles as f64 / 4096.0;
+        // 32 warps of one block, 4096 independent loads each: cycles per warp-load
+        let indep = run(&independent_loads(elems, 32, 4096), &EngineOptions::default());
+        let thr_sim = indep.cycles as f64 / (32.0 * 4096.0);
+        let (el, et) = ((lat_sim - lat).abs() / lat, (thr_sim - thr).abs() / thr);
+        if el > 0.02 || et > 0.02 {
+            failures.push(format!(
+                "{name}: latency {lat_sim:.2} vs {lat} ({:.1}%), throughput {thr_sim:.3} vs {thr} ({:.1}%)",
+                el * 100.0,
+                et * 100.0
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} patterns off by more than 2%:\n{}",
+        failures.len(),
+        times.len(),
+        failures.join("\n")
+    );
+}
+
+/// (stride, measured ratio to stride 1) and the stride-1 time in microseconds, from
+/// `wgpu_stridebench.txt`.
+fn measured_sweep() -> (Vec<(u32, f64)>, f64) {
+    let text = std::fs::read_to_string(fixture("wgpu_stridebench.txt")).unwrap();
+    let mut rows = Vec::new();
+    let mut base_us = 0.0;
+    for line in text.lines().filter(|l| l.starts_with("stride")) {
+        // "stride   1: median 4157.1 us  ratio 1.00"
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let stride: u32 = f[1].trim_end_matches(':').parse().unwrap();
+        let us: f64 = f[3].parse().unwrap();
+        let ratio: f64 = f[6].parse().unwrap();
+        if stride == 1 {
+            base_us = us;
+        }
+        rows.push((stride, ratio));
+    }
+    (rows, base_us)
+}
+
+/// The sweep on the h100 preset, scaled down by symmetry: 4 SMs with 32 workgroups each
+/// (as each of the 132 SMs gets 32 of the 4224), `iters` chase steps.
+fn sweep(iters: u32, gap: u32, strides: &[u32]) -> Vec<(u32, EngineReport)> {
+    let mut hw = configs::preset("h100").unwrap();
+    hw.timing.as_mut().unwrap().sms = 4;
+    strides
+        .iter()
+        .map(|&s| {
+            (
+                s,
+                engine::run(&hw, &StrideBench::new(4 * 32, 256, iters, s, gap), &EngineOptions::default())
+                    .unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn stridebench_sweep_predicted_against_measured() {
+    let (measured, base_us) = measured_sweep();
+    assert_eq!(measured.len(), 12);
+    let strides: Vec<u32> = measured.iter().map(|m| m.0).collect();
+    let iters = 512;
+
+    // 1. Shared memory alone (gap 0): 7 resident blocks of 8 warps keep the pipe busy,
+    //    so time follows the wavefronts W of each stride: 1, 2, 4, 8, 16, 32.
+    let bare = sweep(iters, 0, &strides);
+    let base = bare[0].1.cycles as f64;
+    println!("stride  W   measured  predicted(gap 0)");
+    let hw = configs::preset("h100").unwrap();
+    let lanes: Vec<u16> = (0..32).collect();
+    for ((s, r), (_, m)) in bare.iter().zip(&measured) {
+        let addrs: Vec<u32> = (0..32u32).map(|l| (l.wrapping_mul(*s) & 8191) * 4).collect();
+        let w = BankModel::new(&hw).evaluate(&WarpRequest {
+            op: Op::Load,
+            bytes: 4,
+            lanes: &lanes,
+            addrs: &addrs,
+        });
+        println!("{s:6} {:3}  {m:8.2}  {:8.2}", w.wavefronts, r.cycles as f64 / base);
+    }
+    assert_eq!(bare[0].1.blocks_per_sm, 7, "32 KiB per block: 7 blocks fit 228 KiB");
+    let ratio = |rs: &[(u32, EngineReport)], s: u32| {
+        rs.iter().find(|r| r.0 == s).unwrap().1.cycles as f64 / rs[0].1.cycles as f64
+    };
+    for s in [0, 3, 5, 17, 33] {
+        assert_eq!(ratio(&bare, s), 1.0, "stride {s} is conflict-free like stride 1");
+    }
+    assert_eq!(ratio(&bare, 32), ratio(&bare, 64), "strides 32 and 64 both put a warp in one bank");
+    assert!(ratio(&bare, 16) > 15.0 && ratio(&bare, 32) > 30.0, "pipe-bound without other work");
+
+    // 2. With the loop's other work: one number, the cycles per chase step, taken from the
+    //    measured stride-1 time alone (1980 MHz, 32 workgroups x 8 warps x 4096 steps per
+    //    SM, 4 schedulers issuing one instruction per cycle), predicts the other strides.
+    let per_warp_step = base_us * 1980.0 / (32.0 * 8.0 * 4096.0);
+    let gap = (per_warp_step * 4.0 - 1.0).round() as u32;
+    assert_eq!(gap, 30);
+    let fitted = sweep(iters, gap, &strides);
+    println!("stride  measured  predicted(gap {gap})");
+    let mut worst: f64 = 0.0;
+    for ((s, r), (_, m)) in fitted.iter().zip(&measured) {
+        let p = r.cycles as f64 / fitted[0].1.cycles as f64;
+        println!("{s:6}  {m:8.2}  {p:8.2}");
+        worst = worst.max((p - m).abs() / m);
+    }
+    assert!(worst < 0.05, "held-out strides within 5% (worst {:.1}%)", worst * 100.0);
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let hw = configs::preset("h100").unwrap();
+    let mut hw4 = hw.clone();
+    hw4.timing.as_mut().unwrap().sms = 5;
+    let opts = EngineOptions { per_request: true, ..EngineOptions::default() };
+    let work = StrideBench::new(37, 256, 64, 16, 3);
+    let transpose = traces::Requests::group(&traces::gen::transpose(32, 0, 4), 32).unwrap();
+    let run_with = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            (engine::run(&hw4, &work, &opts).unwrap(), engine::run(&hw, &transpose, &opts).unwrap())
+        })
+    };
+    let one = run_with(1);
+    assert!(one.0.requests.len() > 1000 && one.0.cycles > 0);
+    for threads in [2, 16] {
+        assert_eq!(run_with(threads), one, "{threads} threads");
+    }
+    assert_eq!(run_with(1), one, "repeated run");
+}
+
+#[test]
+fn barrier_holds_warps_until_the_block_arrives() {
+    // warp 0: 10 dependent conflict-free loads, then a barrier; warp 1: barrier at once.
+    let mut reqs = traces::Requests::new(32);
+    let lanes: Vec<u16> = (0..32).collect();
+    let addrs: Vec<u32> = (0..32).map(|l| l * 4).collect();
+    for step in 0..10 {
+        reqs.push(0, 0, step, sim_core::Op::Load, 4, 0, Some(step > 0), &lanes, &addrs);
+    }
+    reqs.push(0, 0, 10, sim_core::Op::Barrier, 0, 0, None, &lanes, &[0; 32]);
+    reqs.push(0, 1, 0, sim_core::Op::Barrier, 0, 0, None, &lanes, &[0; 32]);
+    reqs.push(0, 1, 1, sim_core::Op::Load, 4, 0, Some(false), &lanes, &addrs);
+    let r = run(&reqs, &EngineOptions { per_request: true, ..EngineOptions::default() });
+    // the 10th load completes at 10 x 29; warp 1's load issues after the release
+    let last_chase = r.requests.iter().find(|t| t.index == 9).unwrap();
+    let after_bar = r.requests.iter().find(|t| t.index == 12).unwrap();
+    assert_eq!(last_chase.done, 10 * 29);
+    assert!(after_bar.issue > 9 * 29, "released only after warp 0 arrives: {after_bar:?}");
+    assert!(r.total.stalls.barrier >= 9 * 29, "{:?}", r.total.stalls);
+}
+
+#[test]
+fn gap_work_makes_a_kernel_issue_bound_not_bank_bound() {
+    // 4 warps per scheduler x 4 schedulers, independent 2-way-conflicted loads: the pipe
+    // needs 2 cycles per request; 20 cycles of other work per request bind the issue slots.
+    let elems: Vec<Option<u32>> = (0..32).map(|t| Some(2 * t)).collect();
+    let (lanes, addrs) = traces::gen::lanes_addrs(&elems, 4);
+    let build = |gap| {
+        let mut reqs = traces::Requests::new(32);
+        for warp in 0..16 {
+            for step in 0..256 {
+                reqs.push(0, warp, step, sim_core::Op::Load, 4, gap, Some(false), &lanes, &addrs);
+            }
+        }
+        reqs
+    };
+    let bank_bound = run(&build(0), &EngineOptions::default());
+    let issue_bound = run(&build(20), &EngineOptions::default());
+    let per_req = |r: &EngineReport| r.cycles as f64 / (16.0 * 256.0);
+    assert!((per_req(&bank_bound) - 2.0).abs() < 0.05, "pipe-bound: {}", per_req(&bank_bound));
+    // 21 issue cycles per request, 4 schedulers: 5.25 cycles per request
+    assert!((per_req(&issue_bound) - 21.0 / 4.0).abs() < 0.1, "issue-bound: {}", per_req(&issue_bound));
+    assert!(issue_bound.sms[0].pipe_utilisation() < 0.5);
+}

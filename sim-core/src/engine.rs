@@ -1,0 +1,653 @@
+//! The cycle engine: SMs with resident blocks, warps issuing requests in program order,
+//! barriers, and one shared-memory pipe per SM.
+//!
+//! ```text
+//!            dispatcher: blocks in id order, to the SM whose slot frees first
+//!                 │            (ties: lowest SM index), round-robin at launch
+//!   ┌─────────────┴───────────────┐
+//!   SM 0                        SM n          simulated in parallel (rayon) between
+//!   resident blocks ≤ occupancy                dispatch decisions; each SM orders its
+//!   per block: a petgraph DAG of               events by (cycle, sequence)
+//!     requests (program order, data
+//!     dependences, barrier joins)
+//!   schedulers: issue slots shared by the warps of a sub-partition (gap work + issue)
+//!   pipe: W wavefronts busy W × pipe_cycles_per_wavefront; a load completes
+//!         latency_base + latency_per_wavefront × W after it enters the pipe
+//! ```
+//!
+//! Results depend only on the workload and the hardware, never on the thread count:
+//! every SM runs its own events in (cycle, sequence) order, and dispatch decisions are
+//! taken in SM-index order between parallel steps.
+
+use crate::hardware::Hardware;
+use crate::model::{BankModel, WarpRequest};
+use crate::op::Op;
+use crate::timing::Timing;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::Direction;
+use rayon::prelude::*;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Cycles.
+pub type Cycle = u64;
+
+/// One warp request as the engine sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct EngineRequest<'a> {
+    /// Block id.
+    pub block: u32,
+    /// Warp index within the block.
+    pub warp: u32,
+    /// Operation.
+    pub op: Op,
+    /// Access width.
+    pub bytes: u8,
+    /// Cycles of other work since the warp's previous request.
+    pub gap: u32,
+    /// Dependence on the warp's previous load (`None`: the engine's [`DepPolicy`]).
+    pub dep: Option<bool>,
+    /// Active lanes.
+    pub lanes: &'a [u16],
+    /// Byte address per active lane.
+    pub addrs: &'a [u32],
+}
+
+/// Warp requests ordered by (block, warp, step), as the engine consumes them.
+///
+/// Contract: `request(i)` for `i < len()` is sorted by block, then warp, then program
+/// order; lanes are below the warp size the requests were grouped for.
+pub trait Workload: Sync {
+    /// Number of requests.
+    fn len(&self) -> usize;
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Request `i`.
+    fn request(&self, i: usize) -> EngineRequest<'_>;
+}
+
+/// What a request without a `dep` value depends on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DepPolicy {
+    /// It waits for the warp's previous load (or returning atomic) to complete: the
+    /// loaded value feeds the next shared access or what comes before it.
+    #[default]
+    PreviousLoad,
+    /// It only waits for its turn in program order.
+    Independent,
+}
+
+/// Options of one engine run.
+#[derive(Clone, Debug, Default)]
+pub struct EngineOptions {
+    /// Default dependence of requests without a `dep` value.
+    pub dep_policy: DepPolicy,
+    /// Threads per block; `None`: the largest thread index in the workload + 1
+    /// (rounded up to whole warps).
+    pub threads_per_block: Option<u32>,
+    /// Shared-memory bytes per block; `None`: the highest byte the workload touches.
+    pub smem_per_block: Option<u32>,
+    /// Keep per-request issue and completion cycles.
+    pub per_request: bool,
+}
+
+/// Why the engine cannot run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// The hardware has no timing parameters.
+    NoTiming {
+        /// Hardware name.
+        hardware: String,
+    },
+    /// One block does not fit on an SM.
+    BlockTooLarge {
+        /// What does not fit.
+        what: &'static str,
+        /// Needed.
+        needed: u64,
+        /// Available per SM.
+        available: u64,
+    },
+}
+
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EngineError::NoTiming { hardware } => {
+                write!(f, "hardware `{hardware}` has no `timing` parameters: the cycle engine needs them")
+            }
+            EngineError::BlockTooLarge { what, needed, available } => {
+                write!(f, "a block needs {needed} {what} but an SM has {available}: no block can be resident")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// Stall cycles by cause, summed over requests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stalls {
+    /// Waiting for the sub-partition's issue slot (other warps' issue and gap work).
+    pub issue: Cycle,
+    /// Waiting for a previous load's data (latency).
+    pub latency: Cycle,
+    /// Waiting in the pipe behind earlier requests.
+    pub pipe_queue: Cycle,
+    /// Pipe and latency cycles of wavefronts beyond the ideal (bank conflicts).
+    pub bank_conflict: Cycle,
+    /// Waiting at barriers for the block's other warps.
+    pub barrier: Cycle,
+}
+
+impl Stalls {
+    fn merge(&mut self, o: &Stalls) {
+        self.issue += o.issue;
+        self.latency += o.latency;
+        self.pipe_queue += o.pipe_queue;
+        self.bank_conflict += o.bank_conflict;
+        self.barrier += o.barrier;
+    }
+}
+
+/// Statistics of one SM.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SmStats {
+    /// Cycle at which the SM's last block completed.
+    pub cycles: Cycle,
+    /// Cycles the shared-memory pipe was busy.
+    pub pipe_busy: Cycle,
+    /// Blocks run.
+    pub blocks: u64,
+    /// Memory requests run.
+    pub requests: u64,
+    /// Wavefronts.
+    pub wavefronts: u64,
+    /// Stall cycles by cause.
+    pub stalls: Stalls,
+}
+
+impl SmStats {
+    /// Fraction of the SM's cycles its pipe was busy.
+    pub fn pipe_utilisation(&self) -> f64 {
+        if self.cycles == 0 {
+            0.0
+        } else {
+            self.pipe_busy as f64 / self.cycles as f64
+        }
+    }
+}
+
+/// Timing of one request (with [`EngineOptions::per_request`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RequestTiming {
+    /// Index of the request in the workload.
+    pub index: u32,
+    /// SM that ran it.
+    pub sm: u32,
+    /// Cycle it issued.
+    pub issue: Cycle,
+    /// Cycle it entered the pipe.
+    pub pipe_start: Cycle,
+    /// Cycle its data was available (loads) or the pipe was done with it.
+    pub done: Cycle,
+    /// Wavefronts.
+    pub wavefronts: u32,
+    /// Ideal wavefronts.
+    pub ideal: u32,
+}
+
+/// Result of a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EngineReport {
+    /// Total cycles: the last SM's last cycle.
+    pub cycles: Cycle,
+    /// Resident blocks per SM (occupancy).
+    pub blocks_per_sm: u32,
+    /// Warps per block.
+    pub warps_per_block: u32,
+    /// Shared-memory bytes per block used for occupancy.
+    pub smem_per_block: u32,
+    /// Per-SM statistics, in SM order.
+    pub sms: Vec<SmStats>,
+    /// Totals over SMs.
+    pub total: SmStats,
+    /// Per-request timings in workload order (if asked for).
+    pub requests: Vec<RequestTiming>,
+}
+
+/// Runs `work` on `hw`. Uses the current rayon thread pool.
+pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<EngineReport, EngineError> {
+    let timing = hw.timing.clone().ok_or_else(|| EngineError::NoTiming { hardware: hw.name.clone() })?;
+    let blocks = block_ranges(work);
+    let (threads, smem) = footprint(work, hw.warp, opts);
+    let warps_per_block = threads.div_ceil(hw.warp).max(1);
+    let threads_rounded = warps_per_block * hw.warp;
+    if threads_rounded > timing.max_threads_per_sm {
+        return Err(EngineError::BlockTooLarge {
+            what: "threads",
+            needed: threads_rounded as u64,
+            available: timing.max_threads_per_sm as u64,
+        });
+    }
+    if smem > hw.smem_per_sm {
+        return Err(EngineError::BlockTooLarge {
+            what: "bytes of shared memory",
+            needed: smem as u64,
+            available: hw.smem_per_sm as u64,
+        });
+    }
+    let by_smem = hw.smem_per_sm.checked_div(smem).unwrap_or(u32::MAX);
+    let blocks_per_sm =
+        timing.max_blocks_per_sm.min(timing.max_threads_per_sm / threads_rounded).min(by_smem).max(1);
+    let ctx = Ctx { timing: &timing, work, opts, blocks: &blocks, warps_per_block };
+    let mut sms: Vec<Sm> = (0..timing.sms).map(|i| Sm::new(i, hw, &timing, blocks_per_sm)).collect();
+
+    // Breadth-first initial fill: block b to SM b mod sms while slots last.
+    let mut next = 0usize;
+    'fill: for _ in 0..blocks_per_sm {
+        for sm in sms.iter_mut() {
+            if next == blocks.len() {
+                break 'fill;
+            }
+            sm.launch(&ctx, next, 0);
+            next += 1;
+        }
+    }
+    // Rounds: run every SM that has work to its next freed slot (in parallel), then hand
+    // blocks to the SMs whose slots freed first, lowest SM index first.
+    loop {
+        let more = next < blocks.len();
+        sms.par_iter_mut().for_each(|sm| {
+            if sm.waiting_since.is_none() {
+                sm.advance(&ctx, more);
+            }
+        });
+        if !more {
+            break;
+        }
+        let Some(t) = sms.iter().filter_map(|sm| sm.waiting_since).min() else {
+            debug_assert!(false, "blocks left but no SM waiting for one");
+            break;
+        };
+        let mut gave = true;
+        while gave && next < blocks.len() {
+            gave = false;
+            for sm in sms.iter_mut().filter(|sm| sm.waiting_since == Some(t) && sm.free_slots > 0) {
+                if next == blocks.len() {
+                    break;
+                }
+                sm.launch(&ctx, next, t);
+                next += 1;
+                gave = true;
+            }
+        }
+        for sm in sms.iter_mut().filter(|sm| sm.waiting_since == Some(t)) {
+            sm.waiting_since = None;
+        }
+    }
+    let mut report =
+        EngineReport { blocks_per_sm, warps_per_block, smem_per_block: smem, ..EngineReport::default() };
+    for sm in &mut sms {
+        let s = &sm.stats;
+        report.cycles = report.cycles.max(s.cycles);
+        report.total.cycles = report.total.cycles.max(s.cycles);
+        report.total.pipe_busy += s.pipe_busy;
+        report.total.blocks += s.blocks;
+        report.total.requests += s.requests;
+        report.total.wavefronts += s.wavefronts;
+        report.total.stalls.merge(&s.stalls);
+        report.requests.append(&mut sm.timings);
+    }
+    report.requests.sort_unstable_by_key(|r| r.index);
+    report.sms = sms.into_iter().map(|sm| sm.stats).collect();
+    Ok(report)
+}
+
+/// Request index ranges of each block, in workload order.
+fn block_ranges(work: &dyn Workload) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=work.len() {
+        if i == work.len() || work.request(i).block != work.request(start).block {
+            out.push((start, i));
+            start = i;
+        }
+    }
+    out
+}
+
+/// Threads and shared-memory bytes of a block, given or taken from the workload.
+fn footprint(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (u32, u32) {
+    let mut threads = 0u32;
+    let mut smem = 0u32;
+    for i in 0..work.len() {
+        let r = work.request(i);
+        if let Some(&last) = r.lanes.last() {
+            threads = threads.max(r.warp * warp + last as u32 + 1);
+        }
+        for &a in r.addrs {
+            smem = smem.max(a.saturating_add(r.bytes as u32));
+        }
+    }
+    (opts.threads_per_block.unwrap_or(threads), opts.smem_per_block.unwrap_or(smem))
+}
+
+struct Ctx<'a> {
+    timing: &'a Timing,
+    work: &'a dyn Workload,
+    opts: &'a EngineOptions,
+    blocks: &'a [(usize, usize)],
+    warps_per_block: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Node {
+    /// A memory request (index into the workload).
+    Request(u32),
+    /// A warp's arrival at a barrier (index into the workload).
+    Arrive(u32),
+    /// A barrier's release, joining the block's arrivals.
+    Join,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Edge {
+    /// Program order: the successor may issue one issue slot after the predecessor.
+    Order,
+    /// Data: the successor needs the predecessor's loaded value.
+    Data,
+    /// Barrier arrival (predecessor) or release (successor).
+    Barrier,
+}
+
+/// A resident block: its request graph and the progress through it.
+struct Resident {
+    graph: DiGraph<Node, Edge, u32>,
+    /// Unsatisfied incoming edges per node.
+    waiting: Vec<u32>,
+    /// Earliest issue allowed by program order / barrier release, and by data.
+    order_ready: Vec<Cycle>,
+    data_ready: Vec<Cycle>,
+    /// Issue cycle per node (arrivals: their arrival).
+    issued: Vec<Cycle>,
+    left: usize,
+    end: Cycle,
+    /// Scheduler of each node's warp.
+    scheduler: Vec<u8>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum EventKind {
+    Ready,
+    Issue,
+    BlockDone,
+}
+
+type Event = Reverse<(Cycle, u64, EventKind, u32, u32)>;
+
+struct Sm {
+    index: u32,
+    model: BankModel,
+    events: BinaryHeap<Event>,
+    seq: u64,
+    slots: Vec<Option<Resident>>,
+    free_slots: u32,
+    pipe_free: Cycle,
+    sched_free: Vec<Cycle>,
+    /// Set when a slot freed and blocks may remain: the SM waits for the dispatcher.
+    waiting_since: Option<Cycle>,
+    stats: SmStats,
+    timings: Vec<RequestTiming>,
+    /// Scratch: nodes released by the current event.
+    ready: Vec<(u32, Cycle)>,
+}
+
+impl Sm {
+    fn new(index: u32, hw: &Hardware, timing: &Timing, blocks_per_sm: u32) -> Sm {
+        Sm {
+            index,
+            model: BankModel::new(hw),
+            events: BinaryHeap::new(),
+            seq: 0,
+            slots: (0..blocks_per_sm).map(|_| None).collect(),
+            free_slots: blocks_per_sm,
+            pipe_free: 0,
+            sched_free: vec![0; timing.schedulers_per_sm as usize],
+            waiting_since: None,
+            stats: SmStats::default(),
+            timings: Vec::new(),
+            ready: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, at: Cycle, kind: EventKind, slot: usize, node: u32) {
+        self.seq += 1;
+        self.events.push(Reverse((at, self.seq, kind, slot as u32, node)));
+    }
+
+    fn launch(&mut self, ctx: &Ctx<'_>, block: usize, at: Cycle) {
+        let slot = self.slots.iter().position(Option::is_none).expect("a free slot");
+        let res = build_block(ctx, block, slot);
+        let roots: Vec<u32> =
+            (0..res.waiting.len() as u32).filter(|&n| res.waiting[n as usize] == 0).collect();
+        self.slots[slot] = Some(res);
+        self.free_slots -= 1;
+        self.stats.blocks += 1;
+        if roots.is_empty() {
+            self.push(at, EventKind::BlockDone, slot, 0);
+        }
+        for n in roots {
+            self.push(at, EventKind::Ready, slot, n);
+        }
+    }
+
+    /// Processes events until a block completes while more blocks wait to be dispatched
+    /// (then `waiting_since` is set), or until no events are left.
+    fn advance(&mut self, ctx: &Ctx<'_>, more_blocks: bool) {
+        while let Some(Reverse((at, _, kind, slot, node))) = self.events.pop() {
+            match kind {
+                EventKind::Ready => self.on_ready(ctx, at, slot as usize, node),
+                EventKind::Issue => self.on_issue(ctx, at, slot as usize, node),
+                EventKind::BlockDone => {
+                    self.slots[slot as usize] = None;
+                    self.free_slots += 1;
+                    self.stats.cycles = self.stats.cycles.max(at);
+                    if more_blocks {
+                        // Take every other completion of the same cycle before pausing.
+                        while let Some(Reverse((t, _, EventKind::BlockDone, s, _))) =
+                            self.events.peek().copied()
+                        {
+                            if t != at {
+                                break;
+                            }
+                            self.events.pop();
+                            self.slots[s as usize] = None;
+                            self.free_slots += 1;
+                        }
+                        self.waiting_since = Some(at);
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_ready(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
+        let t = ctx.timing;
+        let res = self.slots[slot].as_mut().expect("resident block");
+        let n = NodeIndex::new(node as usize);
+        match res.graph[n] {
+            Node::Join => {
+                res.issued[node as usize] = at;
+                self.finish(ctx, slot, node, at, at);
+            }
+            Node::Request(i) | Node::Arrive(i) => {
+                let r = ctx.work.request(i as usize);
+                let s = res.scheduler[node as usize] as usize;
+                let start = at.max(self.sched_free[s]);
+                let issue = start + r.gap as Cycle;
+                self.sched_free[s] = issue + t.issue_cycles as Cycle;
+                let order = res.order_ready[node as usize];
+                self.stats.stalls.issue += start - at;
+                self.stats.stalls.latency += at.saturating_sub(order);
+                self.push(issue, EventKind::Issue, slot, node);
+            }
+        }
+    }
+
+    fn on_issue(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
+        let t = ctx.timing;
+        let res = self.slots[slot].as_mut().expect("resident block");
+        res.issued[node as usize] = at;
+        let Node::Request(i) = res.graph[NodeIndex::new(node as usize)] else {
+            // a barrier arrival
+            return self.finish(ctx, slot, node, at, at + t.issue_cycles as Cycle);
+        };
+        let r = ctx.work.request(i as usize);
+        let o =
+            self.model.evaluate(&WarpRequest { op: r.op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs });
+        let busy = o.wavefronts as Cycle * t.pipe_cycles_per_wavefront as Cycle;
+        let pipe_start = at.max(self.pipe_free);
+        self.pipe_free = pipe_start + busy;
+        let returns = matches!(r.op, Op::Load | Op::Atomic);
+        let done = if returns {
+            pipe_start + t.latency_base as Cycle + t.latency_per_wavefront as Cycle * o.wavefronts as Cycle
+        } else {
+            pipe_start + busy
+        };
+        let extra = o.conflicts() as Cycle;
+        self.stats.pipe_busy += busy;
+        self.stats.requests += 1;
+        self.stats.wavefronts += o.wavefronts as u64;
+        self.stats.stalls.pipe_queue += pipe_start - at;
+        self.stats.stalls.bank_conflict += extra
+            * (t.pipe_cycles_per_wavefront as Cycle
+                + if returns { t.latency_per_wavefront as Cycle } else { 0 });
+        if ctx.opts.per_request {
+            self.timings.push(RequestTiming {
+                index: i,
+                sm: self.index,
+                issue: at,
+                pipe_start,
+                done,
+                wavefronts: o.wavefronts,
+                ideal: o.ideal,
+            });
+        }
+        self.finish(ctx, slot, node, at + t.issue_cycles as Cycle, done);
+    }
+
+    /// Node `node` may let program-order successors go at `next` and data successors
+    /// at `done`; releases successors whose edges are all satisfied.
+    fn finish(&mut self, ctx: &Ctx<'_>, slot: usize, node: u32, next: Cycle, done: Cycle) {
+        let res = self.slots[slot].as_mut().expect("resident block");
+        let n = NodeIndex::new(node as usize);
+        if res.graph[n] == Node::Join {
+            // barrier stall: each arrival waited from its arrival to the release
+            for pred in res.graph.neighbors_directed(n, Direction::Incoming) {
+                self.stats.stalls.barrier += done - res.issued[pred.index()];
+            }
+        }
+        let mut ready = std::mem::take(&mut self.ready);
+        let mut edges = res.graph.neighbors_directed(n, Direction::Outgoing).detach();
+        while let Some((e, succ)) = edges.next(&res.graph) {
+            let k = succ.index();
+            match res.graph[e] {
+                Edge::Order | Edge::Barrier => res.order_ready[k] = res.order_ready[k].max(next),
+                Edge::Data => res.data_ready[k] = res.data_ready[k].max(done),
+            }
+            res.waiting[k] -= 1;
+            if res.waiting[k] == 0 {
+                ready.push((k as u32, res.order_ready[k].max(res.data_ready[k])));
+            }
+        }
+        res.left -= 1;
+        res.end = res.end.max(done);
+        let block_done = (res.left == 0).then_some(res.end);
+        for &(k, at) in &ready {
+            self.push(at, EventKind::Ready, slot, k);
+        }
+        ready.clear();
+        self.ready = ready;
+        if let Some(end) = block_done {
+            self.push(end, EventKind::BlockDone, slot, 0);
+        }
+        let _ = ctx;
+    }
+}
+
+/// The request graph of one block: program order per warp, data dependences on the
+/// previous load, and a join node per barrier.
+fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
+    let (start, end) = ctx.blocks[block];
+    let mut graph = DiGraph::<Node, Edge, u32>::with_capacity(end - start + 8, end - start + 8);
+    let mut scheduler = Vec::with_capacity(end - start + 8);
+    let mut joins: Vec<NodeIndex<u32>> = Vec::new();
+    let schedulers = ctx.timing.schedulers_per_sm;
+    let mut i = start;
+    while i < end {
+        let warp = ctx.work.request(i).warp;
+        let sched = ((slot as u32 * ctx.warps_per_block + warp) % schedulers) as u8;
+        let mut prev: Option<NodeIndex<u32>> = None;
+        let mut last_load: Option<NodeIndex<u32>> = None;
+        let mut barriers = 0;
+        while i < end && ctx.work.request(i).warp == warp {
+            let r = ctx.work.request(i);
+            let node = graph.add_node(if r.op == Op::Barrier {
+                Node::Arrive(i as u32)
+            } else {
+                Node::Request(i as u32)
+            });
+            scheduler.push(sched);
+            if let Some(p) = prev {
+                let after_barrier = graph[p] != Node::Join;
+                if after_barrier {
+                    graph.add_edge(p, node, Edge::Order);
+                } else {
+                    graph.add_edge(p, node, Edge::Barrier);
+                }
+            }
+            let dep = match r.dep {
+                Some(d) => d,
+                None => ctx.opts.dep_policy == DepPolicy::PreviousLoad,
+            };
+            if let (true, Some(l)) = (dep && r.op != Op::Barrier, last_load) {
+                graph.add_edge(l, node, Edge::Data);
+            }
+            prev = Some(node);
+            match r.op {
+                Op::Load | Op::Atomic => last_load = Some(node),
+                Op::Barrier => {
+                    if joins.len() == barriers {
+                        joins.push(graph.add_node(Node::Join));
+                        scheduler.push(0);
+                    }
+                    graph.add_edge(node, joins[barriers], Edge::Barrier);
+                    prev = Some(joins[barriers]);
+                    barriers += 1;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    let nodes = graph.node_count();
+    let mut waiting = vec![0u32; nodes];
+    for e in graph.raw_edges() {
+        waiting[e.target().index()] += 1;
+    }
+    Resident {
+        graph,
+        waiting,
+        order_ready: vec![0; nodes],
+        data_ready: vec![0; nodes],
+        issued: vec![0; nodes],
+        left: nodes,
+        end: 0,
+        scheduler,
+    }
+}

@@ -253,7 +253,7 @@ pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<E
             if next == blocks.len() {
                 break 'fill;
             }
-            sm.launch(&ctx, next, 0);
+            sm.assign(next, 0);
             next += 1;
         }
     }
@@ -261,11 +261,7 @@ pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<E
     // blocks to the SMs whose slots freed first, lowest SM index first.
     loop {
         let more = next < blocks.len();
-        sms.par_iter_mut().for_each(|sm| {
-            if sm.waiting_since.is_none() {
-                sm.advance(&ctx, more);
-            }
-        });
+        sms.par_iter_mut().filter(|sm| sm.waiting_since.is_none()).for_each(|sm| sm.advance(&ctx, more));
         if !more {
             break;
         }
@@ -280,7 +276,7 @@ pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<E
                 if next == blocks.len() {
                     break;
                 }
-                sm.launch(&ctx, next, t);
+                sm.assign(next, t);
                 next += 1;
                 gave = true;
             }
@@ -404,6 +400,9 @@ struct Sm {
     timings: Vec<RequestTiming>,
     /// Scratch: nodes released by the current event.
     ready: Vec<(u32, Cycle)>,
+    /// Blocks handed over by the dispatcher, built at the start of the next parallel
+    /// step (so graph building runs on the worker threads, not the dispatcher).
+    to_launch: Vec<(usize, Cycle)>,
 }
 
 impl Sm {
@@ -421,6 +420,7 @@ impl Sm {
             stats: SmStats::default(),
             timings: Vec::new(),
             ready: Vec::new(),
+            to_launch: Vec::new(),
         }
     }
 
@@ -429,13 +429,18 @@ impl Sm {
         self.events.push(Reverse((at, self.seq, kind, slot as u32, node)));
     }
 
+    /// Takes `block` at cycle `at`; it is built when the SM next advances.
+    fn assign(&mut self, block: usize, at: Cycle) {
+        self.to_launch.push((block, at));
+        self.free_slots -= 1;
+    }
+
     fn launch(&mut self, ctx: &Ctx<'_>, block: usize, at: Cycle) {
         let slot = self.slots.iter().position(Option::is_none).expect("a free slot");
         let res = build_block(ctx, block, slot);
         let roots: Vec<u32> =
             (0..res.waiting.len() as u32).filter(|&n| res.waiting[n as usize] == 0).collect();
         self.slots[slot] = Some(res);
-        self.free_slots -= 1;
         self.stats.blocks += 1;
         if roots.is_empty() {
             self.push(at, EventKind::BlockDone, slot, 0);
@@ -448,6 +453,9 @@ impl Sm {
     /// Processes events until a block completes while more blocks wait to be dispatched
     /// (then `waiting_since` is set), or until no events are left.
     fn advance(&mut self, ctx: &Ctx<'_>, more_blocks: bool) {
+        for (block, at) in std::mem::take(&mut self.to_launch) {
+            self.launch(ctx, block, at);
+        }
         while let Some(Reverse((at, _, kind, slot, node))) = self.events.pop() {
             match kind {
                 EventKind::Ready => self.on_ready(ctx, at, slot as usize, node),

@@ -40,6 +40,16 @@ enum Command {
     Stridebench(StridebenchArgs),
     /// Measure simulation speed (warp requests per second) at several thread counts.
     Bench(BenchArgs),
+    /// Convert a CUDA trace (Accel-Sim kernel-N.traceg[.xz], NVBit mem_trace output) to a banksim trace.
+    Import(cmd_import::ImportArgs),
+    /// Generate a synthetic trace (strided, tile, reduction, scan, aos, gemm, random).
+    Gen(sweep::GenArgs),
+    /// Run a study: presets x hardware fields x workloads, in parallel, resumable.
+    Sweep(sweep::SweepArgs),
+    /// Join the results of sweep shards.
+    Merge(sweep::MergeArgs),
+    /// Draw PNG charts and an index page from a sweep or run output folder.
+    Report(report::ReportArgs),
 }
 
 #[derive(Args)]
@@ -132,11 +142,19 @@ struct RunArgs {
     /// Write one CSV row per warp request (block,warp,step,op,bytes,active,wavefronts,ideal,conflicts).
     #[arg(long, value_name = "OUT.csv")]
     per_request: Option<PathBuf>,
+    /// Write a run folder for `banksim report`: requests.csv (per request, with cycles
+    /// when --cycles), picture.csv (the worst request's bank x lane cells), summary.json.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
     #[command(flatten)]
     engine: EngineArgs,
     /// The trace: text CSV (`block,thread,step,op,addr,bytes[,gap,dep]`).
     trace: PathBuf,
 }
+
+mod cmd_import;
+mod report;
+mod sweep;
 
 fn main() {
     if let Err(e) = real_main() {
@@ -158,6 +176,11 @@ fn real_main() -> Result<()> {
         Command::Demo(hw) => demo(&hw),
         Command::Stridebench(args) => stridebench(&args),
         Command::Bench(args) => bench(&args),
+        Command::Import(args) => cmd_import::run(&args),
+        Command::Gen(args) => sweep::gen(&args),
+        Command::Sweep(args) => sweep::sweep(&args),
+        Command::Merge(args) => sweep::merge(&args),
+        Command::Report(args) => report::report(&args),
     }
 }
 
@@ -192,7 +215,7 @@ fn run(args: &RunArgs) -> Result<()> {
             },
             threads_per_block: e.threads_per_block,
             smem_per_block: e.smem_per_block,
-            per_request: args.per_request.is_some(),
+            per_request: args.per_request.is_some() || args.out.is_some(),
         };
         Some(with_threads(e.threads, || engine::run(&hw, &requests, &opts))??)
     } else {
@@ -208,6 +231,9 @@ fn run(args: &RunArgs) -> Result<()> {
         }
         None => simulate(&hw, &requests, None, None)?,
     };
+    if let Some(dir) = &args.out {
+        write_run_folder(dir, &trace, &hw, &requests, timings, report.as_ref())?;
+    }
     let mut out = std::io::stdout().lock();
     print_summary(&mut out, &trace, &requests, &hw, &summary)?;
     if let Some(report) = &report {
@@ -221,8 +247,57 @@ fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
+/// The run folder `banksim report` reads.
+fn write_run_folder(
+    dir: &Path,
+    trace: &Trace,
+    hw: &Hardware,
+    requests: &Requests,
+    timings: Option<&[RequestTiming]>,
+    report: Option<&EngineReport>,
+) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    let mut f = AtomicFile::create(&dir.join("requests.csv"))?;
+    simulate(hw, requests, Some(&mut f.writer), timings)?;
+    f.commit()?;
+    // the picture of the first request with the most wavefronts
+    let mut model = BankModel::new(hw);
+    let worst = requests
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, r)| (model.evaluate(&r.warp_request()).wavefronts, std::cmp::Reverse(*i)))
+        .map(|(i, _)| i);
+    let mut what = String::new();
+    if let Some(i) = worst {
+        let r = requests.get(i);
+        let (o, cells) = model.picture(&r.warp_request());
+        what = format!(
+            "block {} warp {} step {} ({} {}-byte, {} wavefronts)",
+            r.block, r.warp, r.step, r.op, r.bytes, o.wavefronts
+        );
+        let mut f = AtomicFile::create(&dir.join("picture.csv"))?;
+        writeln!(f.writer, "wavefront,bank,lane,word")?;
+        for c in cells {
+            writeln!(f.writer, "{},{},{},{}", c.wavefront, c.bank, c.lane, c.word)?;
+        }
+        f.commit()?;
+    }
+    let summary = serde_json::json!({
+        "trace": trace.source,
+        "hardware": hw.name,
+        "banks": hw.banks,
+        "warp": hw.warp,
+        "pipe_cycles_per_wavefront": hw.timing.as_ref().map(|t| t.pipe_cycles_per_wavefront),
+        "cycles": report.map(|r| r.cycles),
+        "picture": what,
+    });
+    let mut f = AtomicFile::create(&dir.join("summary.json"))?;
+    serde_json::to_writer_pretty(&mut f.writer, &summary)?;
+    f.commit()
+}
+
 /// Runs `f` on a rayon pool of `threads` workers (default: all cores).
-fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
+pub(crate) fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
     let mut b = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
         if n == 0 {
@@ -515,14 +590,14 @@ fn bench(args: &BenchArgs) -> Result<()> {
 
 /// A file written under a temporary name and renamed into place on success, so an
 /// interrupted run never leaves a truncated result.
-struct AtomicFile {
+pub(crate) struct AtomicFile {
     path: PathBuf,
     tmp: PathBuf,
-    writer: std::io::BufWriter<std::fs::File>,
+    pub(crate) writer: std::io::BufWriter<std::fs::File>,
 }
 
 impl AtomicFile {
-    fn create(path: &Path) -> Result<AtomicFile> {
+    pub(crate) fn create(path: &Path) -> Result<AtomicFile> {
         let mut tmp = path.as_os_str().to_owned();
         tmp.push(".tmp");
         let tmp = PathBuf::from(tmp);
@@ -531,7 +606,7 @@ impl AtomicFile {
         Ok(AtomicFile { path: path.into(), tmp, writer: std::io::BufWriter::new(file) })
     }
 
-    fn commit(mut self) -> Result<()> {
+    pub(crate) fn commit(mut self) -> Result<()> {
         self.writer.flush().with_context(|| format!("{}: cannot write", self.tmp.display()))?;
         std::fs::rename(&self.tmp, &self.path)
             .with_context(|| format!("{}: cannot write", self.path.display()))?;

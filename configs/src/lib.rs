@@ -16,6 +16,8 @@
 //! Architecture invariant: this is the only crate that knows preset names and RON.
 #![warn(missing_docs)]
 
+pub mod study;
+
 use serde::Deserialize;
 use sim_core::{BankMapping, Hardware, PairMerge, PhaseLanes, SameWord, Timing, Violation};
 use std::path::{Path, PathBuf};
@@ -158,7 +160,7 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
-fn ron_options() -> ron::Options {
+pub(crate) fn ron_options() -> ron::Options {
     ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
 }
 

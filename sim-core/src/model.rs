@@ -61,6 +61,9 @@ pub struct Cell {
 
 const NONE: u32 = u32::MAX;
 
+/// Marks a width without a phase size in `Fast::lanes_log2`.
+const NO_WIDTH: u8 = u8::MAX;
+
 /// Evaluates warp requests against one [`Hardware`]. Holds scratch space that is reused
 /// from request to request, so the steady state allocates nothing.
 #[derive(Clone, Debug)]
@@ -78,6 +81,189 @@ pub struct BankModel {
     /// `bank_words[bank * bank_cap ..][..per_bank[bank]]`.
     bank_words: Vec<u32>,
     bank_cap: usize,
+    /// The fast path's tables and scratch; `None` where it does not apply.
+    fast: Option<Box<Fast>>,
+}
+
+/// Scratch and tables of the fast path (see [`BankModel::evaluate`]).
+///
+/// It applies to hardware with at most 64 banks and the `Multicast` and `Serialize`
+/// rules; `OneBroadcastWord` and larger bank counts take the general path. Per phase it
+/// keeps a bitmask of the banks used, the first word seen in each bank, a count of the
+/// further entries (serialize) or further distinct words (multicast) of each bank, and a
+/// small open-addressing set (cleared by bumping a generation stamp) of the words that
+/// were not the first of their bank. Results are identical to the general path
+/// (`sim-core/tests/fast_path.rs` checks it on random requests and hardware).
+#[derive(Clone, Debug)]
+struct Fast {
+    /// Bank function.
+    banks: FastBanks,
+    /// log2(bank_bytes).
+    word_shift: u32,
+    /// log2(warp).
+    warp_log2: u32,
+    /// log2 of the lanes per phase (before the pair merge, capped at the warp) for each
+    /// access width in bytes, `NO_WIDTH` for an unsupported width.
+    lanes_log2: [u8; 17],
+    /// First word seen in each bank in the current phase (valid where `used` has the bit).
+    word0: [u32; 64],
+    /// Entries (serialize) or distinct words (multicast) of each bank beyond the first.
+    extra: [u32; 64],
+    /// Open-addressing set of words: `keys[h]` is in the set iff `stamps[h] == gen`.
+    keys: Vec<u32>,
+    stamps: Vec<u32>,
+    gen: u32,
+    /// `32 - log2(keys.len())`: the hash keeps the top bits of a multiplicative hash.
+    hash_shift: u32,
+}
+
+/// How the fast path computes a word's bank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FastBanks {
+    /// `Linear` mapping, power-of-two bank count: `bank = word & mask`.
+    LinearPow2 { mask: u32, banks_log2: u32 },
+    /// `Xor` mapping, power-of-two bank count: `(word & mask) ^ ((word >> shift) & xor)`
+    /// (already below the bank count, so the final `mod banks` is the identity).
+    XorPow2 { mask: u32, shift: u32, xor: u32 },
+    /// Anything else: [`BankMapping::bank`].
+    Other { mapping: BankMapping, banks: u32 },
+}
+
+impl Fast {
+    fn new(hw: &Hardware) -> Option<Box<Fast>> {
+        if hw.banks > 64 || !hw.bank_bytes.is_power_of_two() || !hw.warp.is_power_of_two() {
+            return None;
+        }
+        let n = hw.banks;
+        let banks = match hw.mapping {
+            BankMapping::Linear if n.is_power_of_two() => {
+                FastBanks::LinearPow2 { mask: n - 1, banks_log2: n.trailing_zeros() }
+            }
+            BankMapping::Xor { shift, mask } if n.is_power_of_two() && shift < 32 && mask < n => {
+                FastBanks::XorPow2 { mask: n - 1, shift, xor: mask }
+            }
+            mapping => FastBanks::Other { mapping, banks: n },
+        };
+        let mut lanes_log2 = [NO_WIDTH; 17];
+        for w in crate::op::WIDTHS {
+            let lanes = hw.phase_lanes.lanes(w).min(hw.warp);
+            if !lanes.is_power_of_two() {
+                return None;
+            }
+            lanes_log2[w as usize] = lanes.trailing_zeros() as u8;
+        }
+        // Entries per phase are at most warp x words per lane; a 16-byte access at any
+        // alignment touches at most 15 / bank_bytes + 2 words. The set is kept at most
+        // half full.
+        let max_entries = hw.warp as usize * (15 / hw.bank_bytes as usize + 2);
+        let size = (2 * max_entries).next_power_of_two().max(64);
+        Some(Box::new(Fast {
+            banks,
+            word_shift: hw.bank_bytes.trailing_zeros(),
+            warp_log2: hw.warp.trailing_zeros(),
+            lanes_log2,
+            word0: [0; 64],
+            extra: [0; 64],
+            keys: vec![0; size],
+            stamps: vec![0; size],
+            gen: 1,
+            hash_shift: 32 - size.trailing_zeros(),
+        }))
+    }
+
+    /// Starts counting one phase.
+    #[inline(always)]
+    fn phase(&mut self, serialize: bool) -> Phase<'_> {
+        Phase { fast: self, serialize, used: 0, crowded: 0, max_extra: 0, inserted: false }
+    }
+}
+
+/// The fast path's count of one phase: feed it every (bank, word) entry with
+/// [`Phase::add`], then [`Phase::finish`] gives the phase's wavefronts and resets the
+/// scratch.
+struct Phase<'a> {
+    fast: &'a mut Fast,
+    serialize: bool,
+    /// Banks with an entry.
+    used: u64,
+    /// Banks with `extra > 0`.
+    crowded: u64,
+    max_extra: u32,
+    /// Whether the word set was written.
+    inserted: bool,
+}
+
+impl Phase<'_> {
+    /// One entry: `bank` (below 64) and the bank word.
+    #[inline(always)]
+    fn add(&mut self, bank: u32, word: u32) {
+        debug_assert!(bank < 64);
+        let f = &mut *self.fast;
+        let b = bank as usize & 63;
+        let bit = 1u64 << b;
+        if self.used & bit == 0 {
+            self.used |= bit;
+            f.word0[b] = word;
+            return;
+        }
+        let new = self.serialize || {
+            f.word0[b] != word && {
+                self.inserted = true;
+                f.insert(word)
+            }
+        };
+        if new {
+            let e = f.extra[b] + 1;
+            f.extra[b] = e;
+            self.crowded |= bit;
+            self.max_extra = self.max_extra.max(e);
+        }
+    }
+
+    /// The phase's wavefronts (at least one entry must have been added).
+    #[inline(always)]
+    fn finish(self) -> u32 {
+        let f = self.fast;
+        let mut crowded = self.crowded;
+        while crowded != 0 {
+            f.extra[crowded.trailing_zeros() as usize] = 0;
+            crowded &= crowded - 1;
+        }
+        if self.inserted {
+            f.clear_set();
+        }
+        1 + self.max_extra
+    }
+}
+
+impl Fast {
+    /// Inserts `word` into the set; whether it was new.
+    #[inline(always)]
+    fn insert(&mut self, word: u32) -> bool {
+        let mask = self.keys.len() - 1;
+        let mut h = (word.wrapping_mul(0x9E37_79B9) >> self.hash_shift) as usize;
+        loop {
+            if self.stamps[h] != self.gen {
+                self.stamps[h] = self.gen;
+                self.keys[h] = word;
+                return true;
+            }
+            if self.keys[h] == word {
+                return false;
+            }
+            h = (h + 1) & mask;
+        }
+    }
+
+    /// Empties the set.
+    #[inline]
+    fn clear_set(&mut self) {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            self.stamps.iter_mut().for_each(|s| *s = 0);
+            self.gen = 1;
+        }
+    }
 }
 
 impl BankModel {
@@ -92,6 +278,7 @@ impl BankModel {
             slot: Vec::new(),
             bank_words: Vec::new(),
             bank_cap: 0,
+            fast: Fast::new(hw),
         }
     }
 
@@ -135,8 +322,78 @@ impl BankModel {
     }
 
     /// Wavefronts and ideal wavefronts of one request. Barriers cost nothing.
+    ///
+    /// Hardware with at most 64 banks and the `Multicast` or `Serialize` rule takes an
+    /// allocation-free fast path (a bitmask of the banks used and a word per bank; aligned
+    /// accesses on a linear power-of-two mapping count one key per lane); everything
+    /// else, and [`Self::picture`], takes the general path. Both give the same results.
+    #[inline]
     pub fn evaluate(&mut self, req: &WarpRequest<'_>) -> Outcome {
+        if let Some(fast) = self.fast.take() {
+            let out = self.evaluate_fast(req, fast);
+            if let Some(o) = out {
+                return o;
+            }
+        }
         self.run_with(req, None)
+    }
+
+    /// [`Self::evaluate`] on the general path only (for tests that compare the paths).
+    #[doc(hidden)]
+    pub fn evaluate_general(&mut self, req: &WarpRequest<'_>) -> Outcome {
+        self.run_with(req, None)
+    }
+
+    /// The fast path; `None` (with `fast` put back) where it does not apply.
+    #[inline]
+    fn evaluate_fast(&mut self, req: &WarpRequest<'_>, mut fast: Box<Fast>) -> Option<Outcome> {
+        debug_assert_eq!(req.lanes.len(), req.addrs.len());
+        if !req.op.is_memory() || req.lanes.is_empty() {
+            self.fast = Some(fast);
+            return Some(Outcome::default());
+        }
+        let serialize = match self.hw.same_word(req.op) {
+            SameWord::Multicast => Some(false),
+            SameWord::Serialize => Some(true),
+            SameWord::OneBroadcastWord => None,
+        };
+        let base = fast.lanes_log2.get(req.bytes as usize).copied().unwrap_or(NO_WIDTH);
+        let (Some(serialize), false) = (serialize, base == NO_WIDTH) else {
+            self.fast = Some(fast);
+            return None;
+        };
+        let mut shift = base as u32;
+        if req.op == Op::Load && shift < fast.warp_log2 && self.pairs_merge(req) {
+            shift += 1;
+        }
+        let (lanes, addrs) = (req.lanes, req.addrs);
+        let bytes = req.bytes as u32;
+        let ws = fast.word_shift;
+        let f = &mut *fast;
+        let out = match f.banks {
+            FastBanks::LinearPow2 { mask, banks_log2 } => {
+                // Accesses aligned to their width: a lane's words are one whole "unit" of
+                // 2^span banks, so distinct words per bank = distinct units per group of
+                // banks, and a lane is one entry (key = unit, bank = group).
+                let unit_shift = bytes.trailing_zeros().max(ws);
+                let span = unit_shift - ws;
+                let aligned = addrs.iter().fold(0, |m, &a| m | a) & (bytes - 1) == 0;
+                if aligned && span <= banks_log2 {
+                    let gmask = mask >> span;
+                    phases(lanes, addrs, shift, |a| phase_units(f, a, unit_shift, gmask, serialize))
+                } else {
+                    phases(lanes, addrs, shift, |a| phase_words(f, a, bytes, ws, serialize, |w| w & mask))
+                }
+            }
+            FastBanks::XorPow2 { mask, shift: xs, xor } => phases(lanes, addrs, shift, |a| {
+                phase_words(f, a, bytes, ws, serialize, |w| (w & mask) ^ ((w >> xs) & xor))
+            }),
+            FastBanks::Other { mapping, banks } => phases(lanes, addrs, shift, |a| {
+                phase_words(f, a, bytes, ws, serialize, |w| mapping.bank(w, banks))
+            }),
+        };
+        self.fast = Some(fast);
+        Some(out)
     }
 
     /// The bank × lane picture of a request: which lane uses which bank in which
@@ -326,4 +583,65 @@ impl BankModel {
         self.per_bank.iter_mut().for_each(|c| *c = 0);
         wave
     }
+}
+
+/// Splits the active lanes into phases of `1 << shift` lanes and sums `cost` over the
+/// phases with an active lane (the fast path's phase loop).
+#[inline(always)]
+fn phases(lanes: &[u16], addrs: &[u32], shift: u32, mut cost: impl FnMut(&[u32]) -> u32) -> Outcome {
+    let n = lanes.len();
+    if lanes[0] >> shift == lanes[n - 1] >> shift {
+        return Outcome { wavefronts: cost(addrs), ideal: 1 };
+    }
+    let mut out = Outcome::default();
+    let mut start = 0;
+    while start < n {
+        let p = lanes[start] >> shift;
+        let mut end = start + 1;
+        while end < n && lanes[end] >> shift == p {
+            end += 1;
+        }
+        out.wavefronts += cost(&addrs[start..end]);
+        out.ideal += 1;
+        start = end;
+    }
+    out
+}
+
+/// One phase of width-aligned accesses on a linear power-of-two mapping: one entry per
+/// lane, key `addr >> unit_shift`, bank group `key & gmask`. All groups distinct (the
+/// common conflict-free case) is found with one OR over the lanes.
+#[inline(always)]
+fn phase_units(f: &mut Fast, addrs: &[u32], unit_shift: u32, gmask: u32, serialize: bool) -> u32 {
+    let bits = addrs.iter().fold(0u64, |m, &a| m | 1u64 << ((a >> unit_shift) & gmask));
+    if bits.count_ones() as usize == addrs.len() {
+        return 1;
+    }
+    let mut p = f.phase(serialize);
+    for &a in addrs {
+        let key = a >> unit_shift;
+        p.add(key & gmask, key);
+    }
+    p.finish()
+}
+
+/// One phase, every bank word of every lane an entry with its bank from `bank`.
+#[inline(always)]
+fn phase_words(
+    f: &mut Fast,
+    addrs: &[u32],
+    bytes: u32,
+    word_shift: u32,
+    serialize: bool,
+    bank: impl Fn(u32) -> u32,
+) -> u32 {
+    let mut p = f.phase(serialize);
+    for &a in addrs {
+        let first = a >> word_shift;
+        let last = (a + bytes - 1) >> word_shift;
+        for word in first..=last {
+            p.add(bank(word), word);
+        }
+    }
+    p.finish()
 }

@@ -25,7 +25,9 @@
 mod error;
 pub mod gen;
 mod group;
+pub mod import;
 mod record;
+pub mod spec;
 pub mod text;
 
 pub use error::{GroupError, TraceError};

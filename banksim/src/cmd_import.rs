@@ -1,0 +1,146 @@
+//! `banksim import`: convert an Accel-Sim kernel trace or NVBit `mem_trace` output into
+//! banksim's text trace. Glue only: the formats live in `traces::import`.
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use sim_core::Op;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use traces::import::{self, Format, ImportStats, Options};
+
+/// Arguments of `banksim import`.
+#[derive(Args)]
+pub struct ImportArgs {
+    /// The tool that wrote INPUT.
+    #[arg(long, value_enum)]
+    from: Source,
+    /// Where to write the trace (CSV, `block,thread,step,op,addr,bytes`).
+    #[arg(short, long, value_name = "OUT.csv")]
+    out: PathBuf,
+    /// Base of the shared-memory window in the generic address space (hex), instead of
+    /// the Accel-Sim header's `-shmem base_addr`.
+    #[arg(long, value_name = "HEX", value_parser = parse_base)]
+    shmem_base: Option<u64>,
+    /// nvbit-memtrace: the kernel launch to import (its grid launch id, or its index among
+    /// the launches when the output has none).
+    #[arg(long, value_name = "ID")]
+    kernel: Option<u64>,
+    /// The trace: `kernel-N.traceg` (plain or .xz) for accelsim, the tool's stdout for
+    /// nvbit-memtrace (plain or .xz).
+    input: PathBuf,
+}
+
+/// Trace formats `banksim import` reads.
+#[derive(Clone, Copy, ValueEnum)]
+enum Source {
+    /// Accel-Sim's NVBit tracer, post-processed: kernel-N.traceg[.xz].
+    Accelsim,
+    /// The output of NVBit's mem_trace tool (no active mask; hardware warp slots).
+    NvbitMemtrace,
+}
+
+fn parse_base(s: &str) -> Result<u64, String> {
+    let h = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
+    u64::from_str_radix(h, 16)
+        .map_err(|_| format!("expected a hex address such as 0x7f0000000000, found `{s}`"))
+}
+
+/// Runs `banksim import`.
+pub fn run(args: &ImportArgs) -> Result<()> {
+    let format = match args.from {
+        Source::Accelsim => Format::AccelSim,
+        Source::NvbitMemtrace => Format::NvbitMemtrace,
+    };
+    if args.kernel.is_some() && format == Format::AccelSim {
+        bail!("--kernel applies to nvbit-memtrace only: an Accel-Sim kernel-N.traceg holds one kernel");
+    }
+    let opts = Options { shmem_base: args.shmem_base, kernel: args.kernel };
+    let imported = import::read(&args.input, format, &opts)?;
+    write_atomically(&args.out, |w| traces::text::write(&imported.trace, w))?;
+    let mut out = std::io::stdout().lock();
+    print_stats(&mut out, &args.input, &args.out, imported.trace.len(), &imported.stats)?;
+    Ok(())
+}
+
+fn print_stats(
+    out: &mut dyn Write,
+    input: &Path,
+    output: &Path,
+    records: usize,
+    s: &ImportStats,
+) -> Result<()> {
+    writeln!(out, "{}: {} lines, {} warp instructions read", input.display(), s.lines, s.instructions)?;
+    if let Some(k) = &s.kernel {
+        let dims = |d: Option<[u32; 3]>| d.map_or("?".to_string(), |[x, y, z]| format!("({x},{y},{z})"));
+        let name = if k.name.is_empty() { String::new() } else { format!(" `{}`", k.name) };
+        writeln!(out, "kernel {}{name}: grid {} blocks of {} threads", k.id, dims(k.grid), dims(k.block))?;
+    }
+    let kept: Vec<String> =
+        Op::ALL.iter().filter_map(|op| s.kept.get(op).map(|n| format!("{op} {n}"))).collect();
+    writeln!(
+        out,
+        "kept {} shared-memory warp instructions ({}) as {records} records in {}",
+        s.kept_total(),
+        if kept.is_empty() { "none".to_string() } else { kept.join(", ") },
+        output.display()
+    )?;
+    if s.skipped_total() > 0 {
+        let mut skipped: Vec<(&String, &u64)> = s.skipped.iter().collect();
+        skipped.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let list: Vec<String> = skipped.iter().take(12).map(|(op, n)| format!("{op} {n}")).collect();
+        let more = if skipped.len() > 12 {
+            format!(", and {} more opcodes", skipped.len() - 12)
+        } else {
+            String::new()
+        };
+        writeln!(out, "skipped {} other instructions: {}{more}", s.skipped_total(), list.join(", "))?;
+    }
+    if s.masked_off > 0 {
+        writeln!(out, "skipped {} shared-memory instructions with no active lane", s.masked_off)?;
+    }
+    if s.inactive_lanes > 0 {
+        writeln!(
+            out,
+            "took {} lanes as inactive (address outside the shared window, or beyond the block)",
+            s.inactive_lanes
+        )?;
+    }
+    if s.wrapped > 0 {
+        writeln!(
+            out,
+            "note: {} addresses had no known shared base and were taken modulo 16 MiB; pass --shmem-base to be exact",
+            s.wrapped
+        )?;
+    }
+    if s.other_lines > 0 {
+        writeln!(out, "ignored {} lines that are not mem_trace records (program output)", s.other_lines)?;
+    }
+    if s.kept_total() == 0 {
+        writeln!(out, "warning: no shared-memory instructions found; the trace is empty")?;
+    }
+    Ok(())
+}
+
+/// Writes `path` through a temporary file in the same folder, renamed into place only
+/// when everything was written, so an interrupted or failed import leaves no partial file.
+fn write_atomically(path: &Path, write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".{}.tmp", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let result = (|| -> Result<()> {
+        let file =
+            std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
+        let mut w = std::io::BufWriter::new(file);
+        write(&mut w).with_context(|| format!("{}: cannot write", tmp.display()))?;
+        let file = w
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("{}: cannot write", tmp.display()))?;
+        file.sync_all().with_context(|| format!("{}: cannot write", tmp.display()))?;
+        std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,448 @@
+//! `banksim gen`, `banksim sweep` and `banksim merge`: glue between study files,
+//! generators, the model and result files.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use configs::study::{Study, WorkloadCell};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+use sim_core::engine::{self, EngineOptions};
+use sim_core::{BankModel, Hardware, Op};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use traces::{Requests, Trace};
+
+use crate::AtomicFile;
+
+#[derive(Args)]
+pub struct GenArgs {
+    /// Generator name; `--list` shows them all with their parameters.
+    #[arg(required_unless_present = "list")]
+    kind: Option<String>,
+    /// Parameters as NAME=VALUE, e.g. `pad=1 width=4`.
+    params: Vec<String>,
+    /// Output trace file (default: standard output).
+    #[arg(short, long, value_name = "OUT.csv")]
+    out: Option<PathBuf>,
+    /// List the generators and their parameters.
+    #[arg(long)]
+    list: bool,
+}
+
+pub fn gen(args: &GenArgs) -> Result<()> {
+    if args.list {
+        let mut out = std::io::stdout().lock();
+        for (name, what, params) in traces::spec::GENERATORS {
+            writeln!(out, "{name}: {what}")?;
+            for (p, def, meaning) in *params {
+                writeln!(out, "    {p:<12} (default {def:>4})  {meaning}")?;
+            }
+        }
+        return Ok(());
+    }
+    let kind = args.kind.as_deref().expect("clap requires it");
+    let mut params = BTreeMap::new();
+    for p in &args.params {
+        let (k, v) = p.split_once('=').with_context(|| format!("parameter `{p}`: expected NAME=VALUE"))?;
+        let v: i64 = v.parse().with_context(|| format!("parameter `{p}`: `{v}` is not an integer"))?;
+        params.insert(k.to_string(), v);
+    }
+    let trace = traces::spec::generate(kind, &params)?;
+    match &args.out {
+        Some(path) => {
+            let mut f = AtomicFile::create(path)?;
+            traces::text::write(&trace, &mut f.writer)?;
+            f.commit()?;
+            eprintln!("wrote {} records of {} to {}", trace.len(), trace.source, path.display());
+        }
+        None => traces::text::write(&trace, std::io::stdout().lock())?,
+    }
+    Ok(())
+}
+
+#[derive(Args)]
+pub struct SweepArgs {
+    /// The study (RON): presets x hardware fields x workloads.
+    study: PathBuf,
+    /// Output folder (default: sweep-NAME). Holds cells.jsonl (progress), results.csv, results.json.
+    #[arg(short, long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Run only shard I of N (cells whose index mod N is I), e.g. 0/4.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Discard earlier progress in the output folder instead of resuming.
+    #[arg(long)]
+    fresh: bool,
+}
+
+/// One cell: a hardware configuration and a workload.
+struct Cell {
+    id: usize,
+    hw: usize,
+    work: usize,
+}
+
+pub fn sweep(args: &SweepArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&args.study)
+        .with_context(|| format!("{}: cannot read", args.study.display()))?;
+    let file = args.study.display().to_string();
+    let study = Study::parse(&text, &file)?;
+    let hardware = study.hardware_cells(&file)?;
+    let workloads = study.workload_cells(&file)?;
+    let (shard, shards) = parse_shard(args.shard.as_deref())?;
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("sweep-{}", study.name)));
+    std::fs::create_dir_all(&out)
+        .with_context(|| format!("{}: cannot create the output folder", out.display()))?;
+
+    let columns = Columns::new(&study, &workloads);
+    let hash = format!("{:016x}", fingerprint(&text));
+    let journal_path = out.join("cells.jsonl");
+    if args.fresh {
+        let _ = std::fs::remove_file(&journal_path);
+    }
+    let mut done = read_journal(&journal_path, &hash)?;
+    let cells: Vec<Cell> = (0..hardware.len())
+        .flat_map(|hw| (0..workloads.len()).map(move |work| (hw, work)))
+        .enumerate()
+        .map(|(id, (hw, work))| Cell { id, hw, work })
+        .filter(|c| c.id % shards == shard)
+        .collect();
+    let todo: Vec<&Cell> = cells.iter().filter(|c| !done.contains_key(&c.id)).collect();
+    eprintln!(
+        "study `{}`: {} hardware x {} workloads = {} cells{}; {} done, {} to run -> {}",
+        study.name,
+        hardware.len(),
+        workloads.len(),
+        hardware.len() * workloads.len(),
+        if shards > 1 { format!(", shard {shard}/{shards}: {}", cells.len()) } else { String::new() },
+        cells.len() - todo.len(),
+        todo.len(),
+        out.display()
+    );
+
+    // Traces are built once per workload, before the parallel part.
+    let traces: Vec<Trace> = workloads.iter().map(build_workload).collect::<Result<_>>()?;
+    let journal = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&journal_path)
+        .with_context(|| format!("{}: cannot open", journal_path.display()))?;
+    let journal = Mutex::new(journal);
+    if done.is_empty() {
+        let header = json!({"study": study.name, "hash": hash});
+        writeln!(journal.lock().unwrap(), "{header}")
+            .with_context(|| format!("{}: cannot write", journal_path.display()))?;
+    }
+    // Test hook: stop as if killed after this many cells (see banksim/tests/sweep.rs).
+    let kill_after: Option<usize> =
+        std::env::var("BANKSIM_SWEEP_KILL_AFTER").ok().and_then(|v| v.parse().ok());
+    let written = std::sync::atomic::AtomicUsize::new(0);
+    let bar = ProgressBar::new(todo.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} cells, {elapsed} elapsed, ETA {eta}")
+            .expect("valid template"),
+    );
+    if std::env::var_os("CI").is_some() {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let results: Vec<Result<()>> = crate::with_threads(args.threads, || {
+        todo.par_iter()
+            .map(|cell| {
+                let hw = &hardware[cell.hw];
+                let row = columns.row(
+                    cell.id,
+                    hw,
+                    &workloads[cell.work],
+                    &measure(&hw.hardware, &traces[cell.work], study.cycles)?,
+                );
+                let line = json!({"cell": cell.id, "row": row}).to_string();
+                let mut j = journal.lock().unwrap();
+                writeln!(j, "{line}")?;
+                j.flush()?;
+                let n = written.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                if kill_after == Some(n) {
+                    std::process::exit(3);
+                }
+                bar.inc(1);
+                Ok(())
+            })
+            .collect()
+    })?;
+    bar.finish_and_clear();
+    results.into_iter().collect::<Result<Vec<()>>>()?;
+    done = read_journal(&journal_path, &hash)?;
+    let rows: Vec<Map<String, Value>> =
+        cells.iter().map(|c| done.remove(&c.id).expect("every cell of the shard is journaled")).collect();
+    write_results(&out, &study.name, &hash, &columns.names, &rows, &study)?;
+    eprintln!("wrote {} and {}", out.join("results.csv").display(), out.join("results.json").display());
+    Ok(())
+}
+
+fn parse_shard(s: Option<&str>) -> Result<(usize, usize)> {
+    let Some(s) = s else { return Ok((0, 1)) };
+    let parsed =
+        s.split_once('/').and_then(|(i, n)| Some((i.parse::<usize>().ok()?, n.parse::<usize>().ok()?)));
+    match parsed {
+        Some((i, n)) if n > 0 && i < n => Ok((i, n)),
+        _ => bail!("--shard `{s}`: expected I/N with 0 <= I < N, e.g. 0/4"),
+    }
+}
+
+fn fingerprint(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// Finished cells of an earlier run with the same study; a torn last line (a kill in
+/// mid-write) is ignored.
+fn read_journal(path: &Path, hash: &str) -> Result<BTreeMap<usize, Map<String, Value>>> {
+    let mut done = BTreeMap::new();
+    let Ok(f) = std::fs::File::open(path) else { return Ok(done) };
+    for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
+        let line = line.with_context(|| format!("{}: cannot read", path.display()))?;
+        let Ok(v) = serde_json::from_str::<Value>(&line) else { continue };
+        if i == 0 {
+            if v["hash"] != hash {
+                bail!(
+                    "{}: progress of a different version of the study; use --fresh to start over or another --out",
+                    path.display()
+                );
+            }
+            continue;
+        }
+        if let (Some(id), Some(row)) = (v["cell"].as_u64(), v["row"].as_object()) {
+            done.insert(id as usize, row.clone());
+        }
+    }
+    Ok(done)
+}
+
+fn build_workload(w: &WorkloadCell) -> Result<Trace> {
+    Ok(match w {
+        WorkloadCell::Gen { gen, params } => traces::spec::generate(gen, params)?,
+        WorkloadCell::File(path) => traces::text::read(Path::new(path))?,
+    })
+}
+
+/// The metrics of one cell.
+fn measure(hw: &Hardware, trace: &Trace, cycles: bool) -> Result<BTreeMap<&'static str, Value>> {
+    let requests = Requests::group(trace, hw.warp)?;
+    let mut model = BankModel::new(hw);
+    let mut s = sim_core::stats::Summary::default();
+    for r in requests.iter() {
+        s.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+    }
+    let t = s.memory_total();
+    let per = |w: u64, n: u64| if n == 0 { Value::Null } else { json!(w as f64 / n as f64) };
+    let (ld, st) = (s.op(Op::Load), s.op(Op::Store));
+    let mut m = BTreeMap::from([
+        ("requests", json!(t.requests)),
+        ("lanes", json!(t.lanes)),
+        ("wavefronts", json!(t.wavefronts)),
+        ("ideal", json!(t.ideal)),
+        ("conflicts", json!(t.conflicts)),
+        ("per_request", per(t.wavefronts, t.requests)),
+        ("degree", per(t.wavefronts, t.ideal)),
+        ("ld_degree", per(ld.wavefronts, ld.ideal)),
+        ("ld_wavefronts", json!(ld.wavefronts)),
+        ("ld_per_request", per(ld.wavefronts, ld.requests)),
+        ("st_wavefronts", json!(st.wavefronts)),
+        ("st_per_request", per(st.wavefronts, st.requests)),
+    ]);
+    if cycles {
+        let r = engine::run(hw, &requests, &EngineOptions::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        m.insert("cycles", json!(r.cycles));
+        m.insert("blocks_per_sm", json!(r.blocks_per_sm));
+    }
+    Ok(m)
+}
+
+/// The result columns: cell, preset, hardware fields, workload, parameters, metrics.
+struct Columns {
+    names: Vec<String>,
+    hw_fields: Vec<String>,
+    params: Vec<String>,
+}
+
+const METRICS: [&str; 14] = [
+    "requests",
+    "lanes",
+    "wavefronts",
+    "ideal",
+    "conflicts",
+    "per_request",
+    "degree",
+    "ld_degree",
+    "ld_wavefronts",
+    "ld_per_request",
+    "st_wavefronts",
+    "st_per_request",
+    "cycles",
+    "blocks_per_sm",
+];
+
+impl Columns {
+    fn new(study: &Study, workloads: &[WorkloadCell]) -> Columns {
+        let hw_fields: Vec<String> = study.hardware.keys().cloned().collect();
+        let mut params = Vec::new();
+        let mut seen = BTreeSet::new();
+        for w in workloads {
+            if let WorkloadCell::Gen { params: p, .. } = w {
+                for k in p.keys() {
+                    if seen.insert(k.clone()) {
+                        params.push(k.clone());
+                    }
+                }
+            }
+        }
+        let metrics = METRICS.iter().filter(|m| study.cycles || !matches!(**m, "cycles" | "blocks_per_sm"));
+        let names = ["cell", "preset"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(hw_fields.iter().cloned())
+            .chain(["workload".to_string()])
+            .chain(params.iter().cloned())
+            .chain(metrics.map(|m| m.to_string()))
+            .collect();
+        Columns { names, hw_fields, params }
+    }
+
+    fn row(
+        &self,
+        id: usize,
+        hw: &configs::study::HardwareCell,
+        work: &WorkloadCell,
+        metrics: &BTreeMap<&'static str, Value>,
+    ) -> Map<String, Value> {
+        let mut row = Map::new();
+        row.insert("cell".into(), json!(id));
+        row.insert("preset".into(), json!(hw.preset));
+        for f in &self.hw_fields {
+            let v = hw.values.iter().find(|(k, _)| k == f).map(|(_, v)| v.clone()).unwrap_or_default();
+            row.insert(f.clone(), v.parse::<i64>().map(Value::from).unwrap_or(Value::String(v)));
+        }
+        let (name, params) = match work {
+            WorkloadCell::Gen { gen, params } => (gen.clone(), Some(params)),
+            WorkloadCell::File(f) => (f.clone(), None),
+        };
+        row.insert("workload".into(), json!(name));
+        for p in &self.params {
+            row.insert(p.clone(), params.and_then(|ps| ps.get(p)).map_or(Value::Null, |v| json!(v)));
+        }
+        for (k, v) in metrics {
+            row.insert(k.to_string(), v.clone());
+        }
+        row
+    }
+}
+
+fn cell_text(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(f) if !n.is_i64() && !n.is_u64() => format!("{f:.6}"),
+            _ => n.to_string(),
+        },
+        Some(v) => v.to_string(),
+    }
+}
+
+/// Writes results.csv and results.json, each atomically.
+fn write_results(
+    out: &Path,
+    name: &str,
+    hash: &str,
+    columns: &[String],
+    rows: &[Map<String, Value>],
+    study: &Study,
+) -> Result<()> {
+    let mut csv = AtomicFile::create(&out.join("results.csv"))?;
+    {
+        let mut w = csv::Writer::from_writer(&mut csv.writer);
+        w.write_record(columns)?;
+        for row in rows {
+            w.write_record(columns.iter().map(|c| cell_text(row.get(c))))?;
+        }
+        w.flush()?;
+    }
+    csv.commit()?;
+    let plot = study.plot.as_ref().map(|p| json!({"x": p.x, "y": p.y, "split": p.split, "series": p.series}));
+    let doc = json!({"study": name, "hash": hash, "question": study.question, "plot": plot, "columns": columns, "rows": rows});
+    let mut js = AtomicFile::create(&out.join("results.json"))?;
+    serde_json::to_writer_pretty(&mut js.writer, &doc)?;
+    js.commit()
+}
+
+#[derive(Args)]
+pub struct MergeArgs {
+    /// Output folders of the shards (each with results.json).
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
+    /// Folder for the merged results.csv and results.json.
+    #[arg(short, long, value_name = "DIR")]
+    out: PathBuf,
+    /// The study file, for the report's plot layout (default: taken from the shards).
+    #[arg(long)]
+    study: Option<PathBuf>,
+}
+
+pub fn merge(args: &MergeArgs) -> Result<()> {
+    let mut rows: BTreeMap<u64, Map<String, Value>> = BTreeMap::new();
+    let mut first: Option<Value> = None;
+    for dir in &args.shards {
+        let path = dir.join("results.json");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("{}: cannot read (is the shard finished?)", path.display()))?;
+        let doc: Value =
+            serde_json::from_str(&text).with_context(|| format!("{}: not a results file", path.display()))?;
+        if let Some(f) = &first {
+            if f["hash"] != doc["hash"] || f["columns"] != doc["columns"] {
+                bail!("{}: results of a different study than {}", path.display(), args.shards[0].display());
+            }
+        }
+        for row in doc["rows"].as_array().into_iter().flatten() {
+            let id =
+                row["cell"].as_u64().with_context(|| format!("{}: a row without `cell`", path.display()))?;
+            if let Some(prev) = rows.insert(id, row.as_object().cloned().unwrap_or_default()) {
+                if Some(&prev) != rows.get(&id) {
+                    bail!("{}: cell {id} differs from another shard's", path.display());
+                }
+            }
+        }
+        first.get_or_insert(doc);
+    }
+    let doc = first.expect("at least one shard");
+    let columns: Vec<String> = serde_json::from_value(doc["columns"].clone())?;
+    let study: Study = match &args.study {
+        Some(p) => Study::read(p)?,
+        None => Study {
+            name: doc["study"].as_str().unwrap_or_default().into(),
+            question: doc["question"].as_str().unwrap_or_default().into(),
+            presets: vec![],
+            hardware: Default::default(),
+            workloads: vec![],
+            cycles: false,
+            plot: serde_json::from_value(doc["plot"].clone()).ok(),
+        },
+    };
+    std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
+    let rows: Vec<_> = rows.into_values().collect();
+    write_results(
+        &args.out,
+        doc["study"].as_str().unwrap_or_default(),
+        doc["hash"].as_str().unwrap_or_default(),
+        &columns,
+        &rows,
+        &study,
+    )?;
+    eprintln!("merged {} cells from {} shards into {}", rows.len(), args.shards.len(), args.out.display());
+    Ok(())
+}

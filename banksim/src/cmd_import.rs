@@ -144,3 +144,70 @@ fn write_atomically(path: &Path, write: impl FnOnce(&mut dyn Write) -> std::io::
     }
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/tests/data").join(name)
+    }
+
+    fn tmp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("banksim-cmd-import-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn args(from: Source, input: PathBuf, out: PathBuf) -> ImportArgs {
+        ImportArgs { from, out, shmem_base: None, kernel: None, input }
+    }
+
+    #[test]
+    fn import_writes_a_trace_that_reads_back_as_imported() {
+        let dir = tmp_dir("ok");
+        let out = dir.join("kernel.csv");
+        run(&args(Source::Accelsim, sample("accelsim_sample.traceg"), out.clone())).unwrap();
+        let written = traces::text::read(&out).unwrap();
+        let direct =
+            import::read(&sample("accelsim_sample.traceg"), Format::AccelSim, &Options::default()).unwrap();
+        assert_eq!(written.records, direct.trace.records);
+        assert_eq!(written.len(), 304);
+        // only the output is left in the folder: the temporary file was renamed
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_failed_import_leaves_no_file_and_keeps_an_existing_one() {
+        let dir = tmp_dir("fail");
+        let out = dir.join("kernel.csv");
+        std::fs::write(&out, "previous").unwrap();
+        let e = run(&args(Source::Accelsim, sample("accelsim_broken.traceg"), out.clone())).unwrap_err();
+        assert!(format!("{e:#}").contains("accelsim_broken.traceg:12"), "{e:#}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+
+        // a writer that fails half way: no temporary file stays behind
+        let r = write_atomically(&out, |w| {
+            w.write_all(b"partial")?;
+            Err(std::io::Error::other("disk full"))
+        });
+        assert!(format!("{:#}", r.unwrap_err()).contains("disk full"));
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn kernel_choice_is_for_memtrace_only_and_bad_bases_are_refused() {
+        let dir = tmp_dir("kernel");
+        let mut a = args(Source::Accelsim, sample("accelsim_sample.traceg"), dir.join("k.csv"));
+        a.kernel = Some(1);
+        assert!(run(&a).unwrap_err().to_string().contains("--kernel applies to nvbit-memtrace only"));
+        let mut a = args(Source::NvbitMemtrace, sample("memtrace_new.txt"), dir.join("k.csv"));
+        a.kernel = Some(1);
+        run(&a).unwrap();
+        assert_eq!(traces::text::read(&dir.join("k.csv")).unwrap().len(), 96);
+        assert_eq!(parse_base("0x7f5a3d000000"), Ok(0x7f5a_3d00_0000));
+        assert!(parse_base("zz").unwrap_err().contains("expected a hex address"));
+    }
+}

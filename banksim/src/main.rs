@@ -50,6 +50,8 @@ enum Command {
     Merge(sweep::MergeArgs),
     /// Draw PNG charts and an index page from a sweep or run output folder.
     Report(report::ReportArgs),
+    /// Find the padding, XOR swizzle or AoS->SoA change that removes bank conflicts.
+    Advise(advise::AdviseArgs),
 }
 
 #[derive(Args)]
@@ -117,7 +119,7 @@ struct BenchArgs {
 }
 
 #[derive(Args)]
-struct HardwareArgs {
+pub(crate) struct HardwareArgs {
     /// Preset name (see `banksim presets`) or path to a RON config file.
     #[arg(long, short, default_value = configs::DEFAULT_PRESET, value_name = "PRESET|FILE")]
     config: String,
@@ -152,6 +154,7 @@ struct RunArgs {
     trace: PathBuf,
 }
 
+mod advise;
 mod cmd_import;
 mod report;
 mod sweep;
@@ -181,10 +184,11 @@ fn real_main() -> Result<()> {
         Command::Sweep(args) => sweep::sweep(&args),
         Command::Merge(args) => sweep::merge(&args),
         Command::Report(args) => report::report(&args),
+        Command::Advise(args) => advise::advise(&args),
     }
 }
 
-fn hardware(args: &HardwareArgs) -> Result<Hardware> {
+pub(crate) fn hardware(args: &HardwareArgs) -> Result<Hardware> {
     let hw = configs::load(&args.config)?;
     let timing = match (args.sms, &hw.timing) {
         (Some(sms), Some(t)) => Some(Some(sim_core::Timing { sms, ..t.clone() })),

@@ -176,7 +176,8 @@ impl Study {
 
     /// Reads a study file.
     pub fn read(path: &std::path::Path) -> Result<Study, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: path.into(), source })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: path.into(), source })?;
         Study::parse(&text, &path.display().to_string())
     }
 
@@ -239,14 +240,14 @@ impl Study {
                         }
                     }
                     for combo in product(&axes.iter().map(|a| a.1.len()).collect::<Vec<_>>()) {
-                        let params = axes.iter().zip(&combo).map(|((n, vs), &k)| (n.clone(), vs[k])).collect();
+                        let params =
+                            axes.iter().zip(&combo).map(|((n, vs), &k)| (n.clone(), vs[k])).collect();
                         out.push(WorkloadCell::Gen { gen: gen.clone(), params });
                     }
                 }
                 (None, Some(f)) if w.params.is_empty() => out.push(WorkloadCell::File(f.clone())),
-                _ => violations.push(format!(
-                    "{file}: `workloads[{i}]`: give either `gen` (with `params`) or `file`"
-                )),
+                _ => violations
+                    .push(format!("{file}: `workloads[{i}]`: give either `gen` (with `params`) or `file`")),
             }
         }
         if violations.is_empty() {

@@ -67,7 +67,13 @@ fn colour(i: usize) -> RGBColor {
 pub type Series = (String, Vec<(f64, f64)>);
 
 /// A line chart: x = a parameter, y = a metric, one line per series.
-pub fn line_chart(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[Series]) -> Result<(), ReportError> {
+pub fn line_chart(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+) -> Result<(), ReportError> {
     register_font();
     let points = series.iter().flat_map(|s| s.1.iter());
     let (mut x0, mut x1, mut y1) = (f64::MAX, f64::MIN, 0.0f64);
@@ -136,7 +142,11 @@ pub struct HeatCell {
 /// share a word).
 pub fn heatmap(path: &Path, title: &str, banks: u32, cells: &[HeatCell]) -> Result<(), ReportError> {
     register_font();
-    let waves = cells.iter().map(|c| c.wavefront + 1).max().ok_or_else(|| ReportError::Empty { path: path.display().to_string() })?;
+    let waves = cells
+        .iter()
+        .map(|c| c.wavefront + 1)
+        .max()
+        .ok_or_else(|| ReportError::Empty { path: path.display().to_string() })?;
     let lanes = cells.iter().map(|c| c.lane + 1).max().unwrap_or(1);
     let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| draw_err(path, e))?;
@@ -253,9 +263,72 @@ pub fn timeline(path: &Path, title: &str, bucket_cycles: f64, rows: &[Vec<f64>])
             row.iter().enumerate().map(move |(b, &u)| {
                 let x = b as f64 * bucket_cycles;
                 let shade = (255.0 * (1.0 - u.clamp(0.0, 1.0) * 0.85)) as u8;
-                Rectangle::new([(x, sm as u32), (x + bucket_cycles, sm as u32 + 1)], RGBColor(shade, shade, 255).filled())
+                Rectangle::new(
+                    [(x, sm as u32), (x + bucket_cycles, sm as u32 + 1)],
+                    RGBColor(shade, shade, 255).filled(),
+                )
             })
         }))
+        .map_err(|e| draw_err(path, e))?;
+    root.present().map_err(|e| draw_err(path, e))
+}
+
+/// A bar per labelled value (e.g. wavefronts per layout candidate), with a dashed
+/// reference line at `reference` (e.g. the current layout).
+pub fn bars(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    bars: &[(String, f64)],
+    reference: f64,
+) -> Result<(), ReportError> {
+    register_font();
+    if bars.is_empty() {
+        return Err(ReportError::Empty { path: path.display().to_string() });
+    }
+    let top = bars.iter().map(|b| b.1).fold(reference, f64::max).max(1.0) * 1.1;
+    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| draw_err(path, e))?;
+    let n = bars.len() as u32;
+    let labels: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(90)
+        .y_label_area_size(70)
+        .build_cartesian_2d((0u32..n.saturating_sub(1)).into_segmented(), 0.0..top)
+        .map_err(|e| draw_err(path, e))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .y_desc(y_label)
+        .x_labels(n as usize)
+        .x_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .x_label_style(("sans-serif", 12).into_font().transform(FontTransform::Rotate90))
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(|e| draw_err(path, e))?;
+    chart
+        .draw_series(bars.iter().enumerate().map(|(i, b)| {
+            let c = if b.1 < reference { colour(2) } else { colour(0) };
+            let mut r = Rectangle::new(
+                [(SegmentValue::Exact(i as u32), 0.0), (SegmentValue::Exact(i as u32 + 1), b.1)],
+                c.filled(),
+            );
+            r.set_margin(0, 0, 10, 10);
+            r
+        }))
+        .map_err(|e| draw_err(path, e))?;
+    chart
+        .draw_series(DashedLineSeries::new(
+            [(SegmentValue::Exact(0), reference), (SegmentValue::Exact(n.max(1)), reference)],
+            6,
+            4,
+            colour(3).stroke_width(2),
+        ))
         .map_err(|e| draw_err(path, e))?;
     root.present().map_err(|e| draw_err(path, e))
 }

@@ -37,6 +37,7 @@
 
 pub mod engine;
 mod hardware;
+pub mod layout;
 mod mapping;
 mod model;
 mod op;

@@ -506,7 +506,7 @@ fn round_trip_wide_strided_atomic_and_multi_block_traces_simulate_identically() 
             t.push(Record { block: b, ..*r });
             // a second step where lane 5 of each warp sits out (a mask with a hole)
             if i % 32 != 5 {
-                t.push(Record { block: b, step: 1, op: Op::Load, addr: r.addr / 2 & !3, bytes: 4, ..*r });
+                t.push(Record { block: b, step: 1, op: Op::Load, addr: (r.addr / 2) & !3, bytes: 4, ..*r });
             }
         }
     }
@@ -616,7 +616,7 @@ fn malformed_memtrace_lines_are_errors_with_line_numbers() {
         (format!("Kernel k - grid size 1,1,1 - block size 32,1,1\nCTA 2,0,0 - warp 1 - LDS - {a32}"), "t:2: block 2,0,0 is outside the grid (1,1,1)"),
         (format!("Kernel k - grid size 1,1 - block size 32,1,1\nCTA 0,0,0 - warp 1 - LDS - {a32}"), "t:1: grid size: expected x,y,z"),
         (format!("Kernel k - grid size 1,1,1 - block size 32,1,1\nCTA 0,0,0 - warp 1 - LDS - {a32}\nCTA 0,0,0 - warp 2 - LDS - {a32}"), "block 0 has 2 distinct warp ids but a block of 32 threads has 1 warps"),
-        (format!("MEMTRACE: CTX 0x1 - LAUNCH - Kernel name a - grid launch id 4\nMEMTRACE: CTX 0x1 - LAUNCH - Kernel name b - grid launch id 4"), "t:2: kernel launch 4 appears twice (first at line 1)"),
+        ("MEMTRACE: CTX 0x1 - LAUNCH - Kernel name a - grid launch id 4\nMEMTRACE: CTX 0x1 - LAUNCH - Kernel name b - grid launch id 4".to_string(), "t:2: kernel launch 4 appears twice (first at line 1)"),
     ];
     for (src, want) in cases {
         let e = nvbit::parse(src.as_bytes(), "t", &Options::default()).unwrap_err().to_string();

@@ -33,8 +33,8 @@
 //! instructions.
 
 use super::{
-    block_threads, classify, lane_record, linear_block, parse_dim3, parse_hex, shorten, ImportError,
-    ImportStats, Imported, Kernel, Kind, Lines, Offset, Options, Window,
+    block_threads, classify, count_skipped, lane_record, linear_block, parse_dim3, parse_hex, shorten,
+    ImportError, ImportStats, Imported, Kernel, Kind, Lines, Offset, Options, Window,
 };
 use crate::record::Trace;
 use sim_core::Op;
@@ -354,7 +354,7 @@ impl Parser<'_> {
         let (op, bytes, lanes) = match kind {
             Kind::Skip(name) => {
                 let name = if name.is_empty() { opcode.split('.').next().unwrap_or(opcode) } else { name };
-                *self.stats.skipped.entry(name.to_string()).or_insert(0) += 1;
+                count_skipped(&mut self.stats, name);
                 return Ok(());
             }
             Kind::Barrier => (Op::Barrier, 0, 32),

@@ -125,7 +125,8 @@ pub struct ImportStats {
     pub kept: BTreeMap<Op, u64>,
     /// Warp instructions skipped, by opcode (the first `.` token, or `BAR.ARV`).
     pub skipped: BTreeMap<String, u64>,
-    /// Shared-memory instructions skipped because no lane was active.
+    /// Shared-memory instructions skipped because no lane was active (for `LDSM`/`STSM`:
+    /// no active lane that provides a row address).
     pub masked_off: u64,
     /// Addresses reduced modulo 16 MiB because no shared base was known.
     pub wrapped: u64,
@@ -418,9 +419,12 @@ pub(crate) enum Kind {
 /// `RZ` (`None` when the format does not say). An error is a shared-memory instruction
 /// banksim cannot decode (the reason).
 pub(crate) fn classify(opcode: &str, result_used: Option<bool>) -> Result<Kind, String> {
-    let tokens: Vec<&str> = opcode.split('.').filter(|t| !t.is_empty()).collect();
-    let Some(&base) = tokens.first() else { return Ok(Kind::Skip("")) };
-    let suffix = &tokens[1..];
+    let base = opcode.split('.').next().unwrap_or("");
+    if !matches!(base, "LDS" | "STS" | "ATOMS" | "LDSM" | "STSM" | "BAR") {
+        return Ok(Kind::Skip("")); // the common case: no allocation
+    }
+    let suffix: Vec<&str> = opcode.split('.').skip(1).filter(|t| !t.is_empty()).collect();
+    let suffix = suffix.as_slice();
     let kind = match base {
         "LDS" => Kind::Access { op: Op::Load, bytes: width(suffix)?, lanes: 32 },
         "STS" => Kind::Access { op: Op::Store, bytes: width(suffix)?, lanes: 32 },
@@ -533,6 +537,16 @@ impl Window {
                 "is below the shared base {b:#x} and not a 32-bit offset: not a shared-memory address (wrong --shmem-base?)"
             )),
             None => Ok(Offset::Wrapped((addr % WINDOW_ALIGN) as u32)),
+        }
+    }
+}
+
+/// Counts one skipped instruction under `name`.
+pub(crate) fn count_skipped(stats: &mut ImportStats, name: &str) {
+    match stats.skipped.get_mut(name) {
+        Some(n) => *n += 1,
+        None => {
+            stats.skipped.insert(name.to_string(), 1);
         }
     }
 }

@@ -32,8 +32,8 @@
 //!   them.
 
 use super::{
-    block_threads, classify, lane_record, linear_block, parse_dim3, parse_hex, shorten, ImportError,
-    ImportStats, Imported, Kernel, Kind, Lines, Offset, Options, Window,
+    block_threads, classify, count_skipped, lane_record, linear_block, parse_dim3, parse_hex, shorten,
+    ImportError, ImportStats, Imported, Kernel, Kind, Lines, Offset, Options, Window,
 };
 use crate::record::Trace;
 use sim_core::Op;
@@ -125,7 +125,7 @@ pub fn parse<R: BufRead>(reader: R, name: &str, opts: &Options) -> Result<Import
         let (op, bytes, lanes) = match kind {
             Kind::Skip(n) => {
                 let n = if n.is_empty() { rec.opcode.split('.').next().unwrap_or(rec.opcode) } else { n };
-                *l.stats.skipped.entry(n.to_string()).or_insert(0) += 1;
+                count_skipped(&mut l.stats, n);
                 continue;
             }
             Kind::Barrier => (Op::Barrier, 0, 32),

@@ -208,8 +208,8 @@ pub(crate) fn hardware(args: &HardwareArgs) -> Result<Hardware> {
 fn run(args: &RunArgs) -> Result<()> {
     let hw = hardware(&args.hw)?;
     let trace = traces::text::read(&args.trace)?;
+    check_records(&trace, &hw, args.engine.threads_per_block)?;
     let requests = Requests::group(&trace, hw.warp)?;
-    check_bounds(&requests, &hw, &args.trace)?;
     let e = &args.engine;
     let report = if e.cycles {
         let opts = EngineOptions {
@@ -365,15 +365,41 @@ fn write_per_sm(w: &mut dyn Write, r: &EngineReport) -> std::io::Result<()> {
 }
 
 /// Every access must lie inside the preset's shared memory.
-fn check_bounds(requests: &Requests, hw: &Hardware, file: &Path) -> Result<()> {
-    for r in requests.iter() {
-        for &a in r.addrs {
-            if a as u64 + r.bytes as u64 > hw.smem_per_sm as u64 {
-                bail!(
-                    "{}:{}: block {} warp {} step {}: address {a:#x} + {} bytes is beyond the {} bytes of shared memory of `{}`",
-                    file.display(), r.line, r.block, r.warp, r.step, r.bytes, hw.smem_per_sm, hw.name
-                );
+/// Every access must lie inside the preset's shared memory, be naturally aligned (the
+/// hardware faults on a misaligned access), and come from a thread inside the block.
+fn check_records(trace: &Trace, hw: &Hardware, threads_per_block: Option<u32>) -> Result<()> {
+    for (r, &line) in trace.records.iter().zip(&trace.lines) {
+        let at = || match line {
+            0 => trace.source.clone(),
+            l => format!("{}:{l}", trace.source),
+        };
+        if let Some(n) = threads_per_block {
+            if r.thread >= n {
+                bail!("{}: thread {} is beyond the block size --threads-per-block {n}", at(), r.thread);
             }
+        }
+        if !r.op.is_memory() {
+            continue;
+        }
+        if r.addr as u64 + r.bytes as u64 > hw.smem_per_sm as u64 {
+            bail!(
+                "{}: address {:#x} + {} bytes is beyond the {} bytes of shared memory of `{}`",
+                at(),
+                r.addr,
+                r.bytes,
+                hw.smem_per_sm,
+                hw.name
+            );
+        }
+        if r.addr % r.bytes as u32 != 0 {
+            bail!(
+                "{}: misaligned {}-byte {} at address {:#x}: shared-memory accesses must be aligned to their width \
+                 (the GPU raises a misaligned-address fault)",
+                at(),
+                r.bytes,
+                r.op,
+                r.addr
+            );
         }
     }
     Ok(())

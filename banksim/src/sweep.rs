@@ -95,6 +95,9 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
     let study = Study::parse(&text, &file)?;
     let hardware = study.hardware_cells(&file)?;
     let workloads = study.workload_cells(&file)?;
+    if hardware.is_empty() || workloads.is_empty() {
+        bail!("{file}: the study has no cells: it needs at least one preset and one workload");
+    }
     let (shard, shards) = parse_shard(args.shard.as_deref())?;
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("sweep-{}", study.name)));
     std::fs::create_dir_all(&out)

@@ -265,3 +265,28 @@ fn hardware_axes_take_enums_and_mappings_as_ron_text() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("`banks`") && err.contains("got 0"), "{err}");
 }
+
+#[test]
+fn sweep_results_do_not_depend_on_threads_or_repetition() {
+    let dir = tmp("threads");
+    let study = dir.join("cycles.ron");
+    std::fs::write(
+        &study,
+        r#"(name: "c", presets: ["h100", "v100"], hardware: {"warp": [16, 32]}, cycles: true,
+            workloads: [(gen: "gemm", params: {"width": [4, 16], "skew": [0, 4]}), (gen: "scan", params: {"padded": [0, 1]})])"#,
+    )
+    .unwrap();
+    let mut outputs = Vec::new();
+    for (i, threads) in ["1", "2", "16", "2"].iter().enumerate() {
+        let out = dir.join(format!("out{i}"));
+        run_ok(&["sweep", study.to_str().unwrap(), "-o", out.to_str().unwrap(), "--threads", threads]);
+        outputs.push((
+            std::fs::read(out.join("results.csv")).unwrap(),
+            std::fs::read(out.join("results.json")).unwrap(),
+        ));
+    }
+    assert!(outputs[0].0.len() > 500);
+    for o in &outputs[1..] {
+        assert_eq!(o, &outputs[0]);
+    }
+}

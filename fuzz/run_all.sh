@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for RUNS executions (default 10 million) or MAX_SECONDS
+# (default 1800), each from a copy of its seed corpus, and prints libFuzzer's summary.
+# Needs the nightly toolchain and cargo-fuzz: `cargo install cargo-fuzz`.
+set -euo pipefail
+cd "$(dirname "$0")"
+RUNS=${RUNS:-10000000}
+MAX_SECONDS=${MAX_SECONDS:-1800}
+work=$(mktemp -d)
+for t in ${TARGETS:-text_trace config study}; do
+    mkdir -p "$work/$t"
+    cp corpus/$t/* "$work/$t/"
+    echo "== $t: up to $RUNS runs or $MAX_SECONDS s"
+    cargo +nightly fuzz run "$t" "$work/$t" -- -runs="$RUNS" -max_total_time="$MAX_SECONDS" -max_len=4096 -print_final_stats=1 2>&1 \
+        | grep -E "^(stat::|Done|==|INFO: Loaded|#[0-9]+ *DONE|SUMMARY|ERROR|panicked)" || true
+done

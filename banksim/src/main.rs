@@ -52,6 +52,12 @@ enum Command {
     Report(report::ReportArgs),
     /// Find the padding, XOR swizzle or AoS->SoA change that removes bank conflicts.
     Advise(advise::AdviseArgs),
+    /// Convert a trace between the text (CSV) and binary formats (by OUT's extension, or --to).
+    Convert(cmd_convert::ConvertArgs),
+    /// Capture the shared-memory trace of a WGSL compute kernel run with wgpu (instrumented with naga).
+    Capture(cmd_capture::CaptureArgs),
+    /// Time an uninstrumented WGSL compute kernel on a GPU (timestamp queries, warm-up, N repetitions).
+    Measure(cmd_measure::MeasureArgs),
 }
 
 #[derive(Args)]
@@ -155,8 +161,12 @@ struct RunArgs {
 }
 
 mod advise;
+mod cmd_capture;
+mod cmd_convert;
 mod cmd_import;
+mod cmd_measure;
 mod report;
+mod slurm;
 mod sweep;
 
 fn main() {
@@ -185,6 +195,9 @@ fn real_main() -> Result<()> {
         Command::Merge(args) => sweep::merge(&args),
         Command::Report(args) => report::report(&args),
         Command::Advise(args) => advise::advise(&args),
+        Command::Convert(args) => cmd_convert::convert(&args),
+        Command::Capture(args) => cmd_capture::run(&args),
+        Command::Measure(args) => cmd_measure::run(&args),
     }
 }
 
@@ -207,7 +220,7 @@ pub(crate) fn hardware(args: &HardwareArgs) -> Result<Hardware> {
 
 fn run(args: &RunArgs) -> Result<()> {
     let hw = hardware(&args.hw)?;
-    let trace = traces::text::read(&args.trace)?;
+    let trace = traces::read_any(&args.trace)?;
     check_records(&trace, &hw, args.engine.threads_per_block)?;
     let requests = Requests::group(&trace, hw.warp)?;
     let e = &args.engine;

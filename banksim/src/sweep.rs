@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use configs::study::{Study, WorkloadCell};
+use configs::study::{HardwareCell, ShardPlan, Study, WorkloadCell};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
@@ -70,15 +70,17 @@ pub struct SweepArgs {
     /// Output folder (default: sweep-NAME). Holds cells.jsonl (progress), results.csv, results.json.
     #[arg(short, long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Run only shard I of N (cells whose index mod N is I), e.g. 0/4.
+    /// Run only shard I of N, e.g. 0/4: shards get about equal estimated cost (records x cells).
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: all cores; with --slurm, each task's CPUs, default 1).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Discard earlier progress in the output folder instead of resuming.
     #[arg(long)]
     fresh: bool,
+    #[command(flatten)]
+    slurm: crate::slurm::SlurmArgs,
 }
 
 /// One cell: a hardware configuration and a workload.
@@ -88,35 +90,84 @@ struct Cell {
     work: usize,
 }
 
+/// A study file read and expanded into cells, with every cell's estimated cost.
+pub(crate) struct Expanded {
+    pub study: Study,
+    pub hardware: Vec<HardwareCell>,
+    pub workloads: Vec<WorkloadCell>,
+    /// Fingerprint of the study text: journals and results carry it.
+    pub hash: String,
+    /// Estimated cost of each cell, by id (see `configs::study::cell_costs`).
+    pub costs: Vec<u64>,
+    /// The generators' traces (built to count their records); `None` for trace files,
+    /// which are read only by a shard that simulates them.
+    generated: Vec<Option<Trace>>,
+}
+
+impl Expanded {
+    pub(crate) fn read(path: &Path) -> Result<Expanded> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        let file = path.display().to_string();
+        let study = Study::parse(&text, &file)?;
+        let hardware = study.hardware_cells(&file)?;
+        let workloads = study.workload_cells(&file)?;
+        if hardware.is_empty() || workloads.is_empty() {
+            bail!("{file}: the study has no cells: it needs at least one preset and one workload");
+        }
+        let mut generated = Vec::with_capacity(workloads.len());
+        let mut records = Vec::with_capacity(workloads.len());
+        for w in &workloads {
+            match w {
+                WorkloadCell::Gen { .. } => {
+                    let trace = build_workload(w)?;
+                    records.push(trace.len() as u64);
+                    generated.push(Some(trace));
+                }
+                WorkloadCell::File(f) => {
+                    records.push(configs::study::estimated_file_records(Path::new(f))?);
+                    generated.push(None);
+                }
+            }
+        }
+        let costs = configs::study::cell_costs(hardware.len(), &records);
+        let hash = format!("{:016x}", fingerprint(&text));
+        Ok(Expanded { study, hardware, workloads, hash, costs, generated })
+    }
+
+    /// Every cell, by id.
+    pub(crate) fn cells(&self) -> usize {
+        self.costs.len()
+    }
+}
+
 pub fn sweep(args: &SweepArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&args.study)
-        .with_context(|| format!("{}: cannot read", args.study.display()))?;
-    let file = args.study.display().to_string();
-    let study = Study::parse(&text, &file)?;
-    let hardware = study.hardware_cells(&file)?;
-    let workloads = study.workload_cells(&file)?;
-    if hardware.is_empty() || workloads.is_empty() {
-        bail!("{file}: the study has no cells: it needs at least one preset and one workload");
+    let ex = Expanded::read(&args.study)?;
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("sweep-{}", ex.study.name)));
+    if args.slurm.slurm {
+        return crate::slurm::slurm(&args.slurm, &ex, &args.study, &out, args.threads, args.fresh);
     }
     let (shard, shards) = parse_shard(args.shard.as_deref())?;
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("sweep-{}", study.name)));
     std::fs::create_dir_all(&out)
         .with_context(|| format!("{}: cannot create the output folder", out.display()))?;
+    let Expanded { study, hardware, workloads, hash, costs, generated, .. } = ex;
 
     let columns = Columns::new(&study, &workloads);
-    let hash = format!("{:016x}", fingerprint(&text));
     let journal_path = out.join("cells.jsonl");
     if args.fresh {
         let _ = std::fs::remove_file(&journal_path);
     }
     let mut done = read_journal(&journal_path, &hash)?;
+    let plan = ShardPlan::balance(&costs, shards);
     let cells: Vec<Cell> = (0..hardware.len())
         .flat_map(|hw| (0..workloads.len()).map(move |work| (hw, work)))
         .enumerate()
         .map(|(id, (hw, work))| Cell { id, hw, work })
-        .filter(|c| c.id % shards == shard)
+        .filter(|c| plan.shard_of[c.id] == shard)
         .collect();
-    let todo: Vec<&Cell> = cells.iter().filter(|c| !done.contains_key(&c.id)).collect();
+    let mut todo: Vec<&Cell> = cells.iter().filter(|c| !done.contains_key(&c.id)).collect();
+    // costliest first, so that no long cell starts last (results are by id whatever the order)
+    todo.sort_by_key(|c| (std::cmp::Reverse(costs[c.id]), c.id));
     eprintln!(
         "study `{}`: {} hardware x {} workloads = {} cells{}; {} done, {} to run -> {}",
         study.name,
@@ -129,8 +180,18 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
         out.display()
     );
 
-    // Traces are built once per workload, before the parallel part.
-    let traces: Vec<Trace> = workloads.iter().map(build_workload).collect::<Result<_>>()?;
+    // Traces are built once per workload, before the parallel part; a trace file only
+    // if this run simulates it.
+    let needed: BTreeSet<usize> = todo.iter().map(|c| c.work).collect();
+    let traces: Vec<Option<Trace>> = generated
+        .into_iter()
+        .zip(&workloads)
+        .enumerate()
+        .map(|(i, (g, w))| match g {
+            None if needed.contains(&i) => build_workload(w).map(Some),
+            g => Ok(g),
+        })
+        .collect::<Result<_>>()?;
     let journal = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -161,7 +222,11 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
                     cell.id,
                     hw,
                     &workloads[cell.work],
-                    &measure(&hw.hardware, &traces[cell.work], study.cycles)?,
+                    &measure(
+                        &hw.hardware,
+                        traces[cell.work].as_ref().expect("built for every cell to run"),
+                        study.cycles,
+                    )?,
                 );
                 let line = json!({"cell": cell.id, "row": row}).to_string();
                 let mut j = journal.lock().unwrap();
@@ -196,7 +261,7 @@ fn parse_shard(s: Option<&str>) -> Result<(usize, usize)> {
     }
 }
 
-fn fingerprint(text: &str) -> u64 {
+pub(crate) fn fingerprint(text: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::hash::DefaultHasher::new();
     text.hash(&mut h);
@@ -205,7 +270,7 @@ fn fingerprint(text: &str) -> u64 {
 
 /// Finished cells of an earlier run with the same study; a torn last line (a kill in
 /// mid-write) is ignored.
-fn read_journal(path: &Path, hash: &str) -> Result<BTreeMap<usize, Map<String, Value>>> {
+pub(crate) fn read_journal(path: &Path, hash: &str) -> Result<BTreeMap<usize, Map<String, Value>>> {
     let mut done = BTreeMap::new();
     let Ok(f) = std::fs::File::open(path) else { return Ok(done) };
     for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
@@ -384,6 +449,37 @@ fn write_results(
     js.commit()
 }
 
+/// Shards are assigned by estimated cost, so a missing shard leaves no pattern in the
+/// ids: with the study at hand, check that the merged rows are exactly its cells.
+fn check_complete(
+    study: &Study,
+    path: &Path,
+    rows: &BTreeMap<u64, Map<String, Value>>,
+    shards: &[PathBuf],
+) -> Result<()> {
+    let file = path.display().to_string();
+    let cells = (study.hardware_cells(&file)?.len() * study.workload_cells(&file)?.len()) as u64;
+    if let Some((&id, _)) = rows.range(cells..).next() {
+        bail!(
+            "{}: cell {id} is beyond the {cells} cells of {file}: shards of another study?",
+            shards[0].display()
+        );
+    }
+    let missing: Vec<u64> = (0..cells).filter(|c| !rows.contains_key(c)).collect();
+    if !missing.is_empty() {
+        let shown: Vec<String> = missing.iter().take(10).map(u64::to_string).collect();
+        bail!(
+            "the {} shards hold {} of the {cells} cells of {file}: missing cells {}{}; is a shard missing, or \
+             were the shards run with different counts (--shard I/N)?",
+            shards.len(),
+            rows.len(),
+            shown.join(", "),
+            if missing.len() > 10 { ", ..." } else { "" }
+        );
+    }
+    Ok(())
+}
+
 #[derive(Args)]
 pub struct MergeArgs {
     /// Output folders of the shards (each with results.json).
@@ -425,7 +521,11 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
     let doc = first.expect("at least one shard");
     let columns: Vec<String> = serde_json::from_value(doc["columns"].clone())?;
     let study: Study = match &args.study {
-        Some(p) => Study::read(p)?,
+        Some(p) => {
+            let study = Study::read(p)?;
+            check_complete(&study, p, &rows, &args.shards)?;
+            study
+        }
         None => Study {
             name: doc["study"].as_str().unwrap_or_default().into(),
             question: doc["question"].as_str().unwrap_or_default().into(),

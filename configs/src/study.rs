@@ -266,3 +266,175 @@ fn product(lens: &[usize]) -> Vec<Vec<usize>> {
     }
     out
 }
+
+/// About how many bytes a text trace spends per record (`0,17,3,ld,4400,4` and its
+/// newline; 17 to 19 for the generators' traces).
+const TEXT_BYTES_PER_RECORD: u64 = 18;
+/// About how many bytes a binary trace (`.bsim`, `.bin`) spends per record: its columns
+/// take 0.2 (a warp on consecutive words) to 1.7 (random addresses) bytes a lane.
+const BINARY_BYTES_PER_RECORD: u64 = 1;
+/// How much smaller than the text an `.xz`-compressed trace is, about (5.5 for random
+/// addresses, more for regular patterns).
+const XZ_RATIO: u64 = 8;
+
+/// What a cell costs besides its records, counted in records: building the model,
+/// grouping, writing its journal line. Measured on one core: a cell of 32 records takes
+/// about 40 µs (8000 such cells), a record about 0.23 µs (cells of a million records),
+/// so the fixed part is worth about 150 records (300 with the cycle engine).
+pub const CELL_OVERHEAD_RECORDS: u64 = 256;
+
+/// A trace file's estimated number of records, from its size on disk alone (it is not
+/// read, so a shard does not open files it will not simulate): the size over about 18
+/// bytes a record for text, 1 for the binary format (`.bsim`, `.bin`), and 8 times as
+/// many for `.xz`. Only the ratios between workloads matter, for balancing shards.
+pub fn estimated_file_records(path: &std::path::Path) -> Result<u64, ConfigError> {
+    let bytes =
+        std::fs::metadata(path).map_err(|source| ConfigError::Io { path: path.into(), source })?.len();
+    let lower = path.to_string_lossy().to_ascii_lowercase();
+    let (stem, xz) = match lower.strip_suffix(".xz") {
+        Some(stem) => (stem, XZ_RATIO),
+        None => (lower.as_str(), 1),
+    };
+    let per_record = if stem.ends_with(".bsim") || stem.ends_with(".bin") {
+        BINARY_BYTES_PER_RECORD
+    } else {
+        TEXT_BYTES_PER_RECORD
+    };
+    Ok(bytes.saturating_mul(xz) / per_record)
+}
+
+/// The estimated cost of every cell, in cell-id order (id = hardware index × workloads +
+/// workload index, as `banksim sweep` numbers cells): its workload's records plus
+/// [`CELL_OVERHEAD_RECORDS`]. The hardware does not enter: the model's work per record
+/// is about the same on any bank count or warp size.
+pub fn cell_costs(hardware_cells: usize, workload_records: &[u64]) -> Vec<u64> {
+    let per_workload: Vec<u64> =
+        workload_records.iter().map(|r| r.saturating_add(CELL_OVERHEAD_RECORDS)).collect();
+    (0..hardware_cells).flat_map(|_| per_workload.iter().copied()).collect()
+}
+
+/// A study's cells split into shards of about equal estimated cost.
+///
+/// Greedy longest-processing-time first: cells go out by decreasing cost (ties: lower
+/// cell id first), each to the shard with the least cost so far (ties: lower shard
+/// index). It depends only on the costs, so every shard of a sweep computes the same
+/// plan on its own; no shard's total exceeds the best possible split by more than one
+/// cell's cost (and 4/3 of the optimum at worst). With equal costs it is round robin,
+/// cell `i` to shard `i mod n`.
+///
+/// ```
+/// use configs::study::ShardPlan;
+/// // one big cell and six small ones on 3 shards: the big one runs alone
+/// let plan = ShardPlan::balance(&[10, 1, 1, 30, 1, 1, 1, 1], 3);
+/// assert_eq!(plan.cells(0), [3]);
+/// assert_eq!(plan.cells(1), [0]);
+/// assert_eq!(plan.cells(2), [1, 2, 4, 5, 6, 7]);
+/// assert_eq!(plan.cost, [30, 10, 6]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardPlan {
+    /// The shard of each cell, by cell id.
+    pub shard_of: Vec<usize>,
+    /// Each shard's estimated cost: the sum of its cells' costs.
+    pub cost: Vec<u64>,
+}
+
+impl ShardPlan {
+    /// Splits cells with these costs (by cell id) into `shards` shards (0 is taken as 1).
+    pub fn balance(costs: &[u64], shards: usize) -> ShardPlan {
+        use std::cmp::Reverse;
+        let shards = shards.max(1);
+        let mut order: Vec<usize> = (0..costs.len()).collect();
+        order.sort_by_key(|&id| (Reverse(costs[id]), id));
+        // min-heap of (cost so far, shard)
+        let mut heap: std::collections::BinaryHeap<Reverse<(u64, usize)>> =
+            (0..shards).map(|s| Reverse((0, s))).collect();
+        let mut shard_of = vec![0; costs.len()];
+        let mut cost = vec![0; shards];
+        for id in order {
+            let Reverse((load, s)) = heap.pop().expect("at least one shard");
+            shard_of[id] = s;
+            cost[s] = load.saturating_add(costs[id]);
+            heap.push(Reverse((cost[s], s)));
+        }
+        ShardPlan { shard_of, cost }
+    }
+
+    /// The number of shards.
+    pub fn shards(&self) -> usize {
+        self.cost.len()
+    }
+
+    /// The cells of `shard`, by ascending id.
+    pub fn cells(&self, shard: usize) -> Vec<usize> {
+        (0..self.shard_of.len()).filter(|&id| self.shard_of[id] == shard).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_costs_go_round_robin() {
+        let plan = ShardPlan::balance(&[5; 10], 3);
+        assert_eq!(plan.shard_of, (0..10).map(|i| i % 3).collect::<Vec<_>>());
+        assert_eq!(plan.cost, [20, 15, 15]);
+    }
+
+    #[test]
+    fn shards_are_balanced_by_cost_not_count() {
+        // 2 hardware cells x (one workload of 100k records, eight of 1k)
+        let mut records = vec![100_000];
+        records.extend([1_000; 8]);
+        let costs = cell_costs(2, &records);
+        assert_eq!(costs.len(), 18);
+        assert_eq!(costs[0], 100_000 + CELL_OVERHEAD_RECORDS);
+        assert_eq!(costs[9], costs[0]);
+        let plan = ShardPlan::balance(&costs, 4);
+        // the two big cells run on shards of their own, the 16 small ones share the rest
+        assert_eq!(plan.cells(0), [0]);
+        assert_eq!(plan.cells(1), [9]);
+        assert_eq!(plan.cells(2).len() + plan.cells(3).len(), 16);
+        assert_eq!(plan.cost.iter().sum::<u64>(), costs.iter().sum::<u64>());
+        let by_count: Vec<u64> = (0..4)
+            .map(|s| costs.iter().enumerate().filter(|(i, _)| i % 4 == s).map(|(_, c)| c).sum())
+            .collect();
+        assert!(plan.cost.iter().max() < by_count.iter().max(), "{:?} vs {by_count:?}", plan.cost);
+    }
+
+    #[test]
+    fn every_cell_is_in_exactly_one_shard_and_no_shard_is_over_the_bound() {
+        // a deterministic spread of costs; the LPT bound: max <= mean + largest cell
+        let costs: Vec<u64> = (0..200u64).map(|i| (i * 7919) % 1013 + 1).collect();
+        for shards in [1, 2, 3, 7, 16, 200, 300] {
+            let plan = ShardPlan::balance(&costs, shards);
+            assert_eq!(plan.shards(), shards);
+            let mut all: Vec<usize> = (0..shards).flat_map(|s| plan.cells(s)).collect();
+            all.sort();
+            assert_eq!(all, (0..200).collect::<Vec<_>>());
+            let total: u64 = costs.iter().sum();
+            let max = *plan.cost.iter().max().unwrap();
+            assert!(max <= total / shards as u64 + 1013, "{shards} shards: {max}");
+            assert_eq!(plan, ShardPlan::balance(&costs, shards), "deterministic");
+        }
+        assert_eq!(ShardPlan::balance(&costs, 0).shards(), 1);
+        assert!(ShardPlan::balance(&[], 4).shard_of.is_empty());
+    }
+
+    #[test]
+    fn file_estimates_follow_size_and_format() {
+        let dir = std::env::temp_dir().join(format!("banksim-study-est-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (text, xz, bin) = (dir.join("t.csv"), dir.join("t.csv.xz"), dir.join("t.BSIM"));
+        for p in [&text, &xz, &bin] {
+            std::fs::write(p, vec![b'0'; 1800]).unwrap();
+        }
+        assert_eq!(estimated_file_records(&text).unwrap(), 100);
+        assert_eq!(estimated_file_records(&xz).unwrap(), 800);
+        assert_eq!(estimated_file_records(&bin).unwrap(), 1800);
+        let err = estimated_file_records(&dir.join("missing.csv")).unwrap_err().to_string();
+        assert!(err.contains("missing.csv") && err.contains("cannot read"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -89,10 +89,11 @@ pub struct BankModel {
 ///
 /// It applies to hardware with at most 64 banks and the `Multicast` and `Serialize`
 /// rules; `OneBroadcastWord` and larger bank counts take the general path. Per phase it
-/// keeps a bitmask of the banks used, the first word seen in each bank, a count of the
-/// further entries (serialize) or further distinct words (multicast) of each bank, and a
-/// small open-addressing set (cleared by bumping a generation stamp) of the words that
-/// were not the first of their bank. Results are identical to the general path
+/// keeps a bitmask of the banks used and, per bank, the number of distinct words
+/// (multicast) or entries (serialize) and the first four distinct words; further
+/// distinct words of a bank go to a small open-addressing set (emptied by bumping a
+/// generation stamp). A bank's count and words are only read when its bit is set, so
+/// nothing is cleared between phases. Results are identical to the general path
 /// (`sim-core/tests/fast_path.rs` checks it on random requests and hardware).
 #[derive(Clone, Debug)]
 struct Fast {
@@ -105,10 +106,10 @@ struct Fast {
     /// log2 of the lanes per phase (before the pair merge, capped at the warp) for each
     /// access width in bytes, `NO_WIDTH` for an unsupported width.
     lanes_log2: [u8; 17],
-    /// First word seen in each bank in the current phase (valid where `used` has the bit).
-    word0: [u32; 64],
-    /// Entries (serialize) or distinct words (multicast) of each bank beyond the first.
-    extra: [u32; 64],
+    /// Distinct words (multicast) or entries (serialize) per bank in this phase.
+    count: [u32; 64],
+    /// The first four distinct words of each bank in this phase.
+    slots: [[u32; SLOTS]; 64],
     /// Open-addressing set of words: `keys[h]` is in the set iff `stamps[h] == gen`.
     keys: Vec<u32>,
     stamps: Vec<u32>,
@@ -116,6 +117,9 @@ struct Fast {
     /// `32 - log2(keys.len())`: the hash keeps the top bits of a multiplicative hash.
     hash_shift: u32,
 }
+
+/// Distinct words per bank kept in [`Fast::slots`] before the set is used.
+const SLOTS: usize = 4;
 
 /// How the fast path computes a word's bank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,8 +166,8 @@ impl Fast {
             word_shift: hw.bank_bytes.trailing_zeros(),
             warp_log2: hw.warp.trailing_zeros(),
             lanes_log2,
-            word0: [0; 64],
-            extra: [0; 64],
+            count: [0; 64],
+            slots: [[0; SLOTS]; 64],
             keys: vec![0; size],
             stamps: vec![0; size],
             gen: 1,
@@ -171,88 +175,58 @@ impl Fast {
         }))
     }
 
-    /// Starts counting one phase.
+    /// The cost of one phase whose entries are the (bank, word) pairs of `entries`
+    /// (banks below 64): the busiest bank's distinct words (multicast) or entries
+    /// (serialize). At least one entry.
     #[inline(always)]
-    fn phase(&mut self, serialize: bool) -> Phase<'_> {
-        Phase { fast: self, serialize, used: 0, crowded: 0, max_extra: 0, inserted: false }
-    }
-}
-
-/// The fast path's count of one phase: feed it every (bank, word) entry with
-/// [`Phase::add`], then [`Phase::finish`] gives the phase's wavefronts and resets the
-/// scratch.
-struct Phase<'a> {
-    fast: &'a mut Fast,
-    serialize: bool,
-    /// Banks with an entry.
-    used: u64,
-    /// Banks with `extra > 0`.
-    crowded: u64,
-    max_extra: u32,
-    /// Whether the word set was written.
-    inserted: bool,
-}
-
-impl Phase<'_> {
-    /// One entry: `bank` (below 64) and the bank word.
-    #[inline(always)]
-    fn add(&mut self, bank: u32, word: u32) {
-        debug_assert!(bank < 64);
-        let f = &mut *self.fast;
-        let b = bank as usize & 63;
-        let bit = 1u64 << b;
-        if self.used & bit == 0 {
-            self.used |= bit;
-            f.word0[b] = word;
-            return;
-        }
-        let new = self.serialize || {
-            f.word0[b] != word && {
-                self.inserted = true;
-                f.insert(word)
+    fn count(&mut self, serialize: bool, entries: impl Iterator<Item = (u32, u32)>) -> u32 {
+        let Fast { count, slots, keys, stamps, gen, hash_shift, .. } = self;
+        let (gen_now, hash_shift) = (*gen, *hash_shift);
+        let mut used = 0u64;
+        let mut max = 0u32;
+        let mut inserted = false;
+        for (bank, word) in entries {
+            debug_assert!(bank < 64);
+            let b = bank as usize & 63;
+            let bit = 1u64 << b;
+            // Branch-free in the common case (random data would mispredict every branch):
+            // the bank's count so far (0 when unused), whether the word is new among the
+            // kept words, and an unconditional write of the word into the next slot.
+            let c = if used & bit != 0 { count[b] } else { 0 };
+            used |= bit;
+            if c as usize >= SLOTS {
+                // a bank with more than four distinct words (or entries) so far
+                if !serialize {
+                    if slots[b].contains(&word) {
+                        continue;
+                    }
+                    inserted = true;
+                    if !insert(keys, stamps, gen_now, hash_shift, word) {
+                        continue;
+                    }
+                }
+                count[b] = c + 1;
+                max = max.max(c + 1);
+                continue;
             }
-        };
-        if new {
-            let e = f.extra[b] + 1;
-            f.extra[b] = e;
-            self.crowded |= bit;
-            self.max_extra = self.max_extra.max(e);
+            let new = if serialize {
+                1
+            } else {
+                let s = &slots[b];
+                let seen = (s[0] == word && c > 0)
+                    | (s[1] == word && c > 1)
+                    | (s[2] == word && c > 2)
+                    | (s[3] == word && c > 3);
+                1 - seen as u32
+            };
+            slots[b][c as usize & (SLOTS - 1)] = word;
+            count[b] = c + new;
+            max = max.max(c + new);
         }
-    }
-
-    /// The phase's wavefronts (at least one entry must have been added).
-    #[inline(always)]
-    fn finish(self) -> u32 {
-        let f = self.fast;
-        let mut crowded = self.crowded;
-        while crowded != 0 {
-            f.extra[crowded.trailing_zeros() as usize] = 0;
-            crowded &= crowded - 1;
+        if inserted {
+            self.clear_set();
         }
-        if self.inserted {
-            f.clear_set();
-        }
-        1 + self.max_extra
-    }
-}
-
-impl Fast {
-    /// Inserts `word` into the set; whether it was new.
-    #[inline(always)]
-    fn insert(&mut self, word: u32) -> bool {
-        let mask = self.keys.len() - 1;
-        let mut h = (word.wrapping_mul(0x9E37_79B9) >> self.hash_shift) as usize;
-        loop {
-            if self.stamps[h] != self.gen {
-                self.stamps[h] = self.gen;
-                self.keys[h] = word;
-                return true;
-            }
-            if self.keys[h] == word {
-                return false;
-            }
-            h = (h + 1) & mask;
-        }
+        max
     }
 
     /// Empties the set.
@@ -263,6 +237,25 @@ impl Fast {
             self.stamps.iter_mut().for_each(|s| *s = 0);
             self.gen = 1;
         }
+    }
+}
+
+/// Inserts `word` into the open-addressing set `keys` (slot `h` is in the set iff
+/// `stamps[h] == gen`); whether it was new. The set is never more than half full.
+#[inline]
+fn insert(keys: &mut [u32], stamps: &mut [u32], gen: u32, hash_shift: u32, word: u32) -> bool {
+    let mask = keys.len() - 1;
+    let mut h = (word.wrapping_mul(0x9E37_79B9) >> hash_shift) as usize;
+    loop {
+        if stamps[h] != gen {
+            stamps[h] = gen;
+            keys[h] = word;
+            return true;
+        }
+        if keys[h] == word {
+            return false;
+        }
+        h = (h + 1) & mask;
     }
 }
 
@@ -609,21 +602,96 @@ fn phases(lanes: &[u16], addrs: &[u32], shift: u32, mut cost: impl FnMut(&[u32])
 }
 
 /// One phase of width-aligned accesses on a linear power-of-two mapping: one entry per
-/// lane, key `addr >> unit_shift`, bank group `key & gmask`. All groups distinct (the
-/// common conflict-free case) is found with one OR over the lanes.
+/// lane, key `addr >> unit_shift`, bank group `key & gmask`.
+///
+/// Three shortcuts before the general count, all exact:
+/// - keys in arithmetic progression `k0 + d·i` (strided and tiled accesses): with
+///   `d = 0` one key (multicast: 1; serialize: every lane); otherwise the keys are
+///   distinct and the groups repeat with period `P = G / gcd(d, G)` over the `G`
+///   groups, so the busiest group holds `ceil(n / P)` keys;
+/// - lanes per group counted bit-sliced in registers (`at_least[k]`: groups with more
+///   than `k` lanes; for multicast, lanes repeating the previous lane's key left out),
+///   which gives the serialize cost, and for multicast the answer when no group has two
+///   lanes; otherwise the groups with the most lanes are checked for repeated keys, from
+///   the top level down;
+/// - only a group with `LEVELS` (8) or more lanes takes the general (memory) count.
 #[inline(always)]
 fn phase_units(f: &mut Fast, addrs: &[u32], unit_shift: u32, gmask: u32, serialize: bool) -> u32 {
-    let bits = addrs.iter().fold(0u64, |m, &a| m | 1u64 << ((a >> unit_shift) & gmask));
-    if bits.count_ones() as usize == addrs.len() {
-        return 1;
+    let n = addrs.len();
+    if n >= 2 {
+        let d = addrs[1].wrapping_sub(addrs[0]);
+        let off = addrs[1..].iter().zip(addrs).fold(0u32, |acc, (&y, &x)| acc | (y.wrapping_sub(x) ^ d));
+        let step = d as i32 as i64;
+        let unit = 1u32 << unit_shift;
+        // equal steps modulo 2^32 that add up in the integers: no wrap-around
+        if off == 0 && (addrs[n - 1] as i64 - addrs[0] as i64) == step * (n as i64 - 1) && d & (unit - 1) == 0
+        {
+            let kd = step >> unit_shift;
+            if kd == 0 {
+                return if serialize { n as u32 } else { 1 };
+            }
+            let groups_log2 = (gmask + 1).trailing_zeros();
+            let period = 1usize << (groups_log2 - kd.unsigned_abs().trailing_zeros().min(groups_log2));
+            return n.div_ceil(period) as u32;
+        }
     }
-    let mut p = f.phase(serialize);
+    // at_least[k]: groups with more than k lanes. For multicast, a lane whose key is the
+    // previous lane's adds nothing (lanes sharing a word, e.g. the pairs of a merged
+    // wide load) and is left out here and below.
+    let mut at_least = [0u64; LEVELS];
+    let mut prev = !(addrs[0] >> unit_shift);
     for &a in addrs {
         let key = a >> unit_shift;
-        p.add(key & gmask, key);
+        let repeat = !serialize && key == prev;
+        prev = key;
+        let bit = (!repeat as u64) << (key & gmask);
+        for k in (1..LEVELS).rev() {
+            at_least[k] |= at_least[k - 1] & bit;
+        }
+        at_least[0] |= bit;
     }
-    p.finish()
+    if at_least[LEVELS - 1] != 0 {
+        // a group with LEVELS or more lanes
+        return f.count(
+            serialize,
+            addrs.iter().map(|&a| {
+                let key = a >> unit_shift;
+                (key & gmask, key)
+            }),
+        );
+    }
+    let top = at_least.iter().take_while(|&&g| g != 0).count();
+    if serialize || top == 1 {
+        return top as u32;
+    }
+    // Multicast: the answer is the largest k such that a group with at least k lanes
+    // has k distinct keys (a group with fewer lanes has fewer distinct keys).
+    for k in (2..=top).rev() {
+        let mut groups = at_least[k - 1];
+        while groups != 0 {
+            let g = groups.trailing_zeros();
+            groups &= groups - 1;
+            // the group's keys (fewer than LEVELS)
+            let mut keys = [0u32; LEVELS];
+            let mut m = 0;
+            let mut prev = !(addrs[0] >> unit_shift);
+            for &a in addrs {
+                let key = a >> unit_shift;
+                keys[m & (LEVELS - 1)] = key;
+                m += (key & gmask == g && key != prev) as usize;
+                prev = key;
+            }
+            let distinct = (0..m).filter(|&i| !keys[..i].contains(&keys[i])).count();
+            if distinct >= k {
+                return k as u32;
+            }
+        }
+    }
+    1
 }
+
+/// Lane counts per group that [`phase_units`] keeps in registers (a power of two).
+const LEVELS: usize = 8;
 
 /// One phase, every bank word of every lane an entry with its bank from `bank`.
 #[inline(always)]
@@ -635,13 +703,12 @@ fn phase_words(
     serialize: bool,
     bank: impl Fn(u32) -> u32,
 ) -> u32 {
-    let mut p = f.phase(serialize);
-    for &a in addrs {
-        let first = a >> word_shift;
-        let last = (a + bytes - 1) >> word_shift;
-        for word in first..=last {
-            p.add(bank(word), word);
-        }
-    }
-    p.finish()
+    f.count(
+        serialize,
+        addrs.iter().flat_map(|&a| {
+            let first = a >> word_shift;
+            let last = (a + bytes - 1) >> word_shift;
+            (first..=last).map(|word| (bank(word), word))
+        }),
+    )
 }

@@ -22,6 +22,7 @@
 //! Architecture invariant: this crate knows file formats and lanes, never banks.
 #![warn(missing_docs)]
 
+pub mod binary;
 mod error;
 pub mod gen;
 mod group;
@@ -33,3 +34,25 @@ pub mod text;
 pub use error::{GroupError, TraceError};
 pub use group::{RequestRef, Requests};
 pub use record::{Record, Trace};
+
+/// Reading a trace of either format failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The text reader's error.
+    #[error(transparent)]
+    Text(#[from] TraceError),
+    /// The binary reader's error.
+    #[error(transparent)]
+    Binary(#[from] binary::BinaryError),
+}
+
+/// Reads a trace file of either format: binary if it starts with [`binary::MAGIC`],
+/// text otherwise.
+pub fn read_any(path: &std::path::Path) -> Result<Trace, ReadError> {
+    match binary::is_binary(path) {
+        Ok(true) => Ok(binary::read(path)?),
+        // the text reader reports files it cannot open
+        _ => Ok(text::read(path)?),
+    }
+}

@@ -1,4 +1,54 @@
-//! Trace capture from live wgpu kernels and calibration of the timing model.
+//! Trace capture from live wgpu kernels, and measured runs for calibrating the timing
+//! model.
 //!
-//! Placeholder crate: capture and calibration arrive with the validate issue. The H100
-//! probe that measured the bank-conflict ground truth lives in `validate/probe/`.
+//! Architecture invariant: this is the only crate that links wgpu and naga.
+//!
+//! **Capture** takes an unmodified WGSL compute shader, instruments it with a naga pass
+//! ([`instrument`]) so that every access to `var<workgroup>` memory and every barrier
+//! appends a record to a storage buffer, runs it with wgpu, and decodes the records
+//! into a [`traces::Trace`] ([`decode`]) that `banksim run` replays:
+//!
+//! ```text
+//!  kernel.wgsl ──naga──> IR ──instrument──> IR + trace buffer ──wgpu──> records ──decode──> Trace
+//!                                (addresses from the            (wg, lid, step,   (block, thread,
+//!                                 WGSL layout)                   site, address)    step, op, addr, bytes)
+//! ```
+//!
+//! Instrumenting needs no GPU:
+//!
+//! ```
+//! use validate::capture::{prepare, KernelOptions};
+//! let src = "
+//!     var<workgroup> tile: array<array<f32, 33>, 32>;
+//!     @compute @workgroup_size(32, 32)
+//!     fn main(@builtin(local_invocation_id) l: vec3<u32>) {
+//!         tile[l.y][l.x] = f32(l.x);
+//!         workgroupBarrier();
+//!         let v = tile[l.x][l.y];
+//!     }";
+//! let (inst, wgsl, entry) = prepare(src, "transpose.wgsl", &KernelOptions::default()).unwrap();
+//! assert_eq!(entry, "main");
+//! assert_eq!(inst.shared_bytes, 32 * 33 * 4);
+//! assert_eq!(inst.sites.len(), 3); // the store, the barrier, the load
+//! assert!(wgsl.contains("atomicAdd"));
+//! ```
+//!
+//! Running needs a Vulkan adapter (a GPU, or lavapipe on a machine without one):
+//! [`gpu::Gpu::open`], then [`capture::capture`] or [`measure::measure`].
+//!
+//! **Measure** runs the uninstrumented kernel with timestamp queries, warm-up and
+//! repetitions, and reports the median and spread with the adapter's name, driver and
+//! limits ([`measure`]).
+#![warn(missing_docs)]
+
+pub mod bind;
+pub mod calibrate;
+pub mod capture;
+pub mod decode;
+pub mod error;
+pub mod gpu;
+pub mod instrument;
+pub mod kernel;
+pub mod measure;
+
+pub use error::{BindError, CaptureError, DecodeError, GpuError, InstrumentError, MeasureError};

@@ -1,0 +1,82 @@
+//! Criterion benchmarks on the standard mix (see `common/mod.rs`), h100 preset, warp 32,
+//! reported as warp requests per second (criterion's "elements"):
+//!
+//! - `bank_model/<class>` and `bank_model/mix`: `BankModel::evaluate` alone over
+//!   requests already decoded into memory;
+//! - `binary_file/read_decode`: reading the binary trace from a file (page cache) and
+//!   decoding it into warp requests, nothing more (the limit);
+//! - `binary_file/read_decode_model`: the same plus the bank model (one thread);
+//! - `engine/mix`: the cycle engine (one thread) on the mix grouped in memory.
+//!
+//! ```sh
+//! cargo bench -p banksim --bench model                             # everything
+//! cargo bench -p banksim --bench model -- bank_model               # one group
+//! cargo bench -p banksim --bench model -- --save-baseline before   # then, after a change:
+//! cargo bench -p banksim --bench model -- --baseline before        # compare
+//! ```
+//! `cargo bench -p banksim --bench runner` prints the same figures as one table.
+
+mod common;
+
+use common::{decoded_chunks, model_only, read_decode, simulate_file, Class, WARP};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use sim_core::engine::{self, EngineOptions};
+use std::hint::black_box;
+use std::time::Duration;
+
+/// Blocks of the mix (512 warp requests each).
+const BLOCKS: u32 = 128;
+
+fn benches(c: &mut Criterion) {
+    let hw = configs::preset("h100").expect("the h100 preset");
+    let dir = std::env::temp_dir();
+    let path = dir.join(format!("banksim-criterion-mix-{}.bsim", std::process::id()));
+    std::fs::write(&path, common::mix_bytes(BLOCKS, &Class::ALL)).expect("a temporary file");
+    let chunks = decoded_chunks(&path).expect("the mix");
+    let n: u64 = chunks.iter().map(|c| c.len() as u64).sum();
+
+    let mut g = c.benchmark_group("bank_model");
+    for class in Class::ALL {
+        let p = dir.join(format!("banksim-criterion-{}-{}.bsim", class.name(), std::process::id()));
+        std::fs::write(&p, common::mix_bytes(BLOCKS, &[class])).expect("a temporary file");
+        let ch = decoded_chunks(&p).expect("the class");
+        let _ = std::fs::remove_file(&p);
+        g.throughput(Throughput::Elements(ch.iter().map(|c| c.len() as u64).sum()));
+        g.bench_function(class.name(), |b| b.iter(|| model_only(black_box(&ch), &hw)));
+    }
+    g.throughput(Throughput::Elements(n));
+    g.bench_function("mix", |b| b.iter(|| model_only(black_box(&chunks), &hw)));
+    g.finish();
+
+    let mut g = c.benchmark_group("binary_file");
+    g.throughput(Throughput::Elements(n));
+    g.bench_function("read_decode", |b| b.iter(|| read_decode(black_box(&path)).expect("the mix")));
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a worker thread");
+    g.bench_function("read_decode_model", |b| {
+        b.iter(|| one.install(|| simulate_file(black_box(&path), &hw, 1)).expect("the mix"))
+    });
+    g.finish();
+
+    let trace = traces::read_any(&path).expect("the mix");
+    let requests = traces::Requests::group(&trace, WARP).expect("the mix groups");
+    let mut g = c.benchmark_group("engine");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(requests.len() as u64));
+    g.bench_function("mix", |b| {
+        b.iter(|| {
+            one.install(|| engine::run(&hw, black_box(&requests), &EngineOptions::default())).expect("runs")
+        })
+    });
+    g.finish();
+    let _ = std::fs::remove_file(&path);
+}
+
+criterion_group! {
+    name = model;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(20);
+    targets = benches
+}
+criterion_main!(model);

@@ -1,0 +1,302 @@
+//! The benchmark runner: prints warp-requests per second for the standard mix (see
+//! `common/mod.rs`) on the h100 preset, side by side with the time to merely read and
+//! decode the same binary trace, and streams huge files in bounded memory.
+//!
+//! ```sh
+//! cargo bench -p banksim --bench runner                          # the table (about a minute)
+//! cargo bench -p banksim --bench runner -- --blocks 512          # smaller
+//! cargo bench -p banksim --bench runner -- --generate /tmp/big.bsim --gib 10
+//! cargo bench -p banksim --bench runner -- --generate /tmp/mix.bsim --blocks 64
+//! cargo bench -p banksim --bench runner -- --stream /tmp/big.bsim --threads 2
+//! ```
+//! `--generate` writes the mix to a file of at least the given size (or of `--blocks`
+//! blocks), block by block;
+//! `--stream` simulates a binary trace chunk by chunk (decode and bank model in parallel
+//! over chunks, merged in chunk order) and prints the peak resident memory. Not a test:
+//! nothing here fails on a slow machine.
+
+mod common;
+
+use common::{decoded_chunks, model_only, read_decode, simulate_file, Class, STEPS, THREADS, WARP};
+use sim_core::engine::{self, EngineOptions};
+use sim_core::Hardware;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use traces::binary::{self, BinaryError, Chunk};
+
+struct Args {
+    blocks: u32,
+    reps: usize,
+    threads: Vec<usize>,
+    generate: Option<PathBuf>,
+    gib: f64,
+    stream: Option<PathBuf>,
+    file: Option<PathBuf>,
+    /// Only this part of the table (for profiling): decode, file, model, classes, parallel, engine.
+    only: Option<String>,
+    /// Whether `--blocks` was given (then `--generate` writes exactly that many blocks).
+    blocks_given: bool,
+    /// The classes of the mix (default: all four).
+    classes: Vec<Class>,
+}
+
+fn parse_args() -> Args {
+    let mut a = Args {
+        blocks: 2048,
+        reps: 5,
+        threads: vec![1, 2],
+        generate: None,
+        gib: 1.0,
+        stream: None,
+        file: None,
+        only: None,
+        blocks_given: false,
+        classes: Class::ALL.to_vec(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut val = || it.next().unwrap_or_else(|| usage(&format!("{arg} needs a value")));
+        match arg.as_str() {
+            "--bench" => {}
+            "--blocks" => {
+                a.blocks = val().parse().unwrap_or_else(|_| usage("--blocks N"));
+                a.blocks_given = true;
+            }
+            "--reps" => a.reps = val().parse().unwrap_or_else(|_| usage("--reps N")),
+            "--threads" => {
+                a.threads =
+                    val().split(',').map(|t| t.parse().unwrap_or_else(|_| usage("--threads 1,2"))).collect()
+            }
+            "--generate" => a.generate = Some(val().into()),
+            "--gib" => a.gib = val().parse().unwrap_or_else(|_| usage("--gib SIZE")),
+            "--stream" => a.stream = Some(val().into()),
+            "--file" => a.file = Some(val().into()),
+            "--only" => a.only = Some(val()),
+            "--class" => {
+                let v = val();
+                a.classes = vec![Class::ALL
+                    .into_iter()
+                    .find(|c| c.name() == v)
+                    .unwrap_or_else(|| usage("--class strided-4B|random-4B|gemm-16B|masked-4B"))]
+            }
+            other => usage(&format!("unknown argument {other}")),
+        }
+    }
+    a
+}
+
+fn usage(problem: &str) -> ! {
+    eprintln!("runner: {problem}\nusage: runner [--blocks N] [--reps N] [--threads 1,2] [--file MIX.bsim]\n       runner --generate OUT.bsim [--gib SIZE]\n       runner --stream IN.bsim [--threads N]");
+    std::process::exit(2)
+}
+
+fn main() {
+    let args = parse_args();
+    let hw = configs::preset("h100").expect("the h100 preset");
+    if let Some(path) = &args.generate {
+        generate(path, args.gib, args.blocks_given.then_some(args.blocks));
+    } else if let Some(path) = &args.stream {
+        let threads = args.threads.iter().copied().max().unwrap_or(1);
+        let t = Instant::now();
+        let (s, requests) =
+            pool(threads).install(|| simulate_file(path, &hw, threads)).unwrap_or_else(|e| fail(&e));
+        let secs = t.elapsed().as_secs_f64();
+        let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        println!(
+            "{}: {:.2} GiB, {requests} warp requests, {} wavefronts, {threads} thread(s): {secs:.1} s, {:.1} M warp-requests/s, {:.2} GB/s; peak RSS {}",
+            path.display(),
+            bytes as f64 / (1u64 << 30) as f64,
+            s.memory_total().wavefronts,
+            requests as f64 / secs / 1e6,
+            bytes as f64 / secs / 1e9,
+            peak_rss()
+        );
+    } else {
+        table(&args, &hw);
+    }
+}
+
+fn fail(e: &BinaryError) -> ! {
+    eprintln!("runner: {e}");
+    std::process::exit(1)
+}
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("worker threads")
+}
+
+/// Peak resident set size of this process (`VmHWM`), as the kernel reports it.
+fn peak_rss() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l[6..].trim().to_string()))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Writes `blocks` blocks of the mix to `path`, or blocks until it holds at least `gib` GiB.
+fn generate(path: &Path, gib: f64, blocks: Option<u32>) {
+    struct Count<W>(W, u64);
+    impl<W: std::io::Write> std::io::Write for Count<W> {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let n = self.0.write(b)?;
+            self.1 += n as u64;
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.0.flush()
+        }
+    }
+    let target = (gib * (1u64 << 30) as f64) as u64;
+    let file = std::fs::File::create(path).unwrap_or_else(|e| usage(&format!("{}: {e}", path.display())));
+    let out = Count(std::io::BufWriter::with_capacity(1 << 20, file), 0);
+    let mut w = binary::Writer::new(out, &path.display().to_string(), false).expect("header");
+    let t = Instant::now();
+    let mut block = 0;
+    // the writer buffers one chunk; the count lags by at most that
+    if let Some(n) = blocks {
+        common::write_blocks(&mut w, 0..n, &Class::ALL).expect("write");
+        block = n;
+    }
+    while blocks.is_none() && w_bytes(&w) < target {
+        common::write_blocks(&mut w, block..block + 64, &Class::ALL).expect("write");
+        block += 64;
+    }
+    let out = w.finish().expect("finish");
+    println!(
+        "{}: {block} blocks, {:.2} GiB in {:.1} s; peak RSS {}",
+        path.display(),
+        out.1 as f64 / (1u64 << 30) as f64,
+        t.elapsed().as_secs_f64(),
+        peak_rss()
+    );
+
+    fn w_bytes<W: std::io::Write>(w: &binary::Writer<Count<W>>) -> u64 {
+        w.output().1
+    }
+}
+
+/// Best time of `reps` runs of `f`.
+fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut best = f64::INFINITY;
+    let mut out = None;
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
+        let r = std::hint::black_box(f());
+        best = best.min(t.elapsed().as_secs_f64());
+        out = Some(r);
+    }
+    (best, out.expect("one run"))
+}
+
+fn write_mix(path: &Path, blocks: u32, classes: &[Class]) {
+    std::fs::write(path, common::mix_bytes(blocks, classes))
+        .unwrap_or_else(|e| usage(&format!("{}: {e}", path.display())));
+}
+
+fn table(args: &Args, hw: &Hardware) {
+    let want = |part: &str| args.only.as_deref().is_none_or(|o| o == part);
+    let dir = std::env::temp_dir();
+    let path =
+        args.file.clone().unwrap_or_else(|| dir.join(format!("banksim-mix-{}.bsim", std::process::id())));
+    let generated = args.file.is_none();
+    if generated {
+        write_mix(&path, args.blocks, &args.classes);
+    }
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let (_, (n, _)) = best(1, || read_decode(&path).unwrap_or_else(|e| fail(&e)));
+    let n = n as f64;
+    println!(
+        "standard mix: {} blocks x {THREADS} threads x {STEPS} steps = {n} warp requests (warp {WARP}, h100), binary trace {:.1} MiB ({:.1} B/request), best of {} runs",
+        args.blocks,
+        size as f64 / (1 << 20) as f64,
+        size as f64 / n,
+        args.reps
+    );
+    let rate = |secs: f64| n / secs / 1e6;
+    let line = |what: &str, secs: f64, note: String| {
+        println!("{what:<52}{:>8.1} M warp-requests/s{note}", rate(secs))
+    };
+    // 1. the limit: read and decode only
+    let mut t_decode = f64::NAN;
+    if want("decode") || want("file") {
+        t_decode = best(args.reps, || read_decode(&path).unwrap_or_else(|e| fail(&e))).0;
+        line("read + decode only (page cache, 1 thread)", t_decode, String::new());
+    }
+    // 2. the whole pipeline on one core
+    let serial = || pool(1).install(|| simulate_file(&path, hw, 1)).unwrap_or_else(|e| fail(&e));
+    let (t_file, (s1, _)) =
+        if want("file") || want("parallel") { best(args.reps, serial) } else { (f64::NAN, serial()) };
+    if want("file") {
+        line(
+            "read + decode + bank model (1 thread)",
+            t_file,
+            format!("   ({:.2}x the read + decode time)", t_file / t_decode),
+        );
+    }
+    // 3. the bank model alone
+    if want("model") {
+        let chunks = decoded_chunks(&path).unwrap_or_else(|e| fail(&e));
+        let (t_model, w) = best(args.reps, || model_only(&chunks, hw));
+        line("bank model alone (decoded requests, 1 thread)", t_model, String::new());
+        assert_eq!(w, s1.memory_total().wavefronts, "the two paths disagree");
+    }
+    if want("classes") {
+        for class in Class::ALL {
+            let p = dir.join(format!("banksim-mix-{}-{}.bsim", class.name(), std::process::id()));
+            write_mix(&p, args.blocks / 4, &[class]);
+            let chunks = decoded_chunks(&p).unwrap_or_else(|e| fail(&e));
+            let k: usize = chunks.iter().map(Chunk::len).sum();
+            let (t, _) = best(args.reps, || model_only(&chunks, hw));
+            let (td, _) = best(args.reps, || read_decode(&p).unwrap_or_else(|e| fail(&e)));
+            println!(
+                "{:<52}{:>8.1} M warp-requests/s   (read + decode {:.1} M/s, {:.1} B/request)",
+                format!("  bank model alone, {} only", class.name()),
+                k as f64 / t / 1e6,
+                k as f64 / td / 1e6,
+                std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0) as f64 / k as f64
+            );
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+    // 4. parallel over chunks
+    if want("parallel") {
+        for &threads in args.threads.iter().filter(|&&t| t > 1) {
+            let (t, (s, _)) = best(args.reps, || {
+                pool(threads).install(|| simulate_file(&path, hw, threads)).unwrap_or_else(|e| fail(&e))
+            });
+            assert_eq!(s, s1, "parallel and serial summaries differ");
+            line(
+                &format!("read + decode + bank model ({threads} threads)"),
+                t,
+                format!("   (parallel efficiency {:.2})", t_file / (t * threads as f64)),
+            );
+        }
+    }
+    // 5. the cycle engine (whole trace in memory, grouped as `banksim run` does)
+    if want("engine") {
+        let trace = traces::read_any(&path).expect("the mix");
+        let requests = traces::Requests::group(&trace, WARP).expect("the mix groups");
+        drop(trace);
+        let mut first = None;
+        for &threads in &args.threads {
+            let (t, r) = best(args.reps.min(3), || {
+                pool(threads).install(|| engine::run(hw, &requests, &EngineOptions::default()))
+            });
+            let cycles = r.map(|r| r.cycles).unwrap_or(0);
+            let base = *first.get_or_insert(t);
+            let eff = if threads > 1 {
+                format!(", parallel efficiency {:.2}", base / (t * threads as f64))
+            } else {
+                String::new()
+            };
+            line(
+                &format!("cycle engine ({threads} thread{})", if threads > 1 { "s" } else { "" }),
+                t,
+                format!("   ({cycles} cycles{eff})"),
+            );
+        }
+    }
+    if generated {
+        let _ = std::fs::remove_file(&path);
+    }
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Compares banksim with the plain-Python reference (h100_reference.py) on one trace:
+same totals, and how much faster banksim is.
+
+    cargo build --release -p banksim
+    cargo bench -p banksim --bench runner -- --generate /tmp/mix.bsim --blocks 64
+    target/release/banksim convert /tmp/mix.bsim /tmp/mix.csv
+    python3 benches/compare.py /tmp/mix.csv
+
+Times `banksim run` (the whole command: start, read, group, simulate, print) on the CSV
+and on its binary conversion (best of 3 runs each), and the Python script on the CSV
+(one run, in this process). Exits with status 1 if the totals differ.
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import h100_reference  # noqa: E402
+
+
+def banksim_run(banksim, trace):
+    best, out = None, ""
+    for _ in range(3):
+        start = time.perf_counter()
+        out = subprocess.run([banksim, "run", "--config", "h100", trace], check=True, capture_output=True, text=True).stdout
+        secs = time.perf_counter() - start
+        best = secs if best is None else min(best, secs)
+    total = next(line.split() for line in out.splitlines() if line.startswith("total"))
+    return best, [int(x) for x in total[1:6]]
+
+
+def main():
+    args = sys.argv[1:]
+    banksim = "target/release/banksim"
+    if "--banksim" in args:
+        i = args.index("--banksim")
+        banksim = args[i + 1]
+        del args[i : i + 2]
+    if len(args) != 1:
+        sys.exit("usage: compare.py TRACE.csv [--banksim PATH]")
+    csv_path = args[0]
+    bin_path = os.path.splitext(csv_path)[0] + ".bsim"
+    subprocess.run([banksim, "convert", csv_path, bin_path], check=True, capture_output=True)
+
+    t_csv, totals_csv = banksim_run(banksim, csv_path)
+    t_bin, totals_bin = banksim_run(banksim, bin_path)
+
+    start = time.perf_counter()
+    requests = h100_reference.read_requests(csv_path)
+    read = time.perf_counter()
+    totals = h100_reference.simulate(requests)
+    done = time.perf_counter()
+    t_py, t_py_model = done - start, done - read
+    py = [sum(t[i] for t in totals.values()) for i in range(5)]
+
+    n = py[0]
+    print(f"trace {csv_path}: {n} warp requests (warp 32, h100); totals requests, lanes, wavefronts, ideal, conflicts")
+    print(f"  python reference     {py}")
+    print(f"  banksim run (csv)    {totals_csv}")
+    print(f"  banksim run (binary) {totals_bin}")
+    print(f"python reference, whole script      {t_py:8.2f} s  {n / t_py:14,.0f} warp-requests/s")
+    print(f"python reference, wavefront rule    {t_py_model:8.2f} s  {n / t_py_model:14,.0f} warp-requests/s")
+    print(f"banksim run on the csv              {t_csv:8.3f} s  {n / t_csv:14,.0f} warp-requests/s   {t_py / t_csv:8.0f}x faster")
+    print(f"banksim run on the binary trace     {t_bin:8.3f} s  {n / t_bin:14,.0f} warp-requests/s   {t_py / t_bin:8.0f}x faster")
+    if not (py == totals_csv == totals_bin):
+        print("MISMATCH: the totals differ")
+        sys.exit(1)
+    print("totals agree")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+//! The bank model's fast path (`BankModel::evaluate`) gives exactly the results of the
+//! general path (`evaluate_general`, and the sorted walk of `picture`) on random
+//! hardware and random request sequences through one model (so stale scratch state
+//! from an earlier request would show).
+
+use proptest::prelude::*;
+use sim_core::{BankMapping, BankModel, Hardware, Op, PairMerge, PhaseLanes, SameWord, WarpRequest};
+
+fn pow2_upto_64() -> impl Strategy<Value = u32> {
+    (0u32..=6).prop_map(|k| 1 << k)
+}
+
+fn rule() -> impl Strategy<Value = SameWord> {
+    prop::sample::select(vec![SameWord::Multicast, SameWord::Serialize, SameWord::OneBroadcastWord])
+}
+
+/// Hardware from the whole valid space, not only the presets: bank counts that are not
+/// powers of two or above 64 (general path), every bank width, warp and phase table,
+/// XOR swizzles with any shift and mask, pair merges of any widths and masks.
+fn hardware() -> impl Strategy<Value = Hardware> {
+    let banks = prop::sample::select(vec![1u32, 2, 3, 4, 5, 8, 12, 16, 24, 32, 48, 64, 96, 128]);
+    let bank_bytes = prop::sample::select(vec![1u32, 2, 4, 8, 16]);
+    let lanes = (pow2_upto_64(), pow2_upto_64(), pow2_upto_64(), pow2_upto_64(), pow2_upto_64());
+    (banks, bank_bytes, pow2_upto_64(), lanes, (rule(), rule(), rule(), rule()), any::<u64>(), 0u32..32)
+        .prop_map(|(banks, bank_bytes, warp, (b1, b2, b4, b8, b16), rules, bits, shift)| {
+            let load_pair_merge = (warp > 1 && bits & 1 == 1).then(|| PairMerge {
+                widths: [1u8, 2, 4, 8, 16].into_iter().filter(|w| bits >> (8 + w) & 1 == 1).collect(),
+                masks: {
+                    let mut m: Vec<u32> = [1u32, 2, 4, 16].into_iter().filter(|&m| m < warp).collect();
+                    m.truncate(1 + (bits >> 40) as usize % 3);
+                    m
+                },
+            });
+            let mapping = if bits & 2 == 2 {
+                BankMapping::Xor { shift, mask: (bits >> 16) as u32 % banks }
+            } else {
+                BankMapping::Linear
+            };
+            Hardware {
+                name: "random".into(),
+                banks,
+                bank_bytes,
+                warp,
+                phase_lanes: PhaseLanes { b1, b2, b4, b8, b16 },
+                broadcast: rules.0,
+                write_collision: rules.1,
+                atomic: rules.2,
+                reduction: rules.3,
+                load_pair_merge,
+                mapping,
+                smem_per_sm: 1 << 20,
+                timing: None,
+            }
+        })
+}
+
+/// One request: width, op, and per lane of a 64-lane warp an optional address. The
+/// addresses come from one of several shapes: few distinct elements (sharing and
+/// conflicts), strides, unaligned bytes, and addresses near the top of the range.
+fn request() -> impl Strategy<Value = (u8, Op, Vec<Option<u32>>)> {
+    let op = prop::sample::select(vec![Op::Load, Op::Store, Op::Atomic, Op::Reduction, Op::Barrier]);
+    let width = prop::sample::select(vec![1u8, 2, 4, 8, 16]);
+    (width, op, 0u8..5, 0.0f64..1.0, any::<u64>(), prop::collection::vec(any::<u32>(), 64)).prop_map(
+        |(bytes, op, shape, density, seed, raw)| {
+            let stride = (seed % 67) as u32;
+            let base = (seed >> 8) as u32 % 4096;
+            let addrs = raw
+                .iter()
+                .enumerate()
+                .map(|(lane, &r)| {
+                    let active = (r >> 24) as f64 / 256.0 < density.max(0.05);
+                    let b = bytes as u32;
+                    let addr = match shape {
+                        0 => (r % 40) * b,                        // few elements, aligned
+                        1 => base * b + lane as u32 * stride * b, // strided, aligned
+                        2 => base + lane as u32 * stride,         // strided bytes, unaligned
+                        3 => r % 100_000,                         // random, mostly unaligned
+                        _ => u32::MAX - 64 - (r % 256),           // top of the range
+                    };
+                    active.then_some(addr)
+                })
+                .collect();
+            (bytes, op, addrs)
+        },
+    )
+}
+
+fn lanes_addrs(warp: u32, elems: &[Option<u32>]) -> (Vec<u16>, Vec<u32>) {
+    elems[..warp as usize].iter().enumerate().filter_map(|(t, a)| a.map(|a| (t as u16, a))).unzip()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fast_path_equals_general_path(hw in hardware(), reqs in prop::collection::vec(request(), 1..8)) {
+        hw.validate().map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
+        let mut fast = BankModel::new(&hw);
+        let mut general = BankModel::new(&hw);
+        for (bytes, op, elems) in &reqs {
+            let (lanes, addrs) = lanes_addrs(hw.warp, elems);
+            let req = WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs: &addrs };
+            let f = fast.evaluate(&req);
+            let g = general.evaluate_general(&req);
+            prop_assert_eq!(f, g, "fast vs general: {:?} {} B {:?} {:?}", op, bytes, lanes, addrs);
+            let (p, _) = general.picture(&req);
+            prop_assert_eq!(f, p, "fast vs picture");
+        }
+    }
+}
+
+/// The shapes the fast path special-cases, on the h100 rules, with known answers.
+#[test]
+fn fast_path_known_answers() {
+    let hw = sim_core::presets_for_tests::h100_like();
+    let mut m = BankModel::new(&hw);
+    let lanes: Vec<u16> = (0..32).collect();
+    let eval = |m: &mut BankModel, op, bytes, addrs: &[u32]| {
+        m.evaluate(&WarpRequest { op, bytes, lanes: &lanes, addrs }).wavefronts
+    };
+    let stride = |s: u32, b: u32| (0..32).map(|t| t * s * b).collect::<Vec<u32>>();
+    // 4-byte strides: 32 / gcd-style degrees
+    assert_eq!(eval(&mut m, Op::Load, 4, &stride(1, 4)), 1);
+    assert_eq!(eval(&mut m, Op::Load, 4, &stride(2, 4)), 2);
+    assert_eq!(eval(&mut m, Op::Load, 4, &stride(32, 4)), 32);
+    assert_eq!(eval(&mut m, Op::Load, 4, &stride(33, 4)), 1);
+    // all lanes on one word: multicast for loads, serialized for returning atomics
+    assert_eq!(eval(&mut m, Op::Load, 4, &[64; 32]), 1);
+    assert_eq!(eval(&mut m, Op::Atomic, 4, &[64; 32]), 32);
+    // 16-byte consecutive: 4 phases of 8 lanes; all on one vector: 2 (paired load), 4 (store)
+    assert_eq!(eval(&mut m, Op::Load, 16, &stride(1, 16)), 4);
+    assert_eq!(eval(&mut m, Op::Load, 16, &[256; 32]), 2);
+    assert_eq!(eval(&mut m, Op::Store, 16, &[256; 32]), 4);
+    // unaligned 4-byte accesses straddle two words: lane t at 4t + 2 touches banks t, t+1
+    assert_eq!(eval(&mut m, Op::Load, 4, &(0..32).map(|t| 4 * t + 2).collect::<Vec<_>>()), 2);
+    // the same request again after a conflicted one: no scratch state left behind
+    assert_eq!(eval(&mut m, Op::Load, 4, &stride(1, 4)), 1);
+}

@@ -1,0 +1,1629 @@
+//! The binary trace format: compact, columnar, checksummed, read in chunks.
+//!
+//! A binary trace holds the same per-thread records as a text trace, so it stays
+//! warp-agnostic, but stores them grouped: a *group* is the active threads of one
+//! 64-thread *slice* of a block (`slice = thread / 64`, `lane = thread % 64`) at one
+//! step, with a 64-bit lane mask. Every supported warp size (a power of two up to 64)
+//! divides 64, so a group splits into whole warp requests of any warp size without
+//! looking at other groups: replaying at warp 32 cuts each mask in halves, at 16 in
+//! quarters. Groups are sorted by (block, slice, step); a chunk always holds whole
+//! runs of one (block, slice), so the requests of one chunk can be put in the engine's
+//! (block, warp, step) order on their own, and memory stays bounded by the chunk size
+//! (plus the largest single run of one 64-thread slice, which a chunk never splits).
+//!
+//! ```text
+//! file    = header chunk* end
+//! header  = magic "\x89BNKSIM\n" (8 bytes), version u16 = 1, flags u16 (bit 0: the
+//!           trace has the gap/dep columns), slice lanes u8 = 64, 3 zero bytes,
+//!           CRC-32 u32 of the 16 bytes before it
+//! chunk   = "CHNK", groups u32, lanes u32 (active lanes = records),
+//!           first (block, slice, step) 3 x u32, last (block, slice, step) 3 x u32,
+//!           8 column lengths u32, CRC-32 u32 (IEEE, of the 68 bytes before it and the
+//!           payload), payload = the 8 columns one after the other
+//! end     = "END!", chunks u64, groups u64, lanes u64, CRC-32 u32 of the 28 bytes
+//!           before it; nothing may follow
+//! ```
+//! All integers are little-endian. In the columns, `v` is an unsigned LEB128 varint and
+//! `z` a zigzag varint (signed). Every chunk decodes on its own: the "previous group"
+//! below starts as block 0, slice 0, step 0, first address 0, no addresses.
+//!
+//! | column | per group |
+//! | --- | --- |
+//! | 0 block | `v` block − previous block |
+//! | 1 slice | `v` slice − previous slice if the block is the same, else `v` slice |
+//! | 2 step | `v` step − previous step − 1 within the same (block, slice), else `v` step |
+//! | 3 mask | contiguous lanes: first lane (u8 < 64), count (u8); otherwise 0xFF then the mask (u64) |
+//! | 4 attr | one code (uniform group), or 0xFF then one code per active lane; code = op (bits 0-2: ld, st, atom, red, bar) + width (bits 3-5: 0 for bar, else log2(bytes) + 1) + dep (bits 6-7: none, 0, 1) |
+//! | 5 gap | `v` gap, once per group, or once per active lane after a 0xFF attr |
+//! | 6 addr mode | 0 all zero; 1 affine; 2 delta; 3 repeat the previous group's addresses; 4 packed |
+//! | 7 addr | affine: `z` first − previous first address, `z` stride per lane number (addr = first + stride × (lane − first lane)); delta: `z` first − previous first address, then `z` from each active lane's address to the next's; packed: `z` lowest − previous first address, u8 shift, u8 bits (shift + bits ≤ 32), then one `bits`-bit offset per active lane, packed LSB first into ⌈lanes × bits / 8⌉ bytes (addr = lowest + (offset << shift)) |
+//!
+//! ("Previous first address" is the first active lane's address of the previous group.)
+//! So a warp reading `base + 4 × lane` costs about 10 bytes, a pointer chase that
+//! repeats its addresses 8, 32 random words of 192 KiB about 70 (2 bytes a lane),
+//! against about 1 KiB of text. The writer picks, per group, the first of repeat, zero
+//! and affine that fits, else the smaller of delta and packed. Corrupt or truncated files
+//! give a [`BinaryError`] naming the file and the byte offset; nothing panics on bad
+//! input.
+//!
+//! ```
+//! use traces::{binary, text, Requests};
+//!
+//! let csv = "block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,1,0,ld,4,4\n0,33,0,st,128,4\n";
+//! let trace = text::parse(csv.as_bytes(), "t.csv").unwrap();
+//! let mut bytes = Vec::new();
+//! binary::write(&trace, &mut bytes).unwrap();
+//! assert_eq!(&bytes[..8], binary::MAGIC);
+//! let back = binary::parse(&bytes[..], "t.bsim").unwrap();
+//! let (a, b) = (Requests::group(&trace, 32).unwrap(), Requests::group(&back, 32).unwrap());
+//! assert_eq!(a.len(), b.len());
+//!
+//! // or chunk by chunk, as warp requests, with bounded memory
+//! let mut reader = binary::Reader::new(&bytes[..], "t.bsim", None).unwrap();
+//! let (mut raw, mut chunk) = (binary::RawChunk::default(), binary::Chunk::default());
+//! let mut requests = 0;
+//! while reader.next_chunk(&mut raw).unwrap() {
+//!     raw.decode(&mut chunk).unwrap();
+//!     chunk.split(32).unwrap();
+//!     requests += chunk.len();
+//! }
+//! assert_eq!(requests, 2); // warp 0 (lanes 0, 1) and warp 1 (lane 1)
+//! ```
+
+use crate::group::RequestRef;
+use crate::record::{Record, Trace};
+use sim_core::Op;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The first 8 bytes of every binary trace.
+pub const MAGIC: &[u8; 8] = b"\x89BNKSIM\n";
+/// The format version this crate reads and writes.
+pub const VERSION: u16 = 1;
+/// Threads per group (the lane mask's width).
+pub const SLICE_LANES: u32 = 64;
+
+const HEADER_LEN: usize = 20;
+const CHUNK_TAG: &[u8; 4] = b"CHNK";
+const END_TAG: &[u8; 4] = b"END!";
+const CHUNK_HEADER_LEN: usize = 72;
+const END_LEN: usize = 32;
+const COLUMNS: usize = 8;
+const COLUMN_NAMES: [&str; COLUMNS] = ["block", "slice", "step", "mask", "attr", "gap", "addr mode", "addr"];
+/// Largest payload a reader accepts for one chunk.
+pub const MAX_CHUNK_BYTES: u32 = 1 << 30;
+/// A writer closes a chunk at the next (block, slice) boundary once it holds this many
+/// active lanes.
+pub const CHUNK_LANES: u32 = 1 << 16;
+const FLAG_TIMING: u16 = 1;
+const PER_LANE: u8 = 0xFF;
+const EXPLICIT_MASK: u8 = 0xFF;
+const MODE_ZERO: u8 = 0;
+const MODE_AFFINE: u8 = 1;
+const MODE_DELTA: u8 = 2;
+const MODE_REPEAT: u8 = 3;
+const MODE_PACKED: u8 = 4;
+/// Lane numbers 0..64; requests with contiguous lanes borrow a slice of it.
+const IOTA: [u16; 64] = {
+    let mut a = [0u16; 64];
+    let mut i = 0;
+    while i < 64 {
+        a[i] = i as u16;
+        i += 1;
+    }
+    a
+};
+
+/// Reading a binary trace failed. Every variant names the file and, where it applies,
+/// the byte offset.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BinaryError {
+    /// The file could not be opened or read.
+    #[error("{file}: cannot read at byte {offset}: {source}")]
+    Io {
+        /// The file.
+        file: String,
+        /// Byte offset of the failed read.
+        offset: u64,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file does not start with [`MAGIC`].
+    #[error("{file}: not a banksim binary trace (the first 8 bytes are not the magic \\x89BNKSIM\\n)")]
+    Magic {
+        /// The file.
+        file: String,
+    },
+    /// The header names a version or flags this reader does not know.
+    #[error("{file}: byte {offset}: unsupported {what} {found} (this banksim reads version {VERSION})")]
+    Unsupported {
+        /// The file.
+        file: String,
+        /// Byte offset of the field.
+        offset: u64,
+        /// Which field.
+        what: &'static str,
+        /// The value found.
+        found: u64,
+    },
+    /// The file ends early.
+    #[error("{file}: truncated: the file ends at byte {offset} inside {inside}")]
+    Truncated {
+        /// The file.
+        file: String,
+        /// The file's length.
+        offset: u64,
+        /// What was being read.
+        inside: String,
+    },
+    /// The bytes at `offset` are not a valid binary trace.
+    #[error("{file}: corrupt at byte {offset}: {problem}")]
+    Corrupt {
+        /// The file.
+        file: String,
+        /// Byte offset of the bad field (for a checksum, of the chunk).
+        offset: u64,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Lanes of one warp request disagree on the op or width (warp sizes above the
+    /// trace's own can merge threads that ran different instructions).
+    #[error("{file}: chunk at byte {offset}: block {block} warp {warp} step {step} mixes {problem}; all lanes of a warp at one step must run the same instruction")]
+    Mixed {
+        /// The file.
+        file: String,
+        /// Byte offset of the chunk.
+        offset: u64,
+        /// Block id.
+        block: u32,
+        /// Warp index in the block.
+        warp: u32,
+        /// Step.
+        step: u32,
+        /// What differs.
+        problem: String,
+    },
+    /// The warp size is not usable.
+    #[error("warp size {warp} is not supported: expected a power of two from 1 to 64")]
+    WarpSize {
+        /// The warp size asked for.
+        warp: u32,
+    },
+}
+
+/// Writing a binary trace failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// The output could not be written.
+    #[error("cannot write: {0}")]
+    Io(#[from] std::io::Error),
+    /// Two records of one thread share a step.
+    #[error(
+        "{file}: block {block} thread {thread} step {step} has two records (lines {first_line} and {line})"
+    )]
+    Duplicate {
+        /// The trace's source.
+        file: String,
+        /// Block id.
+        block: u32,
+        /// Thread id.
+        thread: u32,
+        /// Step.
+        step: u32,
+        /// Line of one record (0 if generated).
+        first_line: u32,
+        /// Line of the other.
+        line: u32,
+    },
+    /// A record or group the format cannot hold.
+    #[error("{file}: block {block} slice {slice} step {step}: {problem}")]
+    Invalid {
+        /// The trace's source.
+        file: String,
+        /// Block id.
+        block: u32,
+        /// 64-thread slice.
+        slice: u32,
+        /// Step.
+        step: u32,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// One thread's attributes: what it does and when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaneAttr {
+    /// Operation.
+    pub op: Op,
+    /// Access width (0 for barriers).
+    pub bytes: u8,
+    /// Cycles of other work since the thread's previous record.
+    pub gap: u32,
+    /// Dependence on the thread's previous load.
+    pub dep: Option<bool>,
+}
+
+/// The attributes of a group's lanes.
+#[derive(Clone, Copy, Debug)]
+pub enum Attrs<'a> {
+    /// Every active lane has these.
+    Uniform(LaneAttr),
+    /// One per active lane, in lane order.
+    PerLane(&'a [LaneAttr]),
+}
+
+/// One group for [`Writer::push`]: the active threads of one 64-thread slice of a block
+/// at one step.
+#[derive(Clone, Copy, Debug)]
+pub struct Group<'a> {
+    /// Block id.
+    pub block: u32,
+    /// Slice: thread / 64.
+    pub slice: u32,
+    /// Step.
+    pub step: u32,
+    /// Active lanes (thread % 64), bit `l` for lane `l`; not zero.
+    pub mask: u64,
+    /// The lanes' attributes.
+    pub attrs: Attrs<'a>,
+    /// Byte address per active lane, in lane order.
+    pub addrs: &'a [u32],
+}
+
+fn attr_code(a: &LaneAttr) -> Option<u8> {
+    let width = match (a.op, a.bytes) {
+        (Op::Barrier, 0) => 0,
+        (Op::Barrier, _) => return None,
+        (_, b) if sim_core::is_valid_width(b) => b.trailing_zeros() as u8 + 1,
+        _ => return None,
+    };
+    let dep = match a.dep {
+        None => 0,
+        Some(false) => 1,
+        Some(true) => 2,
+    };
+    Some(a.op as u8 | width << 3 | dep << 6)
+}
+
+/// (op, bytes, dep) of a code; `None` for an invalid code.
+fn decode_code(code: u8) -> Option<(Op, u8, Option<bool>)> {
+    let op = *Op::ALL.get((code & 7) as usize)?;
+    let width = (code >> 3) & 7;
+    let bytes = match (op, width) {
+        (Op::Barrier, 0) => 0,
+        (Op::Barrier, _) | (_, 0) | (_, 6..) => return None,
+        (_, w) => 1u8 << (w - 1),
+    };
+    let dep = match code >> 6 {
+        0 => None,
+        1 => Some(false),
+        2 => Some(true),
+        _ => return None,
+    };
+    Some((op, bytes, dep))
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn varint_len(v: u64) -> usize {
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    (v >> 1) as i64 ^ -((v & 1) as i64)
+}
+
+/// Writes binary traces group by group, in (block, slice, step) order, closing a chunk
+/// every [`CHUNK_LANES`] lanes at a (block, slice) boundary. Memory: one chunk.
+pub struct Writer<W: Write> {
+    out: W,
+    name: String,
+    cols: [Vec<u8>; COLUMNS],
+    /// Groups and lanes in the open chunk.
+    groups: u32,
+    lanes: u32,
+    first: (u32, u32, u32),
+    /// Last group written (whole file), for ordering.
+    last: Option<(u32, u32, u32)>,
+    /// Previous group in the open chunk: its key, first address and addresses.
+    prev_key: (u32, u32, u32),
+    prev_first: u32,
+    prev_addrs: Vec<u32>,
+    chunks: u64,
+    total_groups: u64,
+    total_lanes: u64,
+    chunk_lanes: u32,
+}
+
+impl<W: Write> Writer<W> {
+    /// Starts a binary trace on `out`; `name` is used in messages, `timing_columns`
+    /// records whether the source had the gap/dep columns.
+    pub fn new(mut out: W, name: &str, timing_columns: bool) -> Result<Writer<W>, WriteError> {
+        let mut header = [0u8; HEADER_LEN];
+        header[..8].copy_from_slice(MAGIC);
+        header[8..10].copy_from_slice(&VERSION.to_le_bytes());
+        let flags = if timing_columns { FLAG_TIMING } else { 0 };
+        header[10..12].copy_from_slice(&flags.to_le_bytes());
+        header[12] = SLICE_LANES as u8;
+        let crc = crc32fast::hash(&header[..16]);
+        header[16..].copy_from_slice(&crc.to_le_bytes());
+        out.write_all(&header)?;
+        Ok(Writer {
+            out,
+            name: name.into(),
+            cols: Default::default(),
+            groups: 0,
+            lanes: 0,
+            first: (0, 0, 0),
+            last: None,
+            prev_key: (0, 0, 0),
+            prev_first: 0,
+            prev_addrs: Vec::new(),
+            chunks: 0,
+            total_groups: 0,
+            total_lanes: 0,
+            chunk_lanes: CHUNK_LANES,
+        })
+    }
+
+    /// Closes chunks at `lanes` lanes instead of [`CHUNK_LANES`] (tests use small chunks).
+    pub fn with_chunk_lanes(mut self, lanes: u32) -> Writer<W> {
+        self.chunk_lanes = lanes.max(1);
+        self
+    }
+
+    /// The output written so far (the open chunk is still buffered).
+    pub fn output(&self) -> &W {
+        &self.out
+    }
+
+    /// Appends one group; groups must come in strictly increasing (block, slice, step).
+    pub fn push(&mut self, g: &Group<'_>) -> Result<(), WriteError> {
+        let key = (g.block, g.slice, g.step);
+        let invalid = |problem: String| WriteError::Invalid {
+            file: self.name.clone(),
+            block: g.block,
+            slice: g.slice,
+            step: g.step,
+            problem,
+        };
+        if let Some(last) = self.last {
+            if key <= last {
+                return Err(invalid(format!(
+                    "groups out of order: (block, slice, step) must increase, previous was {last:?}"
+                )));
+            }
+        }
+        let n = g.mask.count_ones() as usize;
+        if n == 0 || g.addrs.len() != n {
+            return Err(invalid(format!("{} addresses for a lane mask of {n} lanes", g.addrs.len())));
+        }
+        if g.slice > u32::MAX / SLICE_LANES {
+            return Err(invalid("thread index beyond 2^32".into()));
+        }
+        let attr_ok =
+            |a: &LaneAttr, addr: u32| attr_code(a).is_some() && addr as u64 + a.bytes as u64 <= 1 << 32;
+        let codes_ok = match g.attrs {
+            Attrs::Uniform(a) => g.addrs.iter().all(|&addr| attr_ok(&a, addr)),
+            Attrs::PerLane(v) => v.len() == n && v.iter().zip(g.addrs).all(|(a, &addr)| attr_ok(a, addr)),
+        };
+        if !codes_ok {
+            return Err(invalid(
+                "invalid attributes: a width of 1, 2, 4, 8 or 16 bytes (0 for a barrier), one per lane, and address + width below 2^32".into(),
+            ));
+        }
+        let new_run = self.last.is_none_or(|(b, s, _)| (b, s) != (g.block, g.slice));
+        if new_run && self.lanes >= self.chunk_lanes {
+            self.flush()?;
+        }
+        if self.groups == 0 {
+            self.first = key;
+            self.prev_key = (0, 0, 0);
+            self.prev_first = 0;
+            self.prev_addrs.clear();
+        }
+        self.encode(g, n);
+        self.prev_key = key;
+        self.last = Some(key);
+        self.groups += 1;
+        self.lanes += n as u32;
+        if self.cols.iter().map(|c| c.len() as u64).sum::<u64>() > MAX_CHUNK_BYTES as u64 - 1024 {
+            return Err(WriteError::Invalid {
+                file: self.name.clone(),
+                block: g.block,
+                slice: g.slice,
+                step: g.step,
+                problem: "one run of a 64-thread slice is too large for a chunk (1 GiB)".into(),
+            });
+        }
+        Ok(())
+    }
+
+    fn encode(&mut self, g: &Group<'_>, n: usize) {
+        let (pb, ps, pt) = self.prev_key;
+        let [c_block, c_slice, c_step, c_mask, c_attr, c_gap, c_mode, c_addr] = &mut self.cols;
+        put_varint(c_block, (g.block - pb) as u64);
+        if g.block == pb {
+            put_varint(c_slice, (g.slice - ps) as u64);
+        } else {
+            put_varint(c_slice, g.slice as u64);
+        }
+        if (g.block, g.slice) == (pb, ps) && self.groups > 0 {
+            put_varint(c_step, (g.step - pt - 1) as u64);
+        } else {
+            put_varint(c_step, g.step as u64);
+        }
+        let first_lane = g.mask.trailing_zeros();
+        if (g.mask >> first_lane).wrapping_add(1) & (g.mask >> first_lane) == 0 {
+            c_mask.extend_from_slice(&[first_lane as u8, n as u8]);
+        } else {
+            c_mask.push(EXPLICIT_MASK);
+            c_mask.extend_from_slice(&g.mask.to_le_bytes());
+        }
+        match g.attrs {
+            Attrs::Uniform(a) => {
+                c_attr.push(attr_code(&a).unwrap_or(0));
+                put_varint(c_gap, a.gap as u64);
+            }
+            Attrs::PerLane(v) => {
+                let uniform = v.iter().all(|a| a == &v[0]);
+                if uniform {
+                    c_attr.push(attr_code(&v[0]).unwrap_or(0));
+                    put_varint(c_gap, v[0].gap as u64);
+                } else {
+                    c_attr.push(PER_LANE);
+                    for a in v {
+                        c_attr.push(attr_code(a).unwrap_or(0));
+                        put_varint(c_gap, a.gap as u64);
+                    }
+                }
+            }
+        }
+        let a = g.addrs;
+        let first = a[0];
+        if a == &self.prev_addrs[..] {
+            c_mode.push(MODE_REPEAT);
+        } else if a.iter().all(|&x| x == 0) {
+            c_mode.push(MODE_ZERO);
+        } else {
+            let base = zigzag(first as i64 - self.prev_first as i64);
+            let stride = if n > 1 {
+                let l1 = (g.mask & (g.mask - 1)).trailing_zeros();
+                let d = a[1] as i64 - first as i64;
+                let span = (l1 - first_lane) as i64;
+                (d % span == 0).then_some(d / span)
+            } else {
+                Some(0)
+            };
+            let affine = stride.filter(|&s| {
+                let mut m = g.mask;
+                a.iter().all(|&x| {
+                    let l = m.trailing_zeros();
+                    m &= m - 1;
+                    x as i64 == first as i64 + s * (l - first_lane) as i64
+                })
+            });
+            match affine {
+                Some(s) => {
+                    c_mode.push(MODE_AFFINE);
+                    put_varint(c_addr, base);
+                    put_varint(c_addr, zigzag(s));
+                }
+                None => {
+                    // the smaller of lane-to-lane deltas and offsets from the lowest
+                    // address packed in as few bits as they need
+                    let delta_len: usize =
+                        a.windows(2).map(|w| varint_len(zigzag(w[1] as i64 - w[0] as i64))).sum();
+                    let min = a.iter().copied().min().unwrap_or(0);
+                    let or = a.iter().fold(0, |m, &x| m | (x - min));
+                    let shift = if or == 0 { 0 } else { or.trailing_zeros() };
+                    let bits = 32 - (or >> shift).leading_zeros();
+                    let packed_len = 2 + (n * bits as usize).div_ceil(8);
+                    if packed_len < delta_len {
+                        c_mode.push(MODE_PACKED);
+                        put_varint(c_addr, zigzag(min as i64 - self.prev_first as i64));
+                        c_addr.extend_from_slice(&[shift as u8, bits as u8]);
+                        let mut acc = 0u64;
+                        let mut have = 0;
+                        for &x in a {
+                            acc |= (((x - min) >> shift) as u64) << have;
+                            have += bits;
+                            while have >= 8 {
+                                c_addr.push(acc as u8);
+                                acc >>= 8;
+                                have -= 8;
+                            }
+                        }
+                        if have > 0 {
+                            c_addr.push(acc as u8);
+                        }
+                    } else {
+                        c_mode.push(MODE_DELTA);
+                        put_varint(c_addr, base);
+                        for w in a.windows(2) {
+                            put_varint(c_addr, zigzag(w[1] as i64 - w[0] as i64));
+                        }
+                    }
+                }
+            }
+        }
+        self.prev_first = first;
+        self.prev_addrs.clear();
+        self.prev_addrs.extend_from_slice(a);
+    }
+
+    fn flush(&mut self) -> Result<(), WriteError> {
+        if self.groups == 0 {
+            return Ok(());
+        }
+        let last = self.last.unwrap_or_default();
+        let mut h = Vec::with_capacity(CHUNK_HEADER_LEN);
+        h.extend_from_slice(CHUNK_TAG);
+        for v in [self.groups, self.lanes, self.first.0, self.first.1, self.first.2, last.0, last.1, last.2] {
+            h.extend_from_slice(&v.to_le_bytes());
+        }
+        for c in &self.cols {
+            h.extend_from_slice(&(c.len() as u32).to_le_bytes());
+        }
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&h);
+        for c in &self.cols {
+            crc.update(c);
+        }
+        h.extend_from_slice(&crc.finalize().to_le_bytes());
+        self.out.write_all(&h)?;
+        for c in &mut self.cols {
+            self.out.write_all(c)?;
+            c.clear();
+        }
+        self.chunks += 1;
+        self.total_groups += self.groups as u64;
+        self.total_lanes += self.lanes as u64;
+        self.groups = 0;
+        self.lanes = 0;
+        Ok(())
+    }
+
+    /// Writes the last chunk and the end marker, and returns the output.
+    pub fn finish(mut self) -> Result<W, WriteError> {
+        self.flush()?;
+        let mut e = Vec::with_capacity(END_LEN);
+        e.extend_from_slice(END_TAG);
+        for v in [self.chunks, self.total_groups, self.total_lanes] {
+            e.extend_from_slice(&v.to_le_bytes());
+        }
+        let crc = crc32fast::hash(&e);
+        e.extend_from_slice(&crc.to_le_bytes());
+        self.out.write_all(&e)?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// Writes `trace` as a binary trace (records sorted by block, thread / 64, step,
+/// thread). Two records of one thread at one step are an error, as is a record the
+/// format cannot hold.
+pub fn write<W: Write>(trace: &Trace, out: W) -> Result<W, WriteError> {
+    write_chunked(trace, out, CHUNK_LANES)
+}
+
+/// [`write`] closing chunks at `chunk_lanes` lanes (at the next (block, slice) boundary).
+pub fn write_chunked<W: Write>(trace: &Trace, out: W, chunk_lanes: u32) -> Result<W, WriteError> {
+    let recs = &trace.records;
+    let mut order: Vec<u32> = (0..recs.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| {
+        let r = &recs[i as usize];
+        (r.block, r.thread / SLICE_LANES, r.step, r.thread, i)
+    });
+    let mut w = Writer::new(out, &trace.source, trace.has_timing_columns)?.with_chunk_lanes(chunk_lanes);
+    let mut attrs: Vec<LaneAttr> = Vec::with_capacity(64);
+    let mut addrs: Vec<u32> = Vec::with_capacity(64);
+    let mut i = 0;
+    while i < order.len() {
+        let r0 = &recs[order[i] as usize];
+        let key = (r0.block, r0.thread / SLICE_LANES, r0.step);
+        let (mut mask, mut j) = (0u64, i);
+        attrs.clear();
+        addrs.clear();
+        while j < order.len() {
+            let r = &recs[order[j] as usize];
+            if (r.block, r.thread / SLICE_LANES, r.step) != key {
+                break;
+            }
+            let bit = 1u64 << (r.thread % SLICE_LANES);
+            if mask & bit != 0 {
+                return Err(WriteError::Duplicate {
+                    file: trace.source.clone(),
+                    block: r.block,
+                    thread: r.thread,
+                    step: r.step,
+                    first_line: trace.lines[order[j - 1] as usize],
+                    line: trace.lines[order[j] as usize],
+                });
+            }
+            mask |= bit;
+            attrs.push(LaneAttr { op: r.op, bytes: r.bytes, gap: r.gap, dep: r.dep });
+            addrs.push(r.addr);
+            j += 1;
+        }
+        let g = Group {
+            block: key.0,
+            slice: key.1,
+            step: key.2,
+            mask,
+            attrs: Attrs::PerLane(&attrs),
+            addrs: &addrs,
+        };
+        w.push(&g)?;
+        i = j;
+    }
+    w.finish()
+}
+
+/// What the file header says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Format version.
+    pub version: u16,
+    /// Whether the source trace had the gap/dep columns.
+    pub timing_columns: bool,
+}
+
+/// Totals from the end marker.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Chunks.
+    pub chunks: u64,
+    /// Groups.
+    pub groups: u64,
+    /// Active lanes (records).
+    pub lanes: u64,
+}
+
+/// Reads a binary trace chunk by chunk: [`Reader::next_chunk`] reads and checks one
+/// chunk's bytes (sequential), [`RawChunk::decode`] decodes them (may run on any
+/// thread), [`Chunk::split`] cuts them into warp requests.
+pub struct Reader<R: Read> {
+    src: R,
+    name: Arc<str>,
+    offset: u64,
+    file_len: Option<u64>,
+    header: Header,
+    last: Option<(u32, u32, u32)>,
+    seen: Totals,
+    end: Option<Totals>,
+}
+
+impl Reader<std::io::BufReader<std::fs::File>> {
+    /// Opens a binary trace file.
+    pub fn open(path: &Path) -> Result<Self, BinaryError> {
+        let name = path.display().to_string();
+        let io = |source| BinaryError::Io { file: name.clone(), offset: 0, source };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if meta.is_dir() {
+            return Err(io(std::io::Error::other("is a directory, expected a trace file")));
+        }
+        Reader::new(std::io::BufReader::with_capacity(1 << 16, file), &name, Some(meta.len()))
+    }
+}
+
+impl<R: Read> Reader<R> {
+    /// Reads the header from `src`; `name` is used in messages, `file_len` (if known)
+    /// lets a truncated file be reported before reading the rest.
+    pub fn new(mut src: R, name: &str, file_len: Option<u64>) -> Result<Self, BinaryError> {
+        let name: Arc<str> = name.into();
+        let mut h = [0u8; HEADER_LEN];
+        let got = read_full(&mut src, &mut h).map_err(|source| BinaryError::Io {
+            file: name.to_string(),
+            offset: 0,
+            source,
+        })?;
+        if got < 8 || &h[..8] != MAGIC {
+            return Err(BinaryError::Magic { file: name.to_string() });
+        }
+        if got < HEADER_LEN {
+            return Err(BinaryError::Truncated {
+                file: name.to_string(),
+                offset: got as u64,
+                inside: "the file header".into(),
+            });
+        }
+        let unsupported =
+            |offset, what, found| BinaryError::Unsupported { file: name.to_string(), offset, what, found };
+        let version = u16::from_le_bytes([h[8], h[9]]);
+        if version != VERSION {
+            return Err(unsupported(8, "version", version as u64));
+        }
+        let crc = u32::from_le_bytes([h[16], h[17], h[18], h[19]]);
+        if crc32fast::hash(&h[..16]) != crc {
+            return Err(BinaryError::Corrupt {
+                file: name.to_string(),
+                offset: 16,
+                problem: "checksum mismatch in the file header".into(),
+            });
+        }
+        let flags = u16::from_le_bytes([h[10], h[11]]);
+        if flags & !FLAG_TIMING != 0 {
+            return Err(unsupported(10, "flags", flags as u64));
+        }
+        if h[12] as u32 != SLICE_LANES {
+            return Err(unsupported(12, "slice lanes", h[12] as u64));
+        }
+        if h[13..16] != [0, 0, 0] {
+            return Err(unsupported(
+                13,
+                "reserved bytes",
+                u32::from_le_bytes([h[13], h[14], h[15], 0]) as u64,
+            ));
+        }
+        Ok(Reader {
+            src,
+            name,
+            offset: HEADER_LEN as u64,
+            file_len,
+            header: Header { version, timing_columns: flags & FLAG_TIMING != 0 },
+            last: None,
+            seen: Totals::default(),
+            end: None,
+        })
+    }
+
+    /// The file header.
+    pub fn header(&self) -> Header {
+        self.header
+    }
+
+    /// The file's name, as used in messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The totals of the end marker, once [`Reader::next_chunk`] has returned `false`.
+    pub fn totals(&self) -> Option<Totals> {
+        self.end
+    }
+
+    fn corrupt(&self, offset: u64, problem: String) -> BinaryError {
+        BinaryError::Corrupt { file: self.name.to_string(), offset, problem }
+    }
+
+    fn truncated(&self, offset: u64, inside: String) -> BinaryError {
+        BinaryError::Truncated { file: self.name.to_string(), offset, inside }
+    }
+
+    /// Reads the next chunk into `raw` (reusing its buffer) and checks its checksum and
+    /// its order after the previous chunk; `false` at the end marker, after which the
+    /// totals are checked and nothing may follow.
+    pub fn next_chunk(&mut self, raw: &mut RawChunk) -> Result<bool, BinaryError> {
+        if self.end.is_some() {
+            return Ok(false);
+        }
+        let at = self.offset;
+        let io = |offset, source| BinaryError::Io { file: self.name.to_string(), offset, source };
+        let mut tag = [0u8; 4];
+        let got = read_full(&mut self.src, &mut tag).map_err(|e| io(at, e))?;
+        if got < 4 {
+            let inside = if got == 0 { "the chunk list: the end marker is missing" } else { "a chunk tag" };
+            return Err(self.truncated(at + got as u64, inside.into()));
+        }
+        if &tag == END_TAG {
+            return self.read_end(at).map(|_| false);
+        }
+        if &tag != CHUNK_TAG {
+            return Err(self.corrupt(
+                at,
+                format!("expected a chunk (`CHNK`) or the end marker (`END!`), found {tag:02x?}"),
+            ));
+        }
+        let mut h = [0u8; CHUNK_HEADER_LEN];
+        h[..4].copy_from_slice(&tag);
+        let got = read_full(&mut self.src, &mut h[4..]).map_err(|e| io(at + 4, e))?;
+        if got < CHUNK_HEADER_LEN - 4 {
+            return Err(self.truncated(
+                at + 4 + got as u64,
+                format!("the header of chunk {} (at byte {at})", self.seen.chunks),
+            ));
+        }
+        let u = |i: usize| u32::from_le_bytes([h[4 * i], h[4 * i + 1], h[4 * i + 2], h[4 * i + 3]]);
+        let (groups, lanes) = (u(1), u(2));
+        let first = (u(3), u(4), u(5));
+        let last = (u(6), u(7), u(8));
+        let mut cols = [0u32; COLUMNS];
+        for (c, col) in cols.iter_mut().enumerate() {
+            *col = u(9 + c);
+        }
+        let crc = u(17);
+        let payload: u64 = cols.iter().map(|&c| c as u64).sum();
+        if payload > MAX_CHUNK_BYTES as u64
+            || groups == 0
+            || lanes < groups
+            || lanes as u64 > groups as u64 * 64
+        {
+            // a checksum failure is more telling when the header is otherwise plausible
+            return Err(self.corrupt(
+                at,
+                format!("implausible chunk header ({groups} groups, {lanes} lanes, {payload} payload bytes)"),
+            ));
+        }
+        let body = at + CHUNK_HEADER_LEN as u64;
+        if let Some(len) = self.file_len {
+            if body + payload > len {
+                return Err(self.truncated(
+                    len,
+                    format!("chunk {} (at byte {at}, {payload} payload bytes)", self.seen.chunks),
+                ));
+            }
+        }
+        raw.bytes.clear();
+        raw.bytes.resize(payload as usize, 0);
+        let got = read_full(&mut self.src, &mut raw.bytes).map_err(|e| io(body, e))?;
+        if got < payload as usize {
+            return Err(
+                self.truncated(body + got as u64, format!("chunk {} (at byte {at})", self.seen.chunks))
+            );
+        }
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(&h[..CHUNK_HEADER_LEN - 4]);
+        hasher.update(&raw.bytes);
+        let found = hasher.finalize();
+        if found != crc {
+            return Err(self.corrupt(
+                at,
+                format!("checksum mismatch in chunk {} ({payload} payload bytes): stored {crc:#010x}, computed {found:#010x}", self.seen.chunks),
+            ));
+        }
+        if first > last {
+            return Err(
+                self.corrupt(at + 12, format!("chunk's first group {first:?} is after its last {last:?}"))
+            );
+        }
+        if let Some(prev) = self.last {
+            if first <= prev || (first.0, first.1) == (prev.0, prev.1) {
+                return Err(self.corrupt(
+                    at + 12,
+                    format!("chunk starts at (block, slice, step) {first:?}, not after the previous chunk's run ending at {prev:?}"),
+                ));
+            }
+        }
+        self.last = Some(last);
+        raw.name = self.name.clone();
+        raw.offset = at;
+        raw.index = self.seen.chunks;
+        raw.groups = groups;
+        raw.lanes = lanes;
+        raw.first = first;
+        raw.last = last;
+        raw.cols = cols;
+        self.seen.chunks += 1;
+        self.seen.groups += groups as u64;
+        self.seen.lanes += lanes as u64;
+        self.offset = body + payload;
+        Ok(true)
+    }
+
+    fn read_end(&mut self, at: u64) -> Result<(), BinaryError> {
+        let mut e = [0u8; END_LEN];
+        e[..4].copy_from_slice(END_TAG);
+        let got = read_full(&mut self.src, &mut e[4..]).map_err(|source| BinaryError::Io {
+            file: self.name.to_string(),
+            offset: at,
+            source,
+        })?;
+        if got < END_LEN - 4 {
+            return Err(self.truncated(at + 4 + got as u64, "the end marker".into()));
+        }
+        let q = |i: usize| u64::from_le_bytes(e[4 + 8 * i..12 + 8 * i].try_into().unwrap_or_default());
+        let totals = Totals { chunks: q(0), groups: q(1), lanes: q(2) };
+        let crc = u32::from_le_bytes([e[28], e[29], e[30], e[31]]);
+        if crc32fast::hash(&e[..28]) != crc {
+            return Err(self.corrupt(at, "checksum mismatch in the end marker".into()));
+        }
+        if totals != self.seen {
+            return Err(self.corrupt(
+                at,
+                format!("the end marker counts {totals:?} but the file holds {:?}", self.seen),
+            ));
+        }
+        let mut extra = [0u8; 1];
+        let after = at + END_LEN as u64;
+        if read_full(&mut self.src, &mut extra).map_err(|source| BinaryError::Io {
+            file: self.name.to_string(),
+            offset: after,
+            source,
+        })? != 0
+        {
+            return Err(self.corrupt(after, "data after the end marker".into()));
+        }
+        self.end = Some(totals);
+        Ok(())
+    }
+}
+
+/// Reads until `buf` is full or the input ends; the number of bytes read.
+fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// One chunk's checked bytes, as [`Reader::next_chunk`] read them.
+#[derive(Clone, Debug, Default)]
+pub struct RawChunk {
+    name: Arc<str>,
+    offset: u64,
+    index: u64,
+    groups: u32,
+    lanes: u32,
+    first: (u32, u32, u32),
+    last: (u32, u32, u32),
+    cols: [u32; COLUMNS],
+    bytes: Vec<u8>,
+}
+
+/// A column being decoded.
+struct Col<'a> {
+    data: &'a [u8],
+    pos: usize,
+    /// Byte offset of the column in the file.
+    at: u64,
+    index: usize,
+}
+
+impl Col<'_> {
+    #[inline]
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.data.get(self.pos)?;
+        self.pos += 1;
+        Some(b)
+    }
+
+    #[inline]
+    fn varint(&mut self) -> Option<u64> {
+        let b = *self.data.get(self.pos)?;
+        self.pos += 1;
+        if b < 0x80 {
+            return Some(b as u64);
+        }
+        let mut v = (b & 0x7F) as u64;
+        let mut shift = 7;
+        loop {
+            let b = *self.data.get(self.pos)?;
+            self.pos += 1;
+            if shift == 63 && b > 1 {
+                return None;
+            }
+            v |= ((b & 0x7F) as u64) << shift;
+            if b < 0x80 {
+                return Some(v);
+            }
+            shift += 7;
+        }
+    }
+
+    fn offset(&self) -> u64 {
+        self.at + self.pos as u64
+    }
+}
+
+/// A decoded chunk: its groups, and (after [`Chunk::split`]) its warp requests for one
+/// warp size. Reuse one `Chunk` for every chunk: the steady state allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Chunk {
+    name: Arc<str>,
+    offset: u64,
+    // groups
+    g_block: Vec<u32>,
+    g_slice: Vec<u32>,
+    g_step: Vec<u32>,
+    g_mask: Vec<u64>,
+    /// Attribute code, or `PER_LANE` (then `g_gap` is the start in `lane_code`).
+    g_code: Vec<u8>,
+    g_gap: Vec<u32>,
+    /// Start of the group's lanes in `addrs`.
+    g_start: Vec<u32>,
+    addrs: Vec<u32>,
+    lane_code: Vec<u8>,
+    lane_gap: Vec<u32>,
+    // requests
+    warp_size: u32,
+    r_block: Vec<u32>,
+    r_warp: Vec<u32>,
+    r_step: Vec<u32>,
+    r_code: Vec<u8>,
+    r_gap: Vec<u32>,
+    r_start: Vec<u32>,
+    r_lanes: Vec<u32>,
+    r_count: Vec<u8>,
+    /// `IOTA`, then the lanes of requests whose lanes are not contiguous.
+    lanes: Vec<u16>,
+}
+
+impl RawChunk {
+    /// Byte offset of the chunk in the file.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Active lanes (records) in the chunk.
+    pub fn lanes(&self) -> u32 {
+        self.lanes
+    }
+
+    /// Decodes the chunk's groups into `out`, checking every field.
+    pub fn decode(&self, out: &mut Chunk) -> Result<(), BinaryError> {
+        out.name = self.name.clone();
+        out.offset = self.offset;
+        out.g_block.clear();
+        out.g_slice.clear();
+        out.g_step.clear();
+        out.g_mask.clear();
+        out.g_code.clear();
+        out.g_gap.clear();
+        out.g_start.clear();
+        out.addrs.clear();
+        out.lane_code.clear();
+        out.lane_gap.clear();
+        out.clear_requests();
+        let n = self.groups as usize;
+        out.g_block.reserve(n);
+        out.g_slice.reserve(n);
+        out.g_step.reserve(n);
+        out.g_mask.reserve(n);
+        out.g_code.reserve(n);
+        out.g_gap.reserve(n);
+        out.g_start.reserve(n);
+        // the header's lane count (checked against the groups below) sizes the output
+        out.addrs.resize(self.lanes as usize, 0);
+        let mut filled = 0usize;
+        let mut start = 0usize;
+        let body = self.offset + CHUNK_HEADER_LEN as u64;
+        let mut cols: [Col<'_>; COLUMNS] = std::array::from_fn(|i| {
+            let len = self.cols[i] as usize;
+            let c = Col { data: &self.bytes[start..start + len], pos: 0, at: body + start as u64, index: i };
+            start += len;
+            c
+        });
+        let corrupt = |c: &Col<'_>, problem: &str| BinaryError::Corrupt {
+            file: self.name.to_string(),
+            offset: c.offset(),
+            problem: format!("column `{}` of chunk {}: {problem}", COLUMN_NAMES[c.index], self.index),
+        };
+        let [c_block, c_slice, c_step, c_mask, c_attr, c_gap, c_mode, c_addr] = &mut cols;
+        let (mut pb, mut ps, mut pt) = (0u32, 0u32, 0u32);
+        let mut prev_first = 0u32;
+        let mut prev_range = 0..0usize;
+        let u32_of = |c: &mut Col<'_>, what: &str| -> Result<u32, BinaryError> {
+            let v =
+                c.varint().ok_or_else(|| corrupt(c, &format!("truncated or overlong varint ({what})")))?;
+            u32::try_from(v).map_err(|_| corrupt(c, &format!("{what} {v} does not fit in 32 bits")))
+        };
+        for gi in 0..n {
+            let db = u32_of(c_block, "block delta")?;
+            let block = pb.checked_add(db).ok_or_else(|| corrupt(c_block, "block beyond 2^32"))?;
+            let slice = if db == 0 {
+                ps.checked_add(u32_of(c_slice, "slice delta")?)
+            } else {
+                Some(u32_of(c_slice, "slice")?)
+            }
+            .filter(|&s| s <= u32::MAX / SLICE_LANES)
+            .ok_or_else(|| corrupt(c_slice, "thread index beyond 2^32"))?;
+            let same_run = gi > 0 && block == pb && slice == ps;
+            let step = if same_run {
+                pt.checked_add(1).and_then(|p| p.checked_add(u32_of(c_step, "step delta").ok()?))
+            } else {
+                Some(u32_of(c_step, "step")?)
+            }
+            .ok_or_else(|| corrupt(c_step, "step beyond 2^32"))?;
+            let b0 = c_mask.byte().ok_or_else(|| corrupt(c_mask, "ends early"))?;
+            let mask = if b0 == EXPLICIT_MASK {
+                let mut m = [0u8; 8];
+                for x in &mut m {
+                    *x = c_mask.byte().ok_or_else(|| corrupt(c_mask, "ends inside a lane mask"))?;
+                }
+                u64::from_le_bytes(m)
+            } else {
+                let count = c_mask.byte().ok_or_else(|| corrupt(c_mask, "ends early"))? as u32;
+                if b0 >= 64 || count == 0 || b0 as u32 + count > 64 {
+                    return Err(corrupt(c_mask, &format!("bad lane run: first lane {b0}, {count} lanes")));
+                }
+                (u64::MAX >> (64 - count)) << b0
+            };
+            if mask == 0 {
+                return Err(corrupt(c_mask, "empty lane mask"));
+            }
+            let lanes = mask.count_ones() as usize;
+            let code = c_attr.byte().ok_or_else(|| corrupt(c_attr, "ends early"))?;
+            let gap_or_start = if code == PER_LANE {
+                let s = out.lane_code.len() as u32;
+                for _ in 0..lanes {
+                    let c = c_attr.byte().ok_or_else(|| corrupt(c_attr, "ends inside per-lane codes"))?;
+                    if decode_code(c).is_none() {
+                        c_attr.pos -= 1;
+                        return Err(corrupt(c_attr, &format!("invalid op/width code {c:#04x}")));
+                    }
+                    out.lane_code.push(c);
+                    out.lane_gap.push(u32_of(c_gap, "gap")?);
+                }
+                s
+            } else {
+                if decode_code(code).is_none() {
+                    c_attr.pos -= 1;
+                    return Err(corrupt(c_attr, &format!("invalid op/width code {code:#04x}")));
+                }
+                u32_of(c_gap, "gap")?
+            };
+            // addresses, written into the pre-sized `out.addrs`
+            let a0 = filled;
+            let a1 = a0 + lanes;
+            if a1 > out.addrs.len() {
+                return Err(corrupt(c_mask, &format!("more lanes than the chunk header's {}", self.lanes)));
+            }
+            filled = a1;
+            let mode = c_mode.byte().ok_or_else(|| corrupt(c_mode, "ends early"))?;
+            match mode {
+                MODE_ZERO => out.addrs[a0..a1].fill(0),
+                MODE_REPEAT => {
+                    if prev_range.len() != lanes {
+                        c_mode.pos -= 1;
+                        return Err(corrupt(
+                            c_mode,
+                            &format!("repeats {} addresses for {lanes} lanes", prev_range.len()),
+                        ));
+                    }
+                    out.addrs.copy_within(prev_range.clone(), a0);
+                }
+                MODE_AFFINE | MODE_DELTA | MODE_PACKED => {
+                    let base = c_addr.varint().ok_or_else(|| corrupt(c_addr, "truncated varint"))?;
+                    let first = prev_first as i64 + unzigzag(base);
+                    if !(0..=u32::MAX as i64).contains(&first) {
+                        return Err(corrupt(c_addr, &format!("address {first} outside 0..2^32")));
+                    }
+                    let dst = &mut out.addrs[a0..a1];
+                    match mode {
+                        MODE_AFFINE => {
+                            let stride =
+                                unzigzag(c_addr.varint().ok_or_else(|| corrupt(c_addr, "truncated varint"))?);
+                            let l0 = mask.trailing_zeros() as i64;
+                            let l1 = 63 - mask.leading_zeros() as i64;
+                            let end = stride.checked_mul(l1 - l0).and_then(|d| first.checked_add(d));
+                            if !end.is_some_and(|e| (0..=u32::MAX as i64).contains(&e)) {
+                                return Err(corrupt(c_addr, "affine addresses outside 0..2^32"));
+                            }
+                            // first + stride * (lane - l0) stays between the two ends
+                            let (f, st) = (first as u32, stride as u32);
+                            if l1 - l0 + 1 == lanes as i64 {
+                                for (i, d) in dst.iter_mut().enumerate() {
+                                    *d = f.wrapping_add(st.wrapping_mul(i as u32));
+                                }
+                            } else {
+                                let mut m = mask;
+                                for d in dst.iter_mut() {
+                                    let l = m.trailing_zeros() - l0 as u32;
+                                    m &= m - 1;
+                                    *d = f.wrapping_add(st.wrapping_mul(l));
+                                }
+                            }
+                        }
+                        MODE_DELTA => {
+                            let mut a = first;
+                            dst[0] = a as u32;
+                            for d in &mut dst[1..] {
+                                let v = c_addr.varint().ok_or_else(|| corrupt(c_addr, "truncated varint"))?;
+                                a += unzigzag(v);
+                                if !(0..=u32::MAX as i64).contains(&a) {
+                                    return Err(corrupt(c_addr, &format!("address {a} outside 0..2^32")));
+                                }
+                                *d = a as u32;
+                            }
+                        }
+                        _ => {
+                            let (shift, bits) = (
+                                c_addr.byte().ok_or_else(|| corrupt(c_addr, "ends early"))? as u32,
+                                c_addr.byte().ok_or_else(|| corrupt(c_addr, "ends early"))? as u32,
+                            );
+                            if shift + bits > 32 {
+                                c_addr.pos -= 2;
+                                return Err(corrupt(
+                                    c_addr,
+                                    &format!("packed offsets of {bits} bits shifted by {shift}"),
+                                ));
+                            }
+                            let len = (lanes * bits as usize).div_ceil(8);
+                            let packed = c_addr
+                                .data
+                                .get(c_addr.pos..c_addr.pos + len)
+                                .ok_or_else(|| corrupt(c_addr, "ends inside packed offsets"))?;
+                            let max = unpack(packed, bits, shift, first as u32, dst);
+                            // the lowest address is `first`; the highest must stay below 2^32
+                            if first as u64 + max as u64 > u32::MAX as u64 {
+                                return Err(corrupt(c_addr, "packed addresses beyond 2^32"));
+                            }
+                            c_addr.pos += len;
+                        }
+                    }
+                }
+                m => {
+                    c_mode.pos -= 1;
+                    return Err(corrupt(c_mode, &format!("unknown address mode {m}")));
+                }
+            }
+            // address + width must stay below 2^32
+            let group_addrs = &out.addrs[a0..a1];
+            let fits = if code == PER_LANE {
+                let codes = &out.lane_code[gap_or_start as usize..];
+                group_addrs.iter().zip(codes).all(|(&a, &c)| a as u64 + width_of(c) as u64 <= 1 << 32)
+            } else {
+                let max = group_addrs.iter().copied().max().unwrap_or(0);
+                max as u64 + width_of(code) as u64 <= 1 << 32
+            };
+            if !fits {
+                return Err(corrupt(c_addr, "address + width beyond 2^32"));
+            }
+            prev_first = out.addrs[a0];
+            prev_range = a0..a1;
+            out.g_block.push(block);
+            out.g_slice.push(slice);
+            out.g_step.push(step);
+            out.g_mask.push(mask);
+            out.g_code.push(code);
+            out.g_gap.push(gap_or_start);
+            out.g_start.push(a0 as u32);
+            (pb, ps, pt) = (block, slice, step);
+        }
+        for c in &cols {
+            if c.pos != c.data.len() {
+                return Err(corrupt(
+                    c,
+                    &format!("{} bytes left over after {n} groups", c.data.len() - c.pos),
+                ));
+            }
+        }
+        let keys = |i: usize| (out.g_block[i], out.g_slice[i], out.g_step[i]);
+        let header = |problem: String| BinaryError::Corrupt {
+            file: self.name.to_string(),
+            offset: self.offset,
+            problem,
+        };
+        if filled != self.lanes as usize {
+            return Err(header(format!(
+                "chunk {} holds {filled} lanes, its header says {}",
+                self.index, self.lanes
+            )));
+        }
+        if (keys(0), keys(n - 1)) != (self.first, self.last) {
+            return Err(header(format!(
+                "chunk {} runs from {:?} to {:?}, its header says {:?} to {:?}",
+                self.index,
+                keys(0),
+                keys(n - 1),
+                self.first,
+                self.last
+            )));
+        }
+        out.g_start.push(out.addrs.len() as u32);
+        Ok(())
+    }
+}
+
+/// Unpacks `dst.len()` offsets of `bits` bits (LSB first) from `packed` into
+/// `dst[i] = base + (offset << shift)`; returns the largest `offset << shift`.
+/// `packed` holds exactly `ceil(len × bits / 8)` bytes and `shift + bits <= 32`.
+fn unpack(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u32 {
+    let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
+    let mut max = 0u32;
+    let whole = packed.len().saturating_sub(7);
+    for (i, d) in dst.iter_mut().enumerate() {
+        let bit = i * bits as usize;
+        let byte = bit / 8;
+        let word = if byte < whole {
+            u64::from_le_bytes(packed[byte..byte + 8].try_into().unwrap_or_default())
+        } else {
+            let mut w = [0u8; 8];
+            let tail = &packed[byte.min(packed.len())..];
+            w[..tail.len()].copy_from_slice(tail);
+            u64::from_le_bytes(w)
+        };
+        let v = ((word >> (bit % 8)) as u32 & mask) << shift;
+        max = max.max(v);
+        *d = base.wrapping_add(v);
+    }
+    max
+}
+
+fn width_of(code: u8) -> u8 {
+    decode_code(code).map_or(0, |(_, b, _)| b)
+}
+
+fn merge_dep(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        (x, None) | (None, x) => x,
+    }
+}
+
+fn dep_bits(dep: Option<bool>) -> u8 {
+    match dep {
+        None => 0,
+        Some(false) => 1,
+        Some(true) => 2,
+    }
+}
+
+impl Chunk {
+    fn clear_requests(&mut self) {
+        self.r_block.clear();
+        self.r_warp.clear();
+        self.r_step.clear();
+        self.r_code.clear();
+        self.r_gap.clear();
+        self.r_start.clear();
+        self.r_lanes.clear();
+        self.r_count.clear();
+        self.lanes.clear();
+        self.lanes.extend_from_slice(&IOTA);
+    }
+
+    /// Groups in the chunk.
+    pub fn groups(&self) -> usize {
+        self.g_block.len()
+    }
+
+    /// Active lanes (records) in the chunk.
+    pub fn records(&self) -> usize {
+        self.addrs.len()
+    }
+
+    /// Cuts the groups into warp requests of `warp` lanes, in (block, warp, step) order.
+    /// Lanes of one request must agree on op and width.
+    pub fn split(&mut self, warp: u32) -> Result<(), BinaryError> {
+        if !(warp.is_power_of_two() && warp <= SLICE_LANES) {
+            return Err(BinaryError::WarpSize { warp });
+        }
+        self.clear_requests();
+        self.warp_size = warp;
+        let per = SLICE_LANES / warp;
+        let kmask = u64::MAX >> (64 - warp);
+        let n = self.groups();
+        self.r_block.reserve(n);
+        self.r_warp.reserve(n);
+        self.r_step.reserve(n);
+        self.r_code.reserve(n);
+        self.r_gap.reserve(n);
+        self.r_start.reserve(n);
+        self.r_lanes.reserve(n);
+        self.r_count.reserve(n);
+        if per == 1 {
+            for g in 0..n {
+                self.emit(g, 0, self.g_mask[g], self.g_slice[g])?;
+            }
+            return Ok(());
+        }
+        let mut g = 0;
+        while g < n {
+            let (block, slice) = (self.g_block[g], self.g_slice[g]);
+            let mut e = g + 1;
+            while e < n && self.g_block[e] == block && self.g_slice[e] == slice {
+                e += 1;
+            }
+            for j in 0..per {
+                let low = j * warp;
+                for h in g..e {
+                    let sub = (self.g_mask[h] >> low) & kmask;
+                    if sub != 0 {
+                        let skip = (self.g_mask[h] & ((1u64 << low) - 1)).count_ones();
+                        self.emit(h, skip, sub, slice * per + j)?;
+                    }
+                }
+            }
+            g = e;
+        }
+        Ok(())
+    }
+
+    /// Appends the request of group `g`'s lanes `sub` (lane numbers within the warp),
+    /// which start `skip` active lanes into the group.
+    #[inline]
+    fn emit(&mut self, g: usize, skip: u32, sub: u64, warp: u32) -> Result<(), BinaryError> {
+        let count = sub.count_ones();
+        let start = self.g_start[g] + skip;
+        let tz = sub.trailing_zeros();
+        let lanes_at = if (sub >> tz).wrapping_add(1) & (sub >> tz) == 0 {
+            tz
+        } else {
+            let at = self.lanes.len() as u32;
+            let mut m = sub;
+            while m != 0 {
+                self.lanes.push(m.trailing_zeros() as u16);
+                m &= m - 1;
+            }
+            at
+        };
+        let (code, gap) = if self.g_code[g] == PER_LANE {
+            let s = (self.g_gap[g] + skip) as usize;
+            let codes = &self.lane_code[s..s + count as usize];
+            let gaps = &self.lane_gap[s..s + count as usize];
+            let first = codes[0];
+            let mut dep = decode_code(first).and_then(|(_, _, d)| d);
+            for &c in &codes[1..] {
+                if c & 0x3F != first & 0x3F {
+                    let (a, b) = (decode_code(first), decode_code(c));
+                    let problem = match (a, b) {
+                        (Some((oa, _, _)), Some((ob, _, _))) if oa != ob => format!("ops: `{oa}` and `{ob}`"),
+                        (Some((_, wa, _)), Some((_, wb, _))) => format!("widths: {wa} and {wb} bytes"),
+                        _ => "attributes".into(),
+                    };
+                    return Err(BinaryError::Mixed {
+                        file: self.name.to_string(),
+                        offset: self.offset,
+                        block: self.g_block[g],
+                        warp,
+                        step: self.g_step[g],
+                        problem,
+                    });
+                }
+                dep = merge_dep(dep, decode_code(c).and_then(|(_, _, d)| d));
+            }
+            (first & 0x3F | dep_bits(dep) << 6, gaps.iter().copied().max().unwrap_or(0))
+        } else {
+            (self.g_code[g], self.g_gap[g])
+        };
+        self.r_block.push(self.g_block[g]);
+        self.r_warp.push(warp);
+        self.r_step.push(self.g_step[g]);
+        self.r_code.push(code);
+        self.r_gap.push(gap);
+        self.r_start.push(start);
+        self.r_lanes.push(lanes_at);
+        self.r_count.push(count as u8);
+        Ok(())
+    }
+
+    /// Warp requests after [`Chunk::split`].
+    pub fn len(&self) -> usize {
+        self.r_block.len()
+    }
+
+    /// Whether there are no warp requests.
+    pub fn is_empty(&self) -> bool {
+        self.r_block.is_empty()
+    }
+
+    /// The warp size of the last [`Chunk::split`].
+    pub fn warp_size(&self) -> u32 {
+        self.warp_size
+    }
+
+    /// Request `i` (its `line` is 0: binary traces have no lines).
+    #[inline]
+    pub fn get(&self, i: usize) -> RequestRef<'_> {
+        let (op, bytes, dep) = decode_code(self.r_code[i]).unwrap_or((Op::Barrier, 0, None));
+        let n = self.r_count[i] as usize;
+        let s = self.r_start[i] as usize;
+        let l = self.r_lanes[i] as usize;
+        RequestRef {
+            block: self.r_block[i],
+            warp: self.r_warp[i],
+            step: self.r_step[i],
+            op,
+            bytes,
+            gap: self.r_gap[i],
+            dep,
+            line: 0,
+            lanes: &self.lanes[l..l + n],
+            addrs: &self.addrs[s..s + n],
+        }
+    }
+
+    /// All requests in (block, warp, step) order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = RequestRef<'_>> + '_ {
+        (0..self.len()).map(move |i| self.get(i))
+    }
+
+    /// Appends the chunk's per-thread records to `trace` (in (block, slice, step, lane)
+    /// order, with line 0).
+    pub fn push_records(&self, trace: &mut Trace) {
+        trace.records.reserve(self.records());
+        trace.lines.reserve(self.records());
+        for g in 0..self.groups() {
+            let mut m = self.g_mask[g];
+            let mut k = self.g_start[g] as usize;
+            let per_lane = self.g_code[g] == PER_LANE;
+            let mut p = self.g_gap[g] as usize;
+            while m != 0 {
+                let lane = m.trailing_zeros();
+                m &= m - 1;
+                let (code, gap) = if per_lane {
+                    p += 1;
+                    (self.lane_code[p - 1], self.lane_gap[p - 1])
+                } else {
+                    (self.g_code[g], self.g_gap[g])
+                };
+                let (op, bytes, dep) = decode_code(code).unwrap_or((Op::Barrier, 0, None));
+                trace.records.push(Record {
+                    block: self.g_block[g],
+                    thread: self.g_slice[g] * SLICE_LANES + lane,
+                    step: self.g_step[g],
+                    op,
+                    addr: self.addrs[k],
+                    bytes,
+                    gap,
+                    dep,
+                });
+                trace.lines.push(0);
+                k += 1;
+            }
+        }
+    }
+}
+
+impl sim_core::engine::Workload for Chunk {
+    fn len(&self) -> usize {
+        self.r_block.len()
+    }
+
+    fn request(&self, i: usize) -> sim_core::engine::EngineRequest<'_> {
+        let r = self.get(i);
+        sim_core::engine::EngineRequest {
+            block: r.block,
+            warp: r.warp,
+            op: r.op,
+            bytes: r.bytes,
+            gap: r.gap,
+            dep: r.dep,
+            lanes: r.lanes,
+            addrs: r.addrs,
+        }
+    }
+}
+
+/// Reads a whole binary trace file into memory as records.
+pub fn read(path: &Path) -> Result<Trace, BinaryError> {
+    let reader = Reader::open(path)?;
+    read_all(reader)
+}
+
+/// Parses a whole binary trace from a reader; `name` is used in messages.
+pub fn parse<R: Read>(src: R, name: &str) -> Result<Trace, BinaryError> {
+    read_all(Reader::new(src, name, None)?)
+}
+
+fn read_all<R: Read>(mut reader: Reader<R>) -> Result<Trace, BinaryError> {
+    let mut trace = Trace::new(reader.name());
+    trace.has_timing_columns = reader.header().timing_columns;
+    let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
+    while reader.next_chunk(&mut raw)? {
+        raw.decode(&mut chunk)?;
+        chunk.push_records(&mut trace);
+    }
+    Ok(trace)
+}
+
+/// Whether the file at `path` starts with the binary trace magic.
+pub fn is_binary(path: &Path) -> std::io::Result<bool> {
+    let mut f = std::fs::File::open(path)?;
+    let mut m = [0u8; 8];
+    Ok(read_full(&mut f, &mut m)? == 8 && &m == MAGIC)
+}

@@ -1,0 +1,322 @@
+//! The binary trace format: write-then-read round trips (records, and warp requests for
+//! every warp size against `Requests::group`), and corrupt or truncated files.
+
+use proptest::prelude::*;
+use sim_core::Op;
+use traces::binary::{
+    self, Attrs, BinaryError, Chunk, Group, LaneAttr, RawChunk, Reader, WriteError, Writer,
+};
+use traces::{text, Record, Requests, Trace};
+
+/// Records sorted the way the binary format stores them, to compare as multisets.
+fn sorted(trace: &Trace) -> Vec<Record> {
+    let mut r = trace.records.clone();
+    r.sort_by_key(|r| (r.block, r.thread, r.step));
+    r
+}
+
+fn to_bytes(trace: &Trace, chunk_lanes: u32) -> Vec<u8> {
+    binary::write_chunked(trace, Vec::new(), chunk_lanes).expect("a writable trace")
+}
+
+/// Every warp request of the binary trace for `warp`, or the first error, as strings
+/// (so that the two paths compare field by field).
+fn binary_requests(bytes: &[u8], warp: u32) -> Result<Vec<String>, String> {
+    let mut reader = Reader::new(bytes, "t.bsim", Some(bytes.len() as u64)).map_err(|e| e.to_string())?;
+    let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
+    let mut out = Vec::new();
+    while reader.next_chunk(&mut raw).map_err(|e| e.to_string())? {
+        raw.decode(&mut chunk).map_err(|e| e.to_string())?;
+        chunk.split(warp).map_err(|e| e.to_string())?;
+        out.extend(chunk.iter().map(|r| {
+            format!(
+                "{} {} {} {} {} {} {:?} {:?} {:?}",
+                r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.lanes, r.addrs
+            )
+        }));
+    }
+    Ok(out)
+}
+
+fn text_requests(trace: &Trace, warp: u32) -> Result<Vec<String>, String> {
+    let reqs = Requests::group(trace, warp).map_err(|e| e.to_string())?;
+    Ok(reqs
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {} {} {} {} {:?} {:?} {:?}",
+                r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.lanes, r.addrs
+            )
+        })
+        .collect())
+}
+
+/// A random trace: a few blocks and up to 200 threads (several 64-thread slices), steps
+/// with one instruction per warp or mixed per thread, addresses in the shapes the
+/// encoder special-cases (affine, repeated, zero) and random ones.
+fn trace() -> impl Strategy<Value = Trace> {
+    let rec = (0u32..3, 0u32..200, 0u32..6, 0u8..5, 0u32..5, any::<u32>(), 0u32..3, 0u8..3);
+    (prop::collection::vec(rec, 0..300), any::<bool>(), 0u8..4).prop_map(|(recs, timing, style)| {
+        let mut t = Trace::new("random");
+        t.has_timing_columns = timing;
+        let mut seen = std::collections::HashSet::new();
+        for (block, thread, step, op, w, r, gap, dep) in recs {
+            if !seen.insert((block, thread, step)) {
+                continue;
+            }
+            // style 0: one instruction per (block, step); otherwise per thread
+            let op = Op::ALL[if style == 0 { (step % 5) as usize } else { op as usize }];
+            let bytes = if op == Op::Barrier {
+                0
+            } else {
+                [1u8, 2, 4, 8, 16][if style == 0 { 2 } else { w as usize }]
+            };
+            let addr = match (op, style) {
+                (Op::Barrier, _) => 0,
+                (_, 0 | 1) => (thread * (step + 1) * bytes as u32) % 65536,
+                (_, 2) => step * 4,
+                _ => r % (u32::MAX - 16),
+            };
+            let (gap, dep) =
+                if timing { (gap * 7, [None, Some(false), Some(true)][dep as usize]) } else { (0, None) };
+            t.push(Record { block, thread, step, op, addr, bytes, gap, dep });
+        }
+        t
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn round_trip_keeps_records(t in trace(), chunk_lanes in 1u32..200) {
+        let bytes = to_bytes(&t, chunk_lanes);
+        let back = binary::parse(&bytes[..], "t.bsim").unwrap();
+        prop_assert_eq!(sorted(&back), sorted(&t));
+        prop_assert_eq!(back.has_timing_columns, t.has_timing_columns);
+        // and the text format of the round trip reads back the same records
+        let mut csv = Vec::new();
+        text::write(&back, &mut csv).unwrap();
+        let again = text::parse(&csv[..], "t.csv").unwrap();
+        prop_assert_eq!(sorted(&again), sorted(&t));
+    }
+
+    #[test]
+    fn chunk_requests_equal_grouped_requests_for_every_warp_size(t in trace(), chunk_lanes in 1u32..200) {
+        let bytes = to_bytes(&t, chunk_lanes);
+        for warp in [1, 2, 4, 8, 16, 32, 64] {
+            let a = text_requests(&t, warp);
+            let b = binary_requests(&bytes, warp);
+            match (&a, &b) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(a, b, "warp {}", warp),
+                // a warp that mixes ops or widths is an error on both paths
+                (Err(ea), Err(eb)) => prop_assert!(ea.contains("mixes") && eb.contains("mixes"), "{} / {}", ea, eb),
+                _ => prop_assert!(false, "warp {}: text {:?} binary {:?}", warp, a.as_ref().err(), b.as_ref().err()),
+            }
+        }
+    }
+}
+
+/// A small trace of several chunks: 3 blocks x 128 threads x 4 steps.
+fn sample() -> Trace {
+    let mut t = Trace::new("sample");
+    for block in 0..3 {
+        for thread in 0..128 {
+            for step in 0..4 {
+                let op = if step == 2 { Op::Barrier } else { Op::Load };
+                let (addr, bytes) = if op == Op::Barrier { (0, 0) } else { (thread * 4 * (step + 1), 4) };
+                t.push(Record { block, thread, step, op, addr, bytes, gap: 0, dep: None });
+            }
+        }
+    }
+    t
+}
+
+fn parse_err(bytes: &[u8]) -> BinaryError {
+    // through the reader with the length known, and without
+    let with_len = Reader::new(bytes, "t.bsim", Some(bytes.len() as u64)).and_then(|mut r| {
+        let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
+        while r.next_chunk(&mut raw)? {
+            raw.decode(&mut chunk)?;
+            chunk.split(32)?;
+        }
+        Ok(())
+    });
+    let without = binary::parse(bytes, "t.bsim");
+    assert!(with_len.is_err(), "accepted with the length known");
+    without.expect_err("accepted")
+}
+
+#[test]
+fn every_truncation_is_an_error_naming_the_file_and_offset() {
+    let bytes = to_bytes(&sample(), 100);
+    for len in 0..bytes.len() {
+        let e = parse_err(&bytes[..len]);
+        let msg = e.to_string();
+        assert!(msg.starts_with("t.bsim: "), "{msg}");
+        match e {
+            BinaryError::Magic { .. } => assert!(len < 8, "len {len}: {msg}"),
+            BinaryError::Truncated { offset, .. } => assert_eq!(offset, len as u64, "{msg}"),
+            other => panic!("len {len}: expected a truncation, got {other}"),
+        }
+    }
+}
+
+#[test]
+fn every_flipped_byte_is_an_error() {
+    let bytes = to_bytes(&sample(), 100);
+    assert!(binary::parse(&bytes[..], "t.bsim").is_ok());
+    for i in 0..bytes.len() {
+        for flip in [0x01u8, 0x80, 0xFF] {
+            let mut b = bytes.clone();
+            b[i] ^= flip;
+            let msg = parse_err(&b).to_string();
+            assert!(msg.starts_with("t.bsim: ") && (msg.contains("byte") || msg.contains("magic")), "{msg}");
+        }
+    }
+}
+
+#[test]
+fn checksum_error_names_the_chunk_offset() {
+    let bytes = to_bytes(&sample(), 100);
+    // the payload of the first chunk starts after the 20-byte header and 72-byte chunk header
+    let mut b = bytes.clone();
+    b[20 + 72 + 3] ^= 0x10;
+    match parse_err(&b) {
+        BinaryError::Corrupt { offset, problem, .. } => {
+            assert_eq!(offset, 20);
+            assert!(problem.contains("checksum mismatch in chunk 0"), "{problem}");
+        }
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
+fn text_is_not_binary_and_a_future_version_is_refused() {
+    let e = parse_err(b"block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n");
+    assert!(matches!(e, BinaryError::Magic { .. }), "{e}");
+    let mut b = to_bytes(&sample(), 100);
+    b[8] = 2;
+    match parse_err(&b) {
+        BinaryError::Unsupported { offset: 8, what: "version", found: 2, .. } => {}
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
+fn trailing_data_duplicated_and_reordered_chunks_are_errors() {
+    let t = sample();
+    let bytes = to_bytes(&t, 100);
+    let mut b = bytes.clone();
+    b.push(0);
+    assert!(parse_err(&b).to_string().contains("data after the end marker"));
+    // chunk boundaries: walk the chunk headers
+    let mut chunks = Vec::new();
+    let mut at = 20;
+    while &bytes[at..at + 4] == b"CHNK" {
+        let payload: u32 = (0..8)
+            .map(|c| u32::from_le_bytes(bytes[at + 36 + 4 * c..at + 40 + 4 * c].try_into().unwrap()))
+            .sum();
+        chunks.push(at..at + 72 + payload as usize);
+        at += 72 + payload as usize;
+    }
+    assert!(chunks.len() >= 3, "{} chunks", chunks.len());
+    let end = &bytes[at..];
+    // the second chunk twice
+    let mut dup = bytes[..chunks[1].end].to_vec();
+    dup.extend_from_slice(&bytes[chunks[1].clone()]);
+    dup.extend_from_slice(&bytes[chunks[2].start..]);
+    let msg = parse_err(&dup).to_string();
+    assert!(msg.contains("not after the previous chunk"), "{msg}");
+    // the first two chunks swapped
+    let mut swapped = bytes[..20].to_vec();
+    swapped.extend_from_slice(&bytes[chunks[1].clone()]);
+    swapped.extend_from_slice(&bytes[chunks[0].clone()]);
+    swapped.extend_from_slice(&bytes[chunks[2].start..]);
+    assert!(parse_err(&swapped).to_string().contains("not after the previous chunk"));
+    // a chunk dropped: the end marker's totals disagree
+    let mut dropped = bytes[..chunks[1].start].to_vec();
+    dropped.extend_from_slice(&bytes[chunks[2].start..at]);
+    dropped.extend_from_slice(end);
+    assert!(parse_err(&dropped).to_string().contains("the end marker counts"));
+}
+
+#[test]
+fn a_warp_mixing_ops_is_an_error_at_that_warp_size_only() {
+    let mut t = Trace::new("mixed");
+    for thread in 0..64 {
+        let op = if thread < 32 { Op::Load } else { Op::Store };
+        t.push(Record { block: 0, thread, step: 0, op, addr: thread * 4, bytes: 4, gap: 0, dep: None });
+    }
+    let bytes = to_bytes(&t, 100);
+    assert_eq!(binary_requests(&bytes, 32).unwrap().len(), 2);
+    let e = binary_requests(&bytes, 64).unwrap_err();
+    assert!(e.contains("block 0 warp 0 step 0 mixes ops: `ld` and `st`"), "{e}");
+}
+
+#[test]
+fn writer_refuses_duplicates_and_disorder() {
+    let mut t = sample();
+    let r = t.records[5];
+    t.push(r);
+    assert!(matches!(binary::write(&t, Vec::new()), Err(WriteError::Duplicate { .. })));
+    let mut w = Writer::new(Vec::new(), "w", false).unwrap();
+    let a = LaneAttr { op: Op::Load, bytes: 4, gap: 0, dep: None };
+    let g = |step| Group { block: 0, slice: 0, step, mask: 1, attrs: Attrs::Uniform(a), addrs: &[0] };
+    w.push(&g(1)).unwrap();
+    assert!(matches!(w.push(&g(1)), Err(WriteError::Invalid { .. })));
+    assert!(matches!(w.push(&g(0)), Err(WriteError::Invalid { .. })));
+    let bad = LaneAttr { op: Op::Load, bytes: 3, gap: 0, dep: None };
+    let e = w.push(&Group { block: 0, slice: 0, step: 2, mask: 1, attrs: Attrs::Uniform(bad), addrs: &[0] });
+    assert!(matches!(e, Err(WriteError::Invalid { .. })));
+    let e = w.push(&Group { block: 0, slice: 0, step: 2, mask: 3, attrs: Attrs::Uniform(a), addrs: &[0] });
+    assert!(matches!(e, Err(WriteError::Invalid { .. })), "two lanes, one address");
+}
+
+#[test]
+fn strided_warps_take_a_few_bytes_per_request() {
+    // 64 blocks x 256 threads x 16 steps of 4-byte loads at base + 4 * thread: affine
+    let mut t = Trace::new("strided");
+    for block in 0..64 {
+        for thread in 0..256 {
+            for step in 0..16 {
+                t.push(Record {
+                    block,
+                    thread,
+                    step,
+                    op: Op::Load,
+                    addr: step * 1024 + thread * 4,
+                    bytes: 4,
+                    gap: 0,
+                    dep: None,
+                });
+            }
+        }
+    }
+    let bytes = to_bytes(&t, binary::CHUNK_LANES);
+    let mut csv = Vec::new();
+    text::write(&t, &mut csv).unwrap();
+    let groups = 64 * 4 * 16;
+    assert!(bytes.len() < groups * 16, "{} bytes for {groups} groups", bytes.len());
+    assert!(bytes.len() * 50 < csv.len(), "binary {} text {}", bytes.len(), csv.len());
+}
+
+#[test]
+fn read_any_reads_both_formats() {
+    let dir = std::env::temp_dir().join(format!("banksim-binary-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = sample();
+    let (csv, bin) = (dir.join("t.csv"), dir.join("t.bsim"));
+    text::write(&t, std::fs::File::create(&csv).unwrap()).unwrap();
+    binary::write(&t, std::fs::File::create(&bin).unwrap()).unwrap();
+    let a = traces::read_any(&csv).unwrap();
+    let b = traces::read_any(&bin).unwrap();
+    assert_eq!(sorted(&a), sorted(&b));
+    assert_eq!(b.source, bin.display().to_string());
+    // a truncated file on disk: the error names it and the offset
+    let bytes = std::fs::read(&bin).unwrap();
+    std::fs::write(&bin, &bytes[..bytes.len() - 40]).unwrap();
+    let e = traces::read_any(&bin).unwrap_err().to_string();
+    assert!(e.contains("t.bsim") && e.contains(&format!("at byte {}", bytes.len() - 40)), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Runs the kernel suite of validate/kernels/ on a GPU and writes everything calibration
+# needs into the folder given as $1:
+#
+#   measure.csv        one row per variant: median / min / max / quartiles (us), adapter, driver
+#   json/*.json        every repetition's time, the adapter's name, driver and limits
+#   traces/*.csv       the captured shared-memory trace of each variant (small dispatch)
+#   sim/*.txt          `banksim run --cycles` of each captured trace on the h100 preset
+#   system.txt         nvidia-smi, vulkaninfo --summary, banksim --version, this script's args
+#
+# Usage:  validate/run_gpu_suite.sh OUTDIR
+# Env:    BANKSIM   the banksim binary (default: target/release/banksim, then `banksim` on PATH)
+#         REPS      timed repetitions per variant (default 30), WARMUP (default 5)
+#         ADAPTER   adapter name filter passed as --adapter (default: the best adapter)
+#         QUICK=1   small dispatches and few repetitions (a smoke test, e.g. on lavapipe)
+# Run from the repository root. Nothing here needs network access.
+set -euo pipefail
+
+OUT=${1:?usage: validate/run_gpu_suite.sh OUTDIR}
+cd "$(dirname "$0")/.."
+BANKSIM=${BANKSIM:-}
+if [ -z "$BANKSIM" ]; then
+    if [ -x target/release/banksim ]; then BANKSIM=target/release/banksim; else BANKSIM=banksim; fi
+fi
+REPS=${REPS:-30}
+WARMUP=${WARMUP:-5}
+QUICK=${QUICK:-0}
+K=validate/kernels
+mkdir -p "$OUT/json" "$OUT/traces" "$OUT/sim"
+ADAPTER_ARGS=()
+if [ -n "${ADAPTER:-}" ]; then ADAPTER_ARGS=(--adapter "$ADAPTER"); fi
+
+{
+    echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) validate/run_gpu_suite.sh $*"
+    echo "# banksim: $("$BANKSIM" --version)"
+    echo "# REPS=$REPS WARMUP=$WARMUP QUICK=$QUICK ADAPTER=${ADAPTER:-}"
+    (nvidia-smi || true) 2>&1
+    (vulkaninfo --summary || true) 2>&1
+} > "$OUT/system.txt"
+
+# scale: full-size dispatches on a GPU, tiny ones for a smoke test
+if [ "$QUICK" = 1 ]; then
+    REPS=${REPS_QUICK:-3}; WARMUP=1
+    G_T=4; G_1D=8; G_STRIDE=8; ITERS=64; G_GEMM_X=2; G_GEMM_Y=2; GEMM_K=64
+else
+    G_T=64; G_1D=4096; G_STRIDE=4224; ITERS=4096; G_GEMM_X=64; G_GEMM_Y=16; GEMM_K=1024
+fi
+
+# one variant: NAME KERNEL MEASURE_DISPATCH CAPTURE_DISPATCH [measure args...] [-- capture args...]
+# (kernel args: --override, --bind; without `--` the capture gets the measure args)
+variant() {
+    local name=$1 kernel=$2 mdisp=$3 cdisp=$4
+    shift 4
+    local margs=() cargs=() seen=0
+    for a in "$@"; do
+        if [ "$a" = "--" ]; then seen=1; elif [ $seen = 0 ]; then margs+=("$a"); else cargs+=("$a"); fi
+    done
+    if [ $seen = 0 ]; then cargs=("${margs[@]}"); fi
+    echo "== $name"
+    "$BANKSIM" measure "$K/$kernel" --dispatch "$mdisp" "${margs[@]}" "${ADAPTER_ARGS[@]}" \
+        --reps "$REPS" --warmup "$WARMUP" --label "$name" \
+        --json "$OUT/json/$name.json" --csv "$OUT/measure.csv"
+    "$BANKSIM" capture "$K/$kernel" --dispatch "$cdisp" "${cargs[@]}" "${ADAPTER_ARGS[@]}" \
+        -o "$OUT/traces/$name.csv" > "$OUT/traces/$name.log"
+    "$BANKSIM" run --config h100 --cycles "$OUT/traces/$name.csv" > "$OUT/sim/$name.txt"
+}
+
+variant transpose32_pad0 transpose32.wgsl "$G_T,$G_T,1" 2,2,1
+variant transpose32_pad1 transpose32_pad1.wgsl "$G_T,$G_T,1" 2,2,1
+for pad in 0 1 2 3 4; do
+    variant "tile16_pad$pad" tile16.wgsl "$G_1D,1,1" 2,1,1 --override "PAD=$pad"
+done
+for mode in interleaved sequential; do
+    variant "reduce_$mode" "reduce_$mode.wgsl" "$G_1D,1,1" 2,1,1 \
+        --bind "0.0=zeros:$((512 * G_1D))" --bind "0.1=zeros:$G_1D" -- --bind "0.0=zeros:1024"
+done
+for padded in false true; do
+    variant "scan_padded_$padded" scan.wgsl "$G_1D,1,1" 1,1,1 --override "PADDED=$padded" \
+        --bind "0.0=zeros:$((512 * G_1D))" --bind "0.1=zeros:$((512 * G_1D))" \
+        -- --override "PADDED=$padded" --bind "0.0=zeros:512" --bind "0.1=zeros:512"
+done
+for k in aos_k2 aos_k3 aos_k4 soa_k4; do
+    variant "$k" "$k.wgsl" "$G_1D,1,1" 2,1,1
+done
+# the stride sweep of shared/groundtruth/h100/wgpu_stridebench.txt (4224 workgroups, 4096
+# loads); the captured trace keeps 64 loads (every load has the same bank pattern)
+for s in 1 0 2 3 4 5 8 16 17 32 33 64; do
+    for dep in dependent independent; do
+        variant "stride_${dep}_s$s" "stride_$dep.wgsl" "$G_STRIDE,1,1" 2,1,1 \
+            --bind "0.0=u32:$s,$ITERS" -- --bind "0.0=u32:$s,64"
+    done
+done
+for skew in 0 4; do
+    variant "gemm_skew$skew" gemm_skew.wgsl "$G_GEMM_X,$G_GEMM_Y,1" 1,1,1 --override "SKEW=$skew" --override "K=$GEMM_K"
+done
+
+echo "done: $OUT/measure.csv ($(($(wc -l < "$OUT/measure.csv") - 1)) variants)"

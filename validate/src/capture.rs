@@ -1,0 +1,164 @@
+//! Capture: instrument a kernel, run it, read the records back, decode them.
+
+use crate::bind::{self, Bind};
+use crate::decode;
+use crate::error::{CaptureError, InstrumentError};
+use crate::gpu::Gpu;
+use crate::instrument::{self, Instrumented, Resource, SharedVar, Site, HEADER_WORDS, RECORD_WORDS};
+use crate::kernel;
+use traces::Trace;
+
+/// What to run: entry point, overrides, dispatch, buffer contents.
+#[derive(Clone, Debug, Default)]
+pub struct KernelOptions {
+    /// Compute entry point (default: the only one).
+    pub entry: Option<String>,
+    /// Pipeline-overridable constants, by name or `@id`.
+    pub overrides: Vec<(String, f64)>,
+    /// Workgroups in x, y, z.
+    pub dispatch: [u32; 3],
+    /// Buffer contents (others get the default, see [`crate::bind`]).
+    pub binds: Vec<Bind>,
+}
+
+/// A capture's options.
+#[derive(Clone, Debug)]
+pub struct CaptureOptions {
+    /// The kernel and its dispatch.
+    pub kernel: KernelOptions,
+    /// Records the first run makes room for; a run that makes more is repeated with
+    /// room for exactly as many (at most twice).
+    pub initial_records: u64,
+}
+
+impl CaptureOptions {
+    /// Options for `kernel` with the default initial capacity (1 Mi records).
+    pub fn new(kernel: KernelOptions) -> CaptureOptions {
+        CaptureOptions { kernel, initial_records: 1 << 20 }
+    }
+}
+
+/// A captured trace and what it came from.
+#[derive(Debug)]
+pub struct Capture {
+    /// The trace: every workgroup-memory access and barrier of the dispatch.
+    pub trace: Trace,
+    /// The adapter it ran on.
+    pub adapter: String,
+    /// The instrumented WGSL that ran.
+    pub wgsl: String,
+    /// The access sites.
+    pub sites: Vec<Site>,
+    /// The workgroup variables and their offsets.
+    pub shared: Vec<SharedVar>,
+    /// Workgroup memory bytes per workgroup.
+    pub shared_bytes: u32,
+    /// `@workgroup_size`.
+    pub workgroup_size: [u32; 3],
+    /// Raw records the kernel made (loop records included).
+    pub records: u64,
+    /// GPU runs it took (2 when the first buffer was too small).
+    pub runs: u32,
+    /// The buffers bound, with where their contents came from.
+    pub buffers: Vec<(Resource, String)>,
+}
+
+/// Loads and instruments a kernel without running it; returns the instrumentation and
+/// the WGSL to run (its entry point name as written).
+pub fn prepare(
+    source: &str,
+    file: &str,
+    kernel: &KernelOptions,
+) -> Result<(Instrumented, String, String), InstrumentError> {
+    let loaded = kernel::load(source, file, kernel.entry.as_deref(), &kernel.overrides)?;
+    let inst = instrument::instrument(&loaded.module, &loaded.info, &loaded.entry, source, file)?;
+    let wgsl = kernel::to_wgsl(&inst.module, &inst.info)?;
+    let entry = kernel::reparse_entry(&wgsl)?;
+    Ok((inst, wgsl, entry))
+}
+
+fn check_dispatch(d: [u32; 3]) -> Result<u64, CaptureError> {
+    if d.contains(&0) {
+        return Err(CaptureError::Dispatch {
+            dispatch: d,
+            what: "every dimension must be at least 1".into(),
+        });
+    }
+    let blocks = d.iter().map(|&v| v as u64).product::<u64>();
+    if blocks > u32::MAX as u64 {
+        return Err(CaptureError::Dispatch { dispatch: d, what: "more than 2^32 workgroups".into() });
+    }
+    Ok(blocks)
+}
+
+/// Captures the trace of `source` (named `file` in messages) on `gpu`.
+pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Result<Capture, CaptureError> {
+    let d = opts.kernel.dispatch;
+    let blocks = check_dispatch(d)?;
+    let (inst, wgsl, entry) = prepare(source, file, &opts.kernel)?;
+    let threads: u32 = inst.workgroup_size.iter().product();
+    gpu.check_limits(inst.workgroup_size, inst.shared_bytes, d)?;
+    let contents = bind::contents(&inst.resources, &opts.kernel.binds, blocks * threads as u64)?;
+    let kernel = gpu.pipeline(&wgsl, &entry, &[], &inst.resources, Some(inst.trace_binding), true)?;
+
+    let record_bytes = RECORD_WORDS as u64 * 4;
+    let header_bytes = HEADER_WORDS as u64 * 4;
+    let max_bytes = (gpu.limits.max_storage_buffer_binding_size as u64).min(gpu.limits.max_buffer_size);
+    let max_records = (max_bytes - header_bytes) / record_bytes;
+    let mut capacity = opts.initial_records.clamp(1, max_records);
+    let mut first_count = None;
+    for run in 1..=3u32 {
+        // fresh buffers every run: the kernel may have written its inputs
+        let inputs: Vec<wgpu::Buffer> = inst
+            .resources
+            .iter()
+            .zip(&contents)
+            .map(|(r, (bytes, _))| gpu.buffer(bytes, r.uniform))
+            .collect();
+        let mut header = vec![0u8; (header_bytes + capacity * record_bytes) as usize];
+        for (i, w) in [0, capacity as u32, d[0], d[1]].into_iter().enumerate() {
+            header[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        let trace_buf = gpu.buffer(&header, false);
+        let mut all: Vec<&wgpu::Buffer> = inputs.iter().collect();
+        all.push(&trace_buf);
+        let groups = gpu.bind(&kernel, &all)?;
+        gpu.dispatch(&kernel, &groups, d, None)?;
+        let count_bytes = gpu.read(&trace_buf, 0, 4)?;
+        let count =
+            u32::from_le_bytes([count_bytes[0], count_bytes[1], count_bytes[2], count_bytes[3]]) as u64;
+        if count <= capacity {
+            let bytes = gpu.read(&trace_buf, header_bytes, count * record_bytes)?;
+            let words: Vec<u32> =
+                bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+            let raw = decode::raw_records(&words[..(count * RECORD_WORDS as u64) as usize]);
+            let name = format!("{file} dispatch {}x{}x{}", d[0], d[1], d[2]);
+            let trace = decode::decode(raw, &inst.sites, blocks as u32, threads, &name)?;
+            return Ok(Capture {
+                trace,
+                adapter: crate::gpu::describe(&gpu.info),
+                wgsl,
+                sites: inst.sites,
+                shared: inst.shared,
+                shared_bytes: inst.shared_bytes,
+                workgroup_size: inst.workgroup_size,
+                records: count,
+                runs: run,
+                buffers: inst.resources.into_iter().zip(contents.into_iter().map(|c| c.1)).collect(),
+            });
+        }
+        if let Some(first) = first_count {
+            return Err(CaptureError::Unstable { first, second: count });
+        }
+        if count > max_records {
+            return Err(CaptureError::TooManyRecords {
+                records: count,
+                bytes: header_bytes + count * record_bytes,
+                max_bytes,
+            });
+        }
+        first_count = Some(count);
+        capacity = count;
+    }
+    Err(CaptureError::Unstable { first: first_count.unwrap_or(0), second: capacity })
+}

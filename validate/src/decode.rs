@@ -1,0 +1,235 @@
+//! Raw records read back from the GPU → a [`traces::Trace`].
+//!
+//! A record says which invocation made it, its per-invocation step, the static site and
+//! the address. The trace's `step` must instead name the *dynamic warp instruction*:
+//! lanes of one warp that execute the same instruction together get the same step, and
+//! a lane that skips an instruction has no record for its step. With divergent control
+//! flow the per-invocation counter does not give that (a lane that skipped an `if` is
+//! behind the others). So the decoder gives every access a program-order key,
+//!
+//! ```text
+//! [order(L1), iteration of L1, order(L2), iteration of L2, ..., order(site), piece]
+//! ```
+//!
+//! (L1, L2, ... the enclosing loops, outermost first; `order` the position in the program
+//! with calls inlined; `piece` the leaf of a whole-value copy), the key a SIMT machine
+//! that reconverges after every `if` and every loop iteration executes in. Keys compare
+//! lexicographically; the step of an access is the rank of its key among the keys of
+//! its workgroup. Steps are therefore the same for every warp size, and the trace can be
+//! grouped into warps of 16, 32 or 64 lanes.
+
+use crate::error::DecodeError;
+use crate::instrument::{Site, SiteKind, RECORD_WORDS};
+use sim_core::Op;
+use std::collections::BTreeMap;
+use traces::{Record, Trace};
+
+/// One raw record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RawRecord {
+    /// Linear workgroup id.
+    pub block: u32,
+    /// `local_invocation_index`.
+    pub thread: u32,
+    /// The invocation's step counter.
+    pub step: u32,
+    /// Site id.
+    pub site: u32,
+    /// Byte address (accesses), iteration (loops), 0 (barriers).
+    pub value: u32,
+}
+
+/// Splits the trace buffer's data words into records.
+pub fn raw_records(words: &[u32]) -> Vec<RawRecord> {
+    words
+        .chunks_exact(RECORD_WORDS as usize)
+        .map(|w| RawRecord { block: w[0], thread: w[1], step: w[2], site: w[3], value: w[4] })
+        .collect()
+}
+
+/// Turns raw records into a trace of `blocks` workgroups of `threads` invocations.
+pub fn decode(
+    mut raw: Vec<RawRecord>,
+    sites: &[Site],
+    blocks: u32,
+    threads: u32,
+    source: &str,
+) -> Result<Trace, DecodeError> {
+    for (index, r) in raw.iter().enumerate() {
+        let what = if r.block >= blocks {
+            format!("workgroup {} of a dispatch of {blocks}", r.block)
+        } else if r.thread >= threads {
+            format!("invocation {} of a workgroup of {threads}", r.thread)
+        } else if r.site as usize >= sites.len() {
+            format!("site {} of {}", r.site, sites.len())
+        } else {
+            continue;
+        };
+        return Err(DecodeError::Corrupt { index, what });
+    }
+    raw.sort_unstable();
+
+    let mut trace = Trace::new(source);
+    // current iteration of each loop site, for the invocation being walked; a loop's
+    // record always precedes the accesses inside it, so stale values are never read
+    let mut iteration = vec![0u32; sites.len()];
+    let mut start = 0;
+    while start < raw.len() {
+        let block = raw[start].block;
+        let end = start + raw[start..].partition_point(|r| r.block == block);
+        decode_block(&raw[start..end], sites, &mut iteration, &mut trace)?;
+        start = end;
+    }
+    Ok(trace)
+}
+
+/// One workgroup's records (sorted by thread and step) → trace records.
+fn decode_block(
+    raw: &[RawRecord],
+    sites: &[Site],
+    iteration: &mut [u32],
+    trace: &mut Trace,
+) -> Result<(), DecodeError> {
+    // (key, thread, thread step, op, addr, bytes) of every access and barrier
+    let mut items: Vec<(Vec<u32>, u32, u32, Op, u32, u8)> = Vec::new();
+    let mut expected = 0;
+    let mut thread = u32::MAX;
+    for r in raw {
+        if r.thread != thread {
+            thread = r.thread;
+            expected = 0;
+        }
+        if r.step != expected {
+            return Err(DecodeError::Lost { block: r.block, thread: r.thread, expected, found: r.step });
+        }
+        expected += 1;
+        let site = &sites[r.site as usize];
+        let mut key = Vec::with_capacity(2 * site.loops.len() + 2);
+        for &l in &site.loops {
+            key.push(sites[l as usize].order);
+            key.push(iteration[l as usize]);
+        }
+        key.push(site.order);
+        match &site.kind {
+            SiteKind::Loop => iteration[r.site as usize] = r.value,
+            SiteKind::Barrier => {
+                key.push(0);
+                items.push((key, r.thread, r.step, Op::Barrier, 0, 0));
+            }
+            SiteKind::Access { op, leaves } => {
+                for (piece, &(offset, bytes)) in leaves.iter().enumerate() {
+                    let mut k = key.clone();
+                    k.push(piece as u32);
+                    items.push((k, r.thread, r.step, *op, r.value.wrapping_add(offset), bytes));
+                }
+            }
+        }
+    }
+    // rank the distinct keys of the block
+    let mut ranks: BTreeMap<&[u32], u32> = items.iter().map(|it| (&it.0[..], 0)).collect();
+    for (i, v) in ranks.values_mut().enumerate() {
+        *v = i as u32;
+    }
+    let block = raw.first().map_or(0, |r| r.block);
+    let mut last: Option<(u32, u32)> = None; // (thread, rank)
+    let mut out = Vec::with_capacity(items.len());
+    for (key, thread, thread_step, op, addr, bytes) in &items {
+        let step = ranks[&key[..]];
+        if let Some((t, s)) = last {
+            if t == *thread && s >= step {
+                let site = sites.iter().find(|s| s.order == key[key.len() - 2]);
+                return Err(DecodeError::Order {
+                    block,
+                    thread: *thread,
+                    step: *thread_step,
+                    what: site.map_or_else(String::new, |s| s.what.clone()),
+                });
+            }
+        }
+        last = Some((*thread, step));
+        out.push(Record {
+            block,
+            thread: *thread,
+            step,
+            op: *op,
+            addr: *addr,
+            bytes: *bytes,
+            gap: 0,
+            dep: None,
+        });
+    }
+    for r in out {
+        trace.push(r);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site(kind: SiteKind, order: u32, loops: Vec<u32>) -> Site {
+        Site { kind, order, loops, what: format!("site {order}") }
+    }
+
+    fn ld() -> SiteKind {
+        SiteKind::Access { op: Op::Load, leaves: vec![(0, 4)] }
+    }
+
+    fn rec(thread: u32, step: u32, site: u32, value: u32) -> RawRecord {
+        RawRecord { block: 0, thread, step, site, value }
+    }
+
+    #[test]
+    fn divergent_if_keeps_lanes_of_one_instruction_together() {
+        // if (t == 0) { A } ; B   — thread 1 skips A, so its B has per-invocation step 0
+        let sites = vec![site(ld(), 0, vec![]), site(ld(), 1, vec![])];
+        let raw = vec![rec(0, 0, 0, 100), rec(0, 1, 1, 200), rec(1, 0, 1, 204)];
+        let t = decode(raw, &sites, 1, 2, "t").unwrap();
+        let steps: Vec<(u32, u32, u32)> = t.records.iter().map(|r| (r.thread, r.step, r.addr)).collect();
+        assert_eq!(steps, vec![(0, 0, 100), (0, 1, 200), (1, 1, 204)]);
+    }
+
+    #[test]
+    fn loop_iterations_order_alternating_branches() {
+        // loop (site 0) { if (i == t) { A (order 1) } else { B (order 2) } }, 2 iterations
+        let sites = vec![site(SiteKind::Loop, 0, vec![]), site(ld(), 1, vec![0]), site(ld(), 2, vec![0])];
+        let raw = vec![
+            rec(0, 0, 0, 0),
+            rec(0, 1, 1, 0),
+            rec(0, 2, 0, 1),
+            rec(0, 3, 2, 4),
+            rec(1, 0, 0, 0),
+            rec(1, 1, 2, 8),
+            rec(1, 2, 0, 1),
+            rec(1, 3, 1, 12),
+        ];
+        let t = decode(raw, &sites, 1, 2, "t").unwrap();
+        let steps: Vec<(u32, u32)> = t.records.iter().map(|r| (r.thread, r.step)).collect();
+        // A@0, B@0, A@1, B@1 are steps 0..3
+        assert_eq!(steps, vec![(0, 0), (0, 3), (1, 1), (1, 2)]);
+    }
+
+    #[test]
+    fn whole_struct_copy_becomes_one_record_per_piece() {
+        let sites =
+            vec![site(SiteKind::Access { op: Op::Store, leaves: vec![(0, 4), (4, 4), (8, 8)] }, 0, vec![])];
+        let t = decode(vec![rec(0, 0, 0, 32)], &sites, 1, 1, "t").unwrap();
+        let got: Vec<(u32, u32, u8)> = t.records.iter().map(|r| (r.step, r.addr, r.bytes)).collect();
+        assert_eq!(got, vec![(0, 32, 4), (1, 36, 4), (2, 40, 8)]);
+    }
+
+    #[test]
+    fn a_missing_step_is_an_error_not_a_shorter_trace() {
+        let sites = vec![site(ld(), 0, vec![]), site(ld(), 1, vec![])];
+        let err = decode(vec![rec(0, 0, 0, 0), rec(0, 2, 1, 4)], &sites, 1, 1, "t").unwrap_err();
+        assert!(matches!(err, DecodeError::Lost { expected: 1, found: 2, .. }), "{err}");
+    }
+
+    #[test]
+    fn out_of_range_fields_are_errors() {
+        let sites = vec![site(ld(), 0, vec![])];
+        assert!(matches!(decode(vec![rec(5, 0, 0, 0)], &sites, 1, 2, "t"), Err(DecodeError::Corrupt { .. })));
+        assert!(matches!(decode(vec![rec(0, 0, 3, 0)], &sites, 1, 2, "t"), Err(DecodeError::Corrupt { .. })));
+    }
+}

@@ -1,0 +1,375 @@
+//! Opening a wgpu device and running one compute dispatch with buffers bound.
+
+use crate::error::GpuError;
+use crate::instrument::Resource;
+use std::sync::{Arc, Mutex};
+use wgpu::util::DeviceExt;
+
+/// An open device and what it is.
+pub struct Gpu {
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// The adapter's description (name, driver, ...).
+    pub info: wgpu::AdapterInfo,
+    /// The device's limits (the adapter's maxima: everything is requested).
+    pub limits: wgpu::Limits,
+    /// Whether timestamp queries are available.
+    pub timestamps: bool,
+    /// Errors wgpu reported outside an error scope.
+    uncaptured: Arc<Mutex<Vec<String>>>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("adapter", &self.info.name).field("driver", &self.info.driver).finish()
+    }
+}
+
+/// One adapter's description on one line.
+pub fn describe(info: &wgpu::AdapterInfo) -> String {
+    format!(
+        "{} ({:?}, {:?}, driver {} {})",
+        info.name, info.device_type, info.backend, info.driver, info.driver_info
+    )
+}
+
+impl Gpu {
+    /// Opens the best adapter (discrete, then integrated, then anything, e.g. lavapipe),
+    /// or the first whose name contains `wanted` (case-insensitive), through Vulkan
+    /// (`WGPU_BACKEND` overrides), with every limit at the adapter's maximum and
+    /// timestamp queries when the adapter has them.
+    pub fn open(wanted: Option<&str>) -> Result<Gpu, GpuError> {
+        pollster::block_on(Self::open_async(wanted))
+    }
+
+    async fn open_async(wanted: Option<&str>) -> Result<Gpu, GpuError> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = wgpu::Backends::VULKAN;
+        let instance = wgpu::Instance::new(desc.with_env());
+        let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+        let found: Vec<String> = adapters.iter().map(|a| describe(&a.get_info())).collect();
+        let rank = |a: &wgpu::Adapter| match a.get_info().device_type {
+            wgpu::DeviceType::DiscreteGpu => 3,
+            wgpu::DeviceType::IntegratedGpu => 2,
+            wgpu::DeviceType::VirtualGpu => 1,
+            _ => 0,
+        };
+        let adapter = match wanted {
+            Some(w) => {
+                let w = w.to_lowercase();
+                adapters.into_iter().find(|a| a.get_info().name.to_lowercase().contains(&w))
+            }
+            None => adapters.into_iter().max_by_key(rank),
+        };
+        let adapter =
+            adapter.ok_or_else(|| GpuError::NoAdapter { wanted: wanted.map(str::to_string), found })?;
+        let info = adapter.get_info();
+        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let features = if timestamps { wgpu::Features::TIMESTAMP_QUERY } else { wgpu::Features::empty() };
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("banksim"),
+                required_features: features,
+                required_limits: adapter.limits(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| GpuError::Device { adapter: info.name.clone(), message: e.to_string() })?;
+        let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let sink = uncaptured.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut v) = sink.lock() {
+                v.push(e.to_string());
+            }
+        }));
+        let limits = device.limits();
+        Ok(Gpu { device, queue, info, limits, timestamps, uncaptured })
+    }
+
+    /// Fails with the first error wgpu reported outside a scope, if any.
+    fn check_uncaptured(&self) -> Result<(), GpuError> {
+        let mut v =
+            self.uncaptured.lock().map_err(|_| GpuError::Wgpu { message: "error sink poisoned".into() })?;
+        let first = v.drain(..).next();
+        match first {
+            Some(message) => Err(GpuError::Wgpu { message }),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks a kernel's shape against the device limits.
+    pub fn check_limits(
+        &self,
+        workgroup: [u32; 3],
+        shared_bytes: u32,
+        dispatch: [u32; 3],
+    ) -> Result<(), GpuError> {
+        let l = &self.limits;
+        let checks = [
+            (
+                "workgroup_size x (max_compute_workgroup_size_x)",
+                workgroup[0] as u64,
+                l.max_compute_workgroup_size_x as u64,
+            ),
+            (
+                "workgroup_size y (max_compute_workgroup_size_y)",
+                workgroup[1] as u64,
+                l.max_compute_workgroup_size_y as u64,
+            ),
+            (
+                "workgroup_size z (max_compute_workgroup_size_z)",
+                workgroup[2] as u64,
+                l.max_compute_workgroup_size_z as u64,
+            ),
+            (
+                "invocations per workgroup (max_compute_invocations_per_workgroup)",
+                workgroup.iter().map(|&v| v as u64).product(),
+                l.max_compute_invocations_per_workgroup as u64,
+            ),
+            (
+                "workgroup memory bytes (max_compute_workgroup_storage_size)",
+                shared_bytes as u64,
+                l.max_compute_workgroup_storage_size as u64,
+            ),
+            (
+                "dispatch x (max_compute_workgroups_per_dimension)",
+                dispatch[0] as u64,
+                l.max_compute_workgroups_per_dimension as u64,
+            ),
+            (
+                "dispatch y (max_compute_workgroups_per_dimension)",
+                dispatch[1] as u64,
+                l.max_compute_workgroups_per_dimension as u64,
+            ),
+            (
+                "dispatch z (max_compute_workgroups_per_dimension)",
+                dispatch[2] as u64,
+                l.max_compute_workgroups_per_dimension as u64,
+            ),
+        ];
+        for (what, requested, allowed) in checks {
+            if requested > allowed {
+                return Err(GpuError::Limit { what: what.into(), requested, allowed });
+            }
+        }
+        Ok(())
+    }
+
+    /// Compiles `wgsl` and builds the pipeline for `entry` with an explicit layout for
+    /// `resources` (plus `extra`, the trace buffer, when given).
+    pub fn pipeline(
+        &self,
+        wgsl: &str,
+        entry: &str,
+        constants: &[(&str, f64)],
+        resources: &[Resource],
+        extra: Option<(u32, u32)>,
+        zero_init_workgroup: bool,
+    ) -> Result<Kernel, GpuError> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("kernel"),
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        });
+        let mut slots: Vec<(u32, u32, wgpu::BufferBindingType)> = resources
+            .iter()
+            .map(|r| {
+                let ty = if r.uniform {
+                    wgpu::BufferBindingType::Uniform
+                } else {
+                    wgpu::BufferBindingType::Storage { read_only: !r.writable }
+                };
+                (r.group, r.binding, ty)
+            })
+            .collect();
+        if let Some((g, b)) = extra {
+            slots.push((g, b, wgpu::BufferBindingType::Storage { read_only: false }));
+        }
+        let groups = slots.iter().map(|s| s.0 + 1).max().unwrap_or(0);
+        if groups > self.limits.max_bind_groups {
+            return Err(GpuError::Limit {
+                what: "bind groups (max_bind_groups)".into(),
+                requested: groups as u64,
+                allowed: self.limits.max_bind_groups as u64,
+            });
+        }
+        let layouts: Vec<wgpu::BindGroupLayout> = (0..groups)
+            .map(|g| {
+                let entries: Vec<wgpu::BindGroupLayoutEntry> = slots
+                    .iter()
+                    .filter(|s| s.0 == g)
+                    .map(|&(_, binding, ty)| wgpu::BindGroupLayoutEntry {
+                        binding,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty,
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    })
+                    .collect();
+                self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: None,
+                    entries: &entries,
+                })
+            })
+            .collect();
+        let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(Some).collect();
+        let layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &layout_refs,
+            immediate_size: 0,
+        });
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("kernel"),
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                zero_initialize_workgroup_memory: zero_init_workgroup,
+            },
+            cache: None,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Wgpu { message: e.to_string() });
+        }
+        self.check_uncaptured()?;
+        Ok(Kernel { pipeline, layouts, slots })
+    }
+
+    /// A storage buffer with `contents` (COPY_SRC and COPY_DST too).
+    pub fn buffer(&self, contents: &[u8], uniform: bool) -> wgpu::Buffer {
+        let usage = if uniform {
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST
+        } else {
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST
+        };
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: None, contents, usage })
+    }
+
+    /// Binds `buffers` (one per slot of the kernel, in slot order) and returns the bind
+    /// groups.
+    pub fn bind(&self, kernel: &Kernel, buffers: &[&wgpu::Buffer]) -> Result<Vec<wgpu::BindGroup>, GpuError> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let groups = kernel
+            .layouts
+            .iter()
+            .enumerate()
+            .map(|(g, layout)| {
+                let entries: Vec<wgpu::BindGroupEntry> = kernel
+                    .slots
+                    .iter()
+                    .zip(buffers)
+                    .filter(|(s, _)| s.0 == g as u32)
+                    .map(|(s, b)| wgpu::BindGroupEntry { binding: s.1, resource: b.as_entire_binding() })
+                    .collect();
+                self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout,
+                    entries: &entries,
+                })
+            })
+            .collect();
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Wgpu { message: e.to_string() });
+        }
+        Ok(groups)
+    }
+
+    /// Records one dispatch (with optional timestamps at the pass's start and end) and
+    /// submits it; waits for the queue.
+    pub fn dispatch(
+        &self,
+        kernel: &Kernel,
+        groups: &[wgpu::BindGroup],
+        dispatch: [u32; 3],
+        timestamps: Option<(&wgpu::QuerySet, &wgpu::Buffer)>,
+    ) -> Result<(), GpuError> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        {
+            let timestamp_writes = timestamps.map(|(qs, _)| wgpu::ComputePassTimestampWrites {
+                query_set: qs,
+                beginning_of_pass_write_index: Some(0),
+                end_of_pass_write_index: Some(1),
+            });
+            let mut pass =
+                enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });
+            pass.set_pipeline(&kernel.pipeline);
+            for (i, g) in groups.iter().enumerate() {
+                pass.set_bind_group(i as u32, g, &[]);
+            }
+            pass.dispatch_workgroups(dispatch[0], dispatch[1], dispatch[2]);
+        }
+        if let Some((qs, resolve)) = timestamps {
+            enc.resolve_query_set(qs, 0..2, resolve, 0);
+        }
+        self.queue.submit([enc.finish()]);
+        self.wait()?;
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Wgpu { message: e.to_string() });
+        }
+        self.check_uncaptured()
+    }
+
+    fn wait(&self) -> Result<(), GpuError> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| GpuError::Wgpu { message: format!("waiting for the GPU: {e}") })
+    }
+
+    /// Copies `len` bytes from `offset` of `buffer` back to the host.
+    pub fn read(&self, buffer: &wgpu::Buffer, offset: u64, len: u64) -> Result<Vec<u8>, GpuError> {
+        let len = len.div_ceil(4) * 4;
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: len,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(buffer, offset, &staging, 0, Some(len));
+        self.queue.submit([enc.finish()]);
+        let done = Arc::new(Mutex::new(None));
+        let flag = done.clone();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            if let Ok(mut d) = flag.lock() {
+                *d = Some(r.map_err(|e| e.to_string()));
+            }
+        });
+        self.wait()?;
+        let status = done.lock().ok().and_then(|mut d| d.take());
+        match status {
+            Some(Ok(())) => {}
+            Some(Err(message)) => {
+                return Err(GpuError::Wgpu { message: format!("mapping the readback buffer: {message}") })
+            }
+            None => return Err(GpuError::Wgpu { message: "the readback buffer was never mapped".into() }),
+        }
+        let bytes = staging
+            .get_mapped_range(..)
+            .map_err(|e| GpuError::Wgpu { message: format!("reading the readback buffer: {e}") })?
+            .to_vec();
+        staging.unmap();
+        self.check_uncaptured()?;
+        Ok(bytes)
+    }
+}
+
+/// A compiled pipeline with its bind-group layouts.
+pub struct Kernel {
+    pipeline: wgpu::ComputePipeline,
+    layouts: Vec<wgpu::BindGroupLayout>,
+    /// (group, binding, type) of every buffer slot, resources first, then the trace buffer.
+    slots: Vec<(u32, u32, wgpu::BufferBindingType)>,
+}

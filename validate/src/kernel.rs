@@ -1,0 +1,137 @@
+//! Loading a WGSL kernel: parse, validate, choose the entry point, set overrides.
+
+use crate::error::InstrumentError;
+use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+use naga::Module;
+
+/// A parsed and validated kernel with its pipeline-overridable constants resolved.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The module (overrides replaced by constants, only the chosen entry point kept
+    /// when the module had overrides or several entry points).
+    pub module: Module,
+    /// Its validation info.
+    pub info: ModuleInfo,
+    /// The compute entry point.
+    pub entry: String,
+    /// The WGSL source, for error locations.
+    pub source: String,
+    /// Its name (a path), for messages.
+    pub file: String,
+}
+
+fn validator() -> Validator {
+    Validator::new(ValidationFlags::all(), Capabilities::all())
+}
+
+/// Parses and validates `source`, picks the compute entry point (`entry`, or the only
+/// one), and sets `overrides` (name or `@id` → value; every override without a default
+/// must be given).
+pub fn load(
+    source: &str,
+    file: &str,
+    entry: Option<&str>,
+    overrides: &[(String, f64)],
+) -> Result<Loaded, InstrumentError> {
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| InstrumentError::Parse {
+        file: file.into(),
+        message: e.emit_to_string_with_path(source, file),
+    })?;
+    let info = validator().validate(&module).map_err(|e| InstrumentError::Invalid {
+        file: file.into(),
+        message: e.emit_to_string_with_path(source, file),
+    })?;
+    let found = crate::instrument::compute_entry_points(&module);
+    let entry = match entry {
+        Some(e) if found.iter().any(|f| f == e) => e.to_string(),
+        Some(e) => return Err(InstrumentError::NoEntryPoint { wanted: Some(e.into()), found }),
+        None if found.len() == 1 => found[0].clone(),
+        None => return Err(InstrumentError::NoEntryPoint { wanted: None, found }),
+    };
+    let constants: naga::back::PipelineConstants = overrides.iter().cloned().collect();
+    let (module, info) = naga::back::pipeline_constants::process_overrides(
+        &module,
+        &info,
+        Some((naga::ShaderStage::Compute, &entry)),
+        &constants,
+    )
+    .map_err(|e| InstrumentError::Override { message: e.to_string() })?;
+    let mut module = module.into_owned();
+    let info = if resolve_array_sizes(&mut module) {
+        validator().validate(&module).map_err(|e| InstrumentError::Internal {
+            message: format!("resolving override-sized arrays: {}", e.emit_to_string(source)),
+        })?
+    } else {
+        info.into_owned()
+    };
+    Ok(Loaded { module, info, entry, source: source.into(), file: file.into() })
+}
+
+/// Replaces override-sized array types by constant-sized ones (their overrides are
+/// resolved by now), since naga's WGSL writer cannot write the former. Returns whether
+/// anything changed.
+fn resolve_array_sizes(module: &mut Module) -> bool {
+    let pending: Vec<_> = module
+        .types
+        .iter()
+        .filter_map(|(h, t)| match t.inner {
+            naga::TypeInner::Array { base, size: size @ naga::ArraySize::Pending(_), stride } => {
+                match size.resolve(module.to_ctx()) {
+                    Ok(naga::proc::IndexableLength::Known(n)) => Some((h, t.name.clone(), base, n, stride)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect();
+    for (h, name, base, n, stride) in &pending {
+        let Some(n) = std::num::NonZeroU32::new(*n) else { continue };
+        let inner =
+            naga::TypeInner::Array { base: *base, size: naga::ArraySize::Constant(n), stride: *stride };
+        let mut ty = naga::Type { name: name.clone(), inner };
+        // an identical type may exist already: a distinct name keeps the arena unique
+        let mut k = 0;
+        while module.types.get(&ty).is_some() {
+            ty.name = Some(format!("banksim_array{}_{k}", h.index()));
+            k += 1;
+        }
+        module.types.replace(*h, ty);
+    }
+    !pending.is_empty()
+}
+
+/// Reads and loads a WGSL file.
+pub fn load_file(
+    path: &std::path::Path,
+    entry: Option<&str>,
+    overrides: &[(String, f64)],
+) -> Result<Loaded, InstrumentError> {
+    let file = path.display().to_string();
+    let source =
+        std::fs::read_to_string(path).map_err(|source| InstrumentError::Io { file: file.clone(), source })?;
+    load(&source, &file, entry, overrides)
+}
+
+/// Writes a module as WGSL (naga's writer may rename identifiers).
+pub fn to_wgsl(module: &Module, info: &ModuleInfo) -> Result<String, InstrumentError> {
+    naga::back::wgsl::write_string(module, info, naga::back::wgsl::WriterFlags::empty())
+        .map_err(|e| InstrumentError::Internal { message: format!("writing WGSL: {e}") })
+}
+
+/// The name naga's writer gave the (only) compute entry point of `wgsl`, checking on
+/// the way that the written WGSL parses and validates again.
+pub fn reparse_entry(wgsl: &str) -> Result<String, InstrumentError> {
+    let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| InstrumentError::Internal {
+        message: format!("the instrumented WGSL does not parse:\n{}", e.emit_to_string(wgsl)),
+    })?;
+    validator().validate(&module).map_err(|e| InstrumentError::Internal {
+        message: format!("the instrumented WGSL does not validate:\n{}", e.emit_to_string(wgsl)),
+    })?;
+    let found = crate::instrument::compute_entry_points(&module);
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        _ => Err(InstrumentError::Internal {
+            message: format!("the instrumented WGSL has entry points {found:?}"),
+        }),
+    }
+}

@@ -70,7 +70,7 @@ pub struct SweepArgs {
     /// Output folder (default: sweep-NAME). Holds cells.jsonl (progress), results.csv, results.json.
     #[arg(short, long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Run only shard I of N, e.g. 0/4: shards get about equal estimated cost (records x cells).
+    /// Run only shard I of N, e.g. 0/4 (shards are balanced by estimated cost, see ARCHITECTURE.md).
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
     /// Worker threads (default: all cores; with --slurm, each task's CPUs, default 1).

@@ -1,8 +1,9 @@
 //! `banksim sweep --slurm`: the batch scripts it writes, run by bash as Slurm would run
 //! them, merge to the one-machine result; bad options fail with a message; and, against a
 //! real Slurm (the single node `.ci/slurm-up.sh` starts), a 4-shard study submitted with
-//! `--submit` merges to the local result byte for byte, and a re-submission runs only the
-//! shards that are not complete, resuming from their journals.
+//! `--submit` merges to the local result byte for byte; when two tasks fail, Slurm
+//! cancels the merge job, and submitting again runs only those two shards, resuming from
+//! their journals, to the same result.
 //!
 //! Where no Slurm answers, the real-Slurm test prints why and passes; with
 //! `BANKSIM_SLURM_TEST=1` (set by `.ci/run`) it fails instead.
@@ -150,6 +151,7 @@ fn written_scripts_run_by_bash_merge_to_the_local_result() {
     let stdout =
         ok(banksim(&dir, &["sweep", "study.ron", "--slurm", "--array-size", "3", "-o", "out"], &[]), "again");
     assert!(stdout.contains("all 3 shards are complete"), "nothing left to run: {stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -180,6 +182,7 @@ fn cost_balancing_puts_the_big_trace_cells_on_shards_of_their_own() {
         assert_eq!(csv.lines().filter(|l| l.contains("trace.csv")).count(), 1, "shard {i}: {csv}");
         assert_eq!(csv.lines().count() - 1, row.0, "shard {i}: {csv}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -211,6 +214,7 @@ fn bad_slurm_options_fail_with_a_message() {
     let o = banksim(&dir, &["merge", "h0", "-o", "m", "--study", "study.ron"], &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("of the 32 cells") && err.contains("missing cells"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A line for the test log even when the harness captures output (CI runs plain
@@ -251,23 +255,23 @@ fn job_ids(stdout: &str) -> (String, String) {
     (after("submitted job array "), after("merge job "))
 }
 
+/// The jobs' logs (`*.out` in `logs`), for a failure message.
+fn dump_logs(logs: &Path) -> String {
+    let mut s = String::new();
+    for e in std::fs::read_dir(logs).into_iter().flatten().flatten() {
+        if e.path().extension().is_some_and(|x| x == "out") {
+            let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+            s += &format!("--- {}\n{text}\n", e.path().display());
+        }
+    }
+    s
+}
+
 /// Waits for `file` (the merged results, written last and atomically), at most `limit`;
 /// fails early, with the jobs' logs, when the jobs have left the queue without it.
 fn wait_for(file: &Path, jobs: &[&str], logs: &Path, limit: Duration) -> Duration {
     let start = Instant::now();
-    let dump = || {
-        let mut s = String::new();
-        for e in std::fs::read_dir(logs).into_iter().flatten().flatten() {
-            if e.path().extension().is_some_and(|x| x == "out") {
-                s += &format!(
-                    "--- {}\n{}\n",
-                    e.path().display(),
-                    std::fs::read_to_string(e.path()).unwrap_or_default()
-                );
-            }
-        }
-        s
-    };
+    let dump = || dump_logs(logs);
     let mut gone_since: Option<Instant> = None;
     while !file.exists() {
         if start.elapsed() > limit {
@@ -288,6 +292,25 @@ fn wait_for(file: &Path, jobs: &[&str], logs: &Path, limit: Duration) -> Duratio
         std::thread::sleep(Duration::from_millis(250));
     }
     start.elapsed()
+}
+
+/// Waits, at most `limit`, until `jobs` have left the queue (finished, failed or cancelled).
+fn wait_gone(jobs: &[&str], logs: &Path, limit: Duration) {
+    let start = Instant::now();
+    loop {
+        let o = Command::new("squeue").args(["-h", "-o", "%i %T", "-j", &jobs.join(",")]).output().unwrap();
+        if o.status.success() && o.stdout.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        if start.elapsed() > limit {
+            panic!(
+                "jobs still queued after {limit:?}: {}\n{}",
+                String::from_utf8_lossy(&o.stdout),
+                dump_logs(logs)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
 }
 
 #[test]
@@ -328,23 +351,32 @@ fn study_on_a_real_slurm_merges_to_the_local_result_and_resubmits_only_missing_s
     }
     assert!(ran_on.iter().all(|n| nodes.contains(n)), "{ran_on:?} vs sinfo's {nodes:?}");
 
-    // shard 1 lost its results, shard 3 was cut short after one cell: only they run again,
-    // from their journals
+    // shards 1 and 3 start over and fail after one cell (the sweep's test hook, which
+    // sbatch passes on with the environment): Slurm cancels the merge job
     let before: Vec<Vec<u8>> =
         [0, 2].iter().map(|i| read(&out.join(format!("shard-{i}/results.json")))).collect();
     let stamp = |i: usize| {
         std::fs::metadata(out.join(format!("shard-{i}/results.json"))).unwrap().modified().unwrap()
     };
     let stamps = (stamp(0), stamp(2));
-    for f in
-        ["shard-1/results.json", "shard-3/results.json", "shard-3/results.csv", "results.csv", "results.json"]
-    {
+    for d in ["shard-1", "shard-3"] {
+        std::fs::remove_dir_all(out.join(d)).unwrap();
+    }
+    for f in ["results.csv", "results.json"] {
         std::fs::remove_file(out.join(f)).unwrap();
     }
-    let journal = std::fs::read_to_string(out.join("shard-3/cells.jsonl")).unwrap();
-    let kept: Vec<&str> = journal.lines().take(2).collect();
-    std::fs::write(out.join("shard-3/cells.jsonl"), kept.join("\n") + "\n").unwrap();
+    let stdout = ok(banksim(&dir, &submit, &[("BANKSIM_SWEEP_KILL_AFTER", "1")]), "failing submit");
+    assert!(stdout.contains("shards 1,3 of 4 (2 complete)"), "{stdout}");
+    let (failing, cancelled) = job_ids(&stdout);
+    wait_gone(&[&failing, &cancelled], &out.join("slurm"), limit);
+    assert!(!out.join("results.csv").exists(), "the merge job ran after a failed task");
+    for i in [1, 3] {
+        let journal = std::fs::read_to_string(out.join(format!("shard-{i}/cells.jsonl"))).unwrap();
+        assert_eq!(journal.lines().count(), 2, "shard {i}: header and one cell: {journal}");
+        assert!(!out.join(format!("shard-{i}/results.json")).exists());
+    }
 
+    // the same command again: only shards 1 and 3 run, each from its one journaled cell
     let stdout = ok(banksim(&dir, &submit, &[]), "re-submit");
     assert!(stdout.contains("shards 1,3 of 4 (2 complete)"), "{stdout}");
     let (array2, merge2) = job_ids(&stdout);
@@ -354,19 +386,20 @@ fn study_on_a_real_slurm_merges_to_the_local_result_and_resubmits_only_missing_s
     let after: Vec<Vec<u8>> =
         [0, 2].iter().map(|i| read(&out.join(format!("shard-{i}/results.json")))).collect();
     assert_eq!(before, after);
-    let log1 = std::fs::read_to_string(out.join("slurm/shard-1.out")).unwrap();
-    let log3 = std::fs::read_to_string(out.join("slurm/shard-3.out")).unwrap();
-    assert!(log1.contains(&format!("job {array2}_1 ")) && log1.contains(" done, 0 to run"), "{log1}");
-    assert!(log3.contains(&format!("job {array2}_3 ")) && log3.contains("; 1 done, "), "{log3}");
+    for i in [1, 3] {
+        let log = std::fs::read_to_string(out.join(format!("slurm/shard-{i}.out"))).unwrap();
+        assert!(log.contains(&format!("job {array2}_{i} ")) && log.contains("; 1 done, "), "{log}");
+    }
 
     let cells = std::fs::read_to_string(out.join("results.csv")).unwrap().lines().count() - 1;
     log(&format!(
         "slurm test: 4 shards ran on node {} (job array {array}, merge job {merge}), merged CSV equals local run \
-         ({cells} cells; Slurm {:.1} s, local {:.1} s); re-submitted shards 1,3 only (job {array2}), resumed from \
-         their journals, merged CSV equal again ({:.1} s)",
+         ({cells} cells; Slurm {:.1} s, local {:.1} s); shards 1,3 failed in job {failing} (merge job {cancelled} \
+         cancelled), re-submitted alone (job {array2}), resumed from their journals, merged CSV equal again ({:.1} s)",
         ran_on.into_iter().collect::<Vec<_>>().join(","),
         first.as_secs_f64(),
         local.as_secs_f64(),
         second.as_secs_f64()
     ));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -61,13 +61,13 @@ pub fn fit(rows: &[(Vec<f64>, f64)]) -> Result<Vec<f64>, CalibrateError> {
         if vv > 0.0 {
             for j in k..n {
                 let d: f64 = (k..m).map(|i| v[i - k] * a[i][j]).sum::<f64>() * 2.0 / vv;
-                for i in k..m {
-                    a[i][j] -= d * v[i - k];
+                for (row, vi) in a[k..].iter_mut().zip(&v) {
+                    row[j] -= d * vi;
                 }
             }
             let d: f64 = (k..m).map(|i| v[i - k] * b[i]).sum::<f64>() * 2.0 / vv;
-            for i in k..m {
-                b[i] -= d * v[i - k];
+            for (bi, vi) in b[k..].iter_mut().zip(&v) {
+                *bi -= d * vi;
             }
         }
     }

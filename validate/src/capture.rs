@@ -103,7 +103,7 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
 
     let record_bytes = RECORD_WORDS as u64 * 4;
     let header_bytes = HEADER_WORDS as u64 * 4;
-    let max_bytes = (gpu.limits.max_storage_buffer_binding_size as u64).min(gpu.limits.max_buffer_size);
+    let max_bytes = gpu.limits.max_storage_buffer_binding_size.min(gpu.limits.max_buffer_size);
     let max_records = (max_bytes - header_bytes) / record_bytes;
     let mut capacity = opts.initial_records.clamp(1, max_records);
     let mut first_count = None;

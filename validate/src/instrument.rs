@@ -1025,17 +1025,19 @@ impl Pass<'_> {
         }
         let mut g = self.originals[function].clone();
         let name = g.name.clone().unwrap_or_else(|| format!("function{}", function.index()));
-        let mut arg_base = vec![None; g.arguments.len()];
-        for i in 0..g.arguments.len() {
-            if is_workgroup_ptr(&self.types[g.arguments[i].ty].inner) {
+        let shared_args: Vec<bool> =
+            g.arguments.iter().map(|a| is_workgroup_ptr(&self.types[a.ty].inner)).collect();
+        let mut arg_base = Vec::with_capacity(shared_args.len());
+        for (i, shared) in shared_args.into_iter().enumerate() {
+            arg_base.push(shared.then(|| {
                 g.arguments.push(FunctionArgument {
                     name: Some(format!("banksim_base{i}")),
                     ty: self.g.u32_ty,
                     binding: None,
                 });
                 let idx = g.arguments.len() as u32 - 1;
-                arg_base[i] = Some(g.expressions.append(Expression::FunctionArgument(idx), Span::UNDEFINED));
-            }
+                g.expressions.append(Expression::FunctionArgument(idx), Span::UNDEFINED)
+            }));
         }
         let vars = self.vars(&mut g);
         let cx = FnCx { info: &self.info[function], name: name.clone(), arg_base, vars };

@@ -63,7 +63,7 @@ impl AdapterReport {
             ("max_compute_workgroup_size_y", l.max_compute_workgroup_size_y as u64),
             ("max_compute_workgroup_size_z", l.max_compute_workgroup_size_z as u64),
             ("max_compute_workgroups_per_dimension", l.max_compute_workgroups_per_dimension as u64),
-            ("max_storage_buffer_binding_size", l.max_storage_buffer_binding_size as u64),
+            ("max_storage_buffer_binding_size", l.max_storage_buffer_binding_size),
             ("max_buffer_size", l.max_buffer_size),
             ("max_bind_groups", l.max_bind_groups as u64),
         ];

@@ -486,8 +486,14 @@ fn measure_times_repetitions_and_reports_the_adapter() {
                 .iter()
                 .any(|(k, v)| k == "max_compute_invocations_per_workgroup" && *v >= 256)
     );
-    let header_cols = Measurement::CSV_HEADER.split(',').count();
-    assert_eq!(m.csv_row().matches(',').count() + 1, header_cols, "{}", m.csv_row());
+    // a real CSV parse: the adapter name has a comma inside its quotes
+    let text = format!("{}\n{}\n", Measurement::CSV_HEADER, m.csv_row());
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let header = r.headers().unwrap().clone();
+    let row = r.records().next().unwrap().unwrap();
+    assert_eq!(row.len(), header.len(), "{}", m.csv_row());
+    assert_eq!(&row[0], "stride 2");
+    assert_eq!(&row[header.iter().position(|h| h == "adapter").unwrap()], m.adapter.name);
     let zero = MeasureOptions { reps: 0, ..opts };
     assert!(measure(gpu(), &src, &path, &zero).is_err(), "--reps 0 is an error");
 }

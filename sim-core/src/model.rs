@@ -638,18 +638,24 @@ fn phase_units(f: &mut Fast, addrs: &[u32], unit_shift: u32, gmask: u32, seriali
     // at_least[k]: groups with more than k lanes. For multicast, a lane whose key is the
     // previous lane's adds nothing (lanes sharing a word, e.g. the pairs of a merged
     // wide load) and is left out here and below.
-    let mut at_least = [0u64; LEVELS];
+    // (eight named locals, not an array, so that they stay in registers)
+    let [mut l0, mut l1, mut l2, mut l3, mut l4, mut l5, mut l6, mut l7] = [0u64; LEVELS];
     let mut prev = !(addrs[0] >> unit_shift);
     for &a in addrs {
         let key = a >> unit_shift;
         let repeat = !serialize && key == prev;
         prev = key;
         let bit = (!repeat as u64) << (key & gmask);
-        for k in (1..LEVELS).rev() {
-            at_least[k] |= at_least[k - 1] & bit;
-        }
-        at_least[0] |= bit;
+        l7 |= l6 & bit;
+        l6 |= l5 & bit;
+        l5 |= l4 & bit;
+        l4 |= l3 & bit;
+        l3 |= l2 & bit;
+        l2 |= l1 & bit;
+        l1 |= l0 & bit;
+        l0 |= bit;
     }
+    let at_least = [l0, l1, l2, l3, l4, l5, l6, l7];
     if at_least[LEVELS - 1] != 0 {
         // a group with LEVELS or more lanes
         return f.count(

@@ -609,8 +609,8 @@ fn phases(lanes: &[u16], addrs: &[u32], shift: u32, mut cost: impl FnMut(&[u32])
 ///   `d = 0` one key (multicast: 1; serialize: every lane); otherwise the keys are
 ///   distinct and the groups repeat with period `P = G / gcd(d, G)` over the `G`
 ///   groups, so the busiest group holds `ceil(n / P)` keys;
-/// - lanes per group counted bit-sliced in registers (`at_least[k]`: groups with more
-///   than `k` lanes; for multicast, lanes repeating the previous lane's key left out),
+/// - lanes per group counted bit-sliced in registers (three bit planes of 64 groups;
+///   for multicast, lanes repeating the previous lane's key left out),
 ///   which gives the serialize cost, and for multicast the answer when no group has two
 ///   lanes; otherwise the groups with the most lanes are checked for repeated keys, from
 ///   the top level down;
@@ -635,29 +635,26 @@ fn phase_units(f: &mut Fast, addrs: &[u32], unit_shift: u32, gmask: u32, seriali
             return n.div_ceil(period) as u32;
         }
     }
-    // at_least[k]: groups with more than k lanes. For multicast, a lane whose key is the
-    // previous lane's adds nothing (lanes sharing a word, e.g. the pairs of a merged
+    // Lanes per group, bit-sliced in registers: three bit planes hold each group's count
+    // (0 to 7) and `over` the groups that reached 8. For multicast, a lane whose key is
+    // the previous lane's adds nothing (lanes sharing a word, e.g. the pairs of a merged
     // wide load) and is left out here and below.
-    // (eight named locals, not an array, so that they stay in registers)
-    let [mut l0, mut l1, mut l2, mut l3, mut l4, mut l5, mut l6, mut l7] = [0u64; LEVELS];
+    let (mut p0, mut p1, mut p2, mut over) = (0u64, 0u64, 0u64, 0u64);
     let mut prev = !(addrs[0] >> unit_shift);
     for &a in addrs {
         let key = a >> unit_shift;
         let repeat = !serialize && key == prev;
         prev = key;
         let bit = (!repeat as u64) << (key & gmask);
-        l7 |= l6 & bit;
-        l6 |= l5 & bit;
-        l5 |= l4 & bit;
-        l4 |= l3 & bit;
-        l3 |= l2 & bit;
-        l2 |= l1 & bit;
-        l1 |= l0 & bit;
-        l0 |= bit;
+        let c0 = p0 & bit;
+        p0 ^= bit;
+        let c1 = p1 & c0;
+        p1 ^= c0;
+        over |= p2 & c1;
+        p2 ^= c1;
     }
-    let at_least = [l0, l1, l2, l3, l4, l5, l6, l7];
-    if at_least[LEVELS - 1] != 0 {
-        // a group with LEVELS or more lanes
+    if over != 0 {
+        // a group with 8 or more lanes
         return f.count(
             serialize,
             addrs.iter().map(|&a| {
@@ -666,14 +663,34 @@ fn phase_units(f: &mut Fast, addrs: &[u32], unit_shift: u32, gmask: u32, seriali
             }),
         );
     }
-    let top = at_least.iter().take_while(|&&g| g != 0).count();
+    // groups holding at least k lanes (a bit-sliced comparison with k)
+    let at_least = |k: usize| {
+        let (mut gt, mut eq) = (0u64, u64::MAX);
+        for (i, plane) in [(2, p2), (1, p1), (0, p0)] {
+            if k >> i & 1 == 1 {
+                eq &= plane;
+            } else {
+                gt |= eq & plane;
+                eq &= !plane;
+            }
+        }
+        gt | eq
+    };
+    // the largest count, from the top plane down
+    let (mut top, mut cand) = (0usize, p0 | p1 | p2);
+    for (weight, plane) in [(4, p2), (2, p1), (1, p0)] {
+        if plane & cand != 0 {
+            cand &= plane;
+            top += weight;
+        }
+    }
     if serialize || top == 1 {
         return top as u32;
     }
     // Multicast: the answer is the largest k such that a group with at least k lanes
     // has k distinct keys (a group with fewer lanes has fewer distinct keys).
     for k in (2..=top).rev() {
-        let mut groups = at_least[k - 1];
+        let mut groups = at_least(k);
         while groups != 0 {
             let g = groups.trailing_zeros();
             groups &= groups - 1;
@@ -696,7 +713,7 @@ fn phase_units(f: &mut Fast, addrs: &[u32], unit_shift: u32, gmask: u32, seriali
     1
 }
 
-/// Lane counts per group that [`phase_units`] keeps in registers (a power of two).
+/// [`phase_units`] counts up to `LEVELS - 1` lanes per group in registers (a power of two).
 const LEVELS: usize = 8;
 
 /// One phase, every bank word of every lane an entry with its bank from `bank`.

@@ -42,6 +42,13 @@ fn register_font() {
     });
 }
 
+/// A white WIDTH x HEIGHT PNG canvas at `path`.
+fn canvas(path: &Path) -> Result<DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>, ReportError> {
+    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| draw_err(path, e))?;
+    Ok(root)
+}
+
 fn draw_err(path: &Path, e: impl std::fmt::Display) -> ReportError {
     ReportError::Draw { path: path.display().to_string(), message: e.to_string() }
 }
@@ -88,8 +95,7 @@ pub fn line_chart(
     if x0 == x1 {
         x1 = x0 + 1.0;
     }
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| draw_err(path, e))?;
+    let root = canvas(path)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
         .margin(12)
@@ -148,8 +154,7 @@ pub fn heatmap(path: &Path, title: &str, banks: u32, cells: &[HeatCell]) -> Resu
         .max()
         .ok_or_else(|| ReportError::Empty { path: path.display().to_string() })?;
     let lanes = cells.iter().map(|c| c.lane + 1).max().unwrap_or(1);
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| draw_err(path, e))?;
+    let root = canvas(path)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
         .margin(12)
@@ -193,8 +198,7 @@ pub fn histogram(path: &Path, title: &str, series: &[(String, Vec<(u32, u64)>)])
     let max_deg = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).max();
     let max_n = series.iter().flat_map(|s| s.1.iter().map(|p| p.1)).max().unwrap_or(0);
     let Some(max_deg) = max_deg else { return Err(ReportError::Empty { path: path.display().to_string() }) };
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| draw_err(path, e))?;
+    let root = canvas(path)?;
     let k = series.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
@@ -240,8 +244,7 @@ pub fn timeline(path: &Path, title: &str, bucket_cycles: f64, rows: &[Vec<f64>])
     if rows.is_empty() || buckets == 0 {
         return Err(ReportError::Empty { path: path.display().to_string() });
     }
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| draw_err(path, e))?;
+    let root = canvas(path)?;
     let end = buckets as f64 * bucket_cycles;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
@@ -287,8 +290,7 @@ pub fn bars(
         return Err(ReportError::Empty { path: path.display().to_string() });
     }
     let top = bars.iter().map(|b| b.1).fold(reference, f64::max).max(1.0) * 1.1;
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| draw_err(path, e))?;
+    let root = canvas(path)?;
     let n = bars.len() as u32;
     let labels: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
     let mut chart = ChartBuilder::on(&root)

@@ -1585,17 +1585,7 @@ impl sim_core::engine::Workload for Chunk {
     }
 
     fn request(&self, i: usize) -> sim_core::engine::EngineRequest<'_> {
-        let r = self.get(i);
-        sim_core::engine::EngineRequest {
-            block: r.block,
-            warp: r.warp,
-            op: r.op,
-            bytes: r.bytes,
-            gap: r.gap,
-            dep: r.dep,
-            lanes: r.lanes,
-            addrs: r.addrs,
-        }
+        self.get(i).engine_request()
     }
 }
 

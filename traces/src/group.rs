@@ -55,6 +55,20 @@ impl<'a> RequestRef<'a> {
     pub fn warp_request(&self) -> WarpRequest<'a> {
         WarpRequest { op: self.op, bytes: self.bytes, lanes: self.lanes, addrs: self.addrs }
     }
+
+    /// The request as the cycle engine sees it.
+    pub fn engine_request(&self) -> sim_core::engine::EngineRequest<'a> {
+        sim_core::engine::EngineRequest {
+            block: self.block,
+            warp: self.warp,
+            op: self.op,
+            bytes: self.bytes,
+            gap: self.gap,
+            dep: self.dep,
+            lanes: self.lanes,
+            addrs: self.addrs,
+        }
+    }
 }
 
 impl Requests {
@@ -229,17 +243,7 @@ impl sim_core::engine::Workload for Requests {
     }
 
     fn request(&self, i: usize) -> sim_core::engine::EngineRequest<'_> {
-        let r = self.get(i);
-        sim_core::engine::EngineRequest {
-            block: r.block,
-            warp: r.warp,
-            op: r.op,
-            bytes: r.bytes,
-            gap: r.gap,
-            dep: r.dep,
-            lanes: r.lanes,
-            addrs: r.addrs,
-        }
+        self.get(i).engine_request()
     }
 }
 

@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 RUNS=${RUNS:-10000000}
 MAX_SECONDS=${MAX_SECONDS:-1800}
 work=$(mktemp -d)
-for t in ${TARGETS:-text_trace config study}; do
+for t in ${TARGETS:-text_trace binary_trace config study}; do
     mkdir -p "$work/$t"
     cp corpus/$t/* "$work/$t/"
     echo "== $t: up to $RUNS runs or $MAX_SECONDS s"

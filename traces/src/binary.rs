@@ -870,8 +870,9 @@ impl<R: Read> Reader<R> {
             }
         }
         raw.bytes.clear();
-        raw.bytes.resize(payload as usize, 0);
-        let got = read_full(&mut self.src, &mut raw.bytes).map_err(|e| io(body, e))?;
+        // read what is there, at most `payload` bytes: the buffer grows with the data
+        // actually present, never to a size a corrupt header merely claims
+        let got = (&mut self.src).take(payload).read_to_end(&mut raw.bytes).map_err(|e| io(body, e))?;
         if got < payload as usize {
             return Err(
                 self.truncated(body + got as u64, format!("chunk {} (at byte {at})", self.seen.chunks))

@@ -13,6 +13,8 @@
 #         REPS      timed repetitions per variant (default 30), WARMUP (default 5)
 #         ADAPTER   adapter name filter passed as --adapter (default: the best adapter)
 #         QUICK=1   small dispatches and few repetitions (a smoke test, e.g. on lavapipe)
+#         MEASURE_ONLY=1  time the kernels only (no capture, no simulation): captures do not
+#                   depend on the GPU, so they can be made anywhere (lavapipe) afterwards
 # Run from the repository root. Nothing here needs network access.
 set -euo pipefail
 
@@ -25,6 +27,7 @@ fi
 REPS=${REPS:-30}
 WARMUP=${WARMUP:-5}
 QUICK=${QUICK:-0}
+MEASURE_ONLY=${MEASURE_ONLY:-0}
 K=validate/kernels
 mkdir -p "$OUT/json" "$OUT/traces" "$OUT/sim"
 ADAPTER_ARGS=()
@@ -43,7 +46,7 @@ if [ "$QUICK" = 1 ]; then
     REPS=${REPS_QUICK:-3}; WARMUP=1
     G_T=4; G_1D=8; G_STRIDE=8; ITERS=64; G_GEMM_X=2; G_GEMM_Y=2; GEMM_K=64
 else
-    G_T=64; G_1D=4096; G_STRIDE=4224; ITERS=4096; G_GEMM_X=64; G_GEMM_Y=16; GEMM_K=1024
+    G_T=128; G_1D=16384; G_STRIDE=4224; ITERS=4096; G_GEMM_X=64; G_GEMM_Y=16; GEMM_K=1024
 fi
 
 # one variant: NAME KERNEL MEASURE_DISPATCH CAPTURE_DISPATCH [measure args...] [-- capture args...]
@@ -60,6 +63,7 @@ variant() {
     "$BANKSIM" measure "$K/$kernel" --dispatch "$mdisp" "${margs[@]}" "${ADAPTER_ARGS[@]}" \
         --reps "$REPS" --warmup "$WARMUP" --label "$name" \
         --json "$OUT/json/$name.json" --csv "$OUT/measure.csv"
+    if [ "$MEASURE_ONLY" = 1 ]; then return; fi
     "$BANKSIM" capture "$K/$kernel" --dispatch "$cdisp" "${cargs[@]}" "${ADAPTER_ARGS[@]}" \
         -o "$OUT/traces/$name.csv" > "$OUT/traces/$name.log"
     "$BANKSIM" run --config h100 --cycles "$OUT/traces/$name.csv" > "$OUT/sim/$name.txt"
@@ -88,6 +92,14 @@ for s in 1 0 2 3 4 5 8 16 17 32 33 64; do
     for dep in dependent independent; do
         variant "stride_${dep}_s$s" "stride_$dep.wgsl" "$G_STRIDE,1,1" 2,1,1 \
             --bind "0.0=u32:$s,$ITERS" -- --bind "0.0=u32:$s,64"
+    done
+done
+# the same chase with ALU fused multiply-adds after every load: where bank time and
+# other work cross tells how they overlap
+for alu in 4 16 64; do
+    for s in 1 2 4 8 16 32; do
+        variant "stride_alu${alu}_s$s" stride_alu.wgsl "$G_STRIDE,1,1" 2,1,1 --override "ALU=$alu" \
+            --bind "0.0=u32:$s,$ITERS" -- --override "ALU=$alu" --bind "0.0=u32:$s,64"
     done
 done
 for skew in 0 4; do

@@ -853,6 +853,11 @@ impl<R: Read> Reader<R> {
             || groups == 0
             || lanes < groups
             || lanes as u64 > groups as u64 * 64
+            // every group takes at least one byte of the block, step, attr, gap and addr
+            // mode columns and two of the mask column: the header's counts (which size
+            // the decoder's buffers) can never exceed what the payload holds
+            || [0, 2, 4, 5, 6].iter().any(|&c| groups > cols[c])
+            || groups as u64 * 2 > cols[3] as u64
         {
             // a checksum failure is more telling when the header is otherwise plausible
             return Err(self.corrupt(

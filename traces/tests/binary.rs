@@ -192,6 +192,30 @@ fn checksum_error_names_the_chunk_offset() {
 }
 
 #[test]
+fn a_header_claiming_more_groups_than_its_payload_holds_is_refused_before_decoding() {
+    // a crafted chunk whose checksum is right but whose group and lane counts would size
+    // the decoder's buffers far beyond the bytes present
+    let bytes = to_bytes(&sample(), 100);
+    let h = 20; // chunk header: tag, groups, lanes, first 3, last 3, 8 column lengths, crc
+    let word = |b: &[u8], i: usize| u32::from_le_bytes(b[h + 4 * i..h + 4 * i + 4].try_into().unwrap());
+    let payload: usize = (9..17).map(|i| word(&bytes, i) as usize).sum();
+    let mut b = bytes.clone();
+    b[h + 4..h + 8].copy_from_slice(&(1u32 << 30).to_le_bytes());
+    b[h + 8..h + 12].copy_from_slice(&u32::MAX.to_le_bytes());
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&b[h..h + 68]);
+    crc.update(&b[h + 72..h + 72 + payload]);
+    b[h + 68..h + 72].copy_from_slice(&crc.finalize().to_le_bytes());
+    match parse_err(&b) {
+        BinaryError::Corrupt { offset, problem, .. } => {
+            assert_eq!(offset, 20);
+            assert!(problem.contains("implausible chunk header"), "{problem}");
+        }
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
 fn text_is_not_binary_and_a_future_version_is_refused() {
     let e = parse_err(b"block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n");
     assert!(matches!(e, BinaryError::Magic { .. }), "{e}");

@@ -1351,7 +1351,8 @@ fn unpack(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u
             w[..tail.len()].copy_from_slice(tail);
             u64::from_le_bytes(w)
         };
-        let v = ((word >> (bit % 8)) as u32 & mask) << shift;
+        // in u64: `shift` may be 32 (with `bits` 0), which a u32 shift does not allow
+        let v = ((((word >> (bit % 8)) as u32 & mask) as u64) << shift) as u32;
         max = max.max(v);
         *d = base.wrapping_add(v);
     }

@@ -216,6 +216,15 @@ fn a_header_claiming_more_groups_than_its_payload_holds_is_refused_before_decodi
 }
 
 #[test]
+fn fuzz_found_packed_shift_of_32_is_an_error_not_a_panic() {
+    // found by `fuzz/run_all.sh` (binary_trace, after 11.6 M runs): packed addresses with
+    // 0 bits shifted by 32 overflowed a u32 shift (a panic in debug builds)
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fuzz_packed_shift32.bsim")).unwrap();
+    let msg = parse_err(&bytes).to_string();
+    assert!(msg.starts_with("t.bsim: ") && msg.contains("byte"), "{msg}");
+}
+
+#[test]
 fn text_is_not_binary_and_a_future_version_is_refused() {
     let e = parse_err(b"block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n");
     assert!(matches!(e, BinaryError::Magic { .. }), "{e}");

@@ -15,6 +15,9 @@
 #         QUICK=1   small dispatches and few repetitions (a smoke test, e.g. on lavapipe)
 #         MEASURE_ONLY=1  time the kernels only (no capture, no simulation): captures do not
 #                   depend on the GPU, so they can be made anywhere (lavapipe) afterwards
+#         CAPTURE_ONLY=1  capture the traces only (no timing): what `banksim calibrate` reads
+#                   beside a measure.csv; validate/suite.csv says how each capture scales
+#                   to the timed dispatch
 # Run from the repository root. Nothing here needs network access.
 set -euo pipefail
 
@@ -28,6 +31,7 @@ REPS=${REPS:-30}
 WARMUP=${WARMUP:-5}
 QUICK=${QUICK:-0}
 MEASURE_ONLY=${MEASURE_ONLY:-0}
+CAPTURE_ONLY=${CAPTURE_ONLY:-0}
 K=validate/kernels
 mkdir -p "$OUT/json" "$OUT/traces" "$OUT/sim"
 ADAPTER_ARGS=()
@@ -60,13 +64,15 @@ variant() {
     done
     if [ $seen = 0 ]; then cargs=("${margs[@]}"); fi
     echo "== $name"
-    "$BANKSIM" measure "$K/$kernel" --dispatch "$mdisp" "${margs[@]}" "${ADAPTER_ARGS[@]}" \
+    if [ "$CAPTURE_ONLY" != 1 ]; then "$BANKSIM" measure "$K/$kernel" --dispatch "$mdisp" "${margs[@]}" "${ADAPTER_ARGS[@]}" \
         --reps "$REPS" --warmup "$WARMUP" --label "$name" \
-        --json "$OUT/json/$name.json" --csv "$OUT/measure.csv"
+        --json "$OUT/json/$name.json" --csv "$OUT/measure.csv"; fi
     if [ "$MEASURE_ONLY" = 1 ]; then return; fi
     "$BANKSIM" capture "$K/$kernel" --dispatch "$cdisp" "${cargs[@]}" "${ADAPTER_ARGS[@]}" \
         -o "$OUT/traces/$name.csv" > "$OUT/traces/$name.log"
-    "$BANKSIM" run --config h100 --cycles "$OUT/traces/$name.csv" > "$OUT/sim/$name.txt"
+    if [ "$CAPTURE_ONLY" != 1 ]; then
+        "$BANKSIM" run --config h100 --cycles "$OUT/traces/$name.csv" > "$OUT/sim/$name.txt"
+    fi
 }
 
 variant transpose32_pad0 transpose32.wgsl "$G_T,$G_T,1" 2,2,1
@@ -87,11 +93,12 @@ for k in aos_k2 aos_k3 aos_k4 soa_k4; do
     variant "$k" "$k.wgsl" "$G_1D,1,1" 2,1,1
 done
 # the stride sweep of shared/groundtruth/h100/wgpu_stridebench.txt (4224 workgroups, 4096
-# loads); the captured trace keeps 64 loads (every load has the same bank pattern)
+# loads); the captured trace keeps 512 loads (every load has the same bank pattern), so
+# validate/suite.csv scales its time by 4096 / 512 = 8
 for s in 1 0 2 3 4 5 8 16 17 32 33 64; do
     for dep in dependent independent; do
         variant "stride_${dep}_s$s" "stride_$dep.wgsl" "$G_STRIDE,1,1" 2,1,1 \
-            --bind "0.0=u32:$s,$ITERS" -- --bind "0.0=u32:$s,64"
+            --bind "0.0=u32:$s,$ITERS" -- --bind "0.0=u32:$s,512"
     done
 done
 # the same chase with ALU fused multiply-adds after every load: where bank time and
@@ -99,11 +106,12 @@ done
 for alu in 4 16 64; do
     for s in 1 2 4 8 16 32; do
         variant "stride_alu${alu}_s$s" stride_alu.wgsl "$G_STRIDE,1,1" 2,1,1 --override "ALU=$alu" \
-            --bind "0.0=u32:$s,$ITERS" -- --override "ALU=$alu" --bind "0.0=u32:$s,64"
+            --bind "0.0=u32:$s,$ITERS" -- --override "ALU=$alu" --bind "0.0=u32:$s,512"
     done
 done
 for skew in 0 4; do
     variant "gemm_skew$skew" gemm_skew.wgsl "$G_GEMM_X,$G_GEMM_Y,1" 1,1,1 --override "SKEW=$skew" --override "K=$GEMM_K"
 done
 
+[ "$CAPTURE_ONLY" = 1 ] && { echo "done: $OUT/traces"; exit 0; }
 echo "done: $OUT/measure.csv ($(($(wc -l < "$OUT/measure.csv") - 1)) variants)"

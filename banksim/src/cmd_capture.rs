@@ -117,8 +117,8 @@ pub fn run(args: &CaptureArgs) -> Result<()> {
         writeln!(out, "{} sites:", inst.sites.len())?;
         for (i, s) in inst.sites.iter().enumerate() {
             let kind = match &s.kind {
-                SiteKind::Access { op, leaves } if leaves.len() == 1 => format!("{op} {} B", leaves[0].1),
-                SiteKind::Access { op, leaves } => format!("{op} x{} pieces", leaves.len()),
+                SiteKind::Access { op, leaves, .. } if leaves.len() == 1 => format!("{op} {} B", leaves[0].1),
+                SiteKind::Access { op, leaves, .. } => format!("{op} x{} pieces", leaves.len()),
                 SiteKind::Barrier => "bar".into(),
                 SiteKind::Loop => "loop".into(),
             };

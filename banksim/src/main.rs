@@ -58,6 +58,8 @@ enum Command {
     Capture(cmd_capture::CaptureArgs),
     /// Time an uninstrumented WGSL compute kernel on a GPU (timestamp queries, warm-up, N repetitions).
     Measure(cmd_measure::MeasureArgs),
+    /// Fit the timing model to measured kernel runs; predicted vs measured speedups (CSV, RON, PNG).
+    Calibrate(cmd_calibrate::CalibrateArgs),
 }
 
 #[derive(Args)]
@@ -80,6 +82,15 @@ struct EngineArgs {
     /// Write per-SM cycles, pipe utilisation and stalls as CSV.
     #[arg(long, value_name = "OUT.csv")]
     per_sm: Option<PathBuf>,
+    /// Simulate a dispatch of N blocks: block b does what the trace's block b mod B does
+    /// (B blocks in the trace). For a capture of a few workgroups of a kernel whose
+    /// workgroups all make the same shared-memory accesses.
+    #[arg(long, value_name = "N", requires = "cycles")]
+    grid: Option<u32>,
+    /// Issue cycles per unit of the trace's `gap`: 1 when gaps are cycles; for captured
+    /// traces (gaps in IR operations) the calibrated value, e.g. from `banksim calibrate`.
+    #[arg(long, value_name = "CYCLES", default_value_t = 1.0, requires = "cycles")]
+    cycles_per_op: f64,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -161,6 +172,7 @@ struct RunArgs {
 }
 
 mod advise;
+mod cmd_calibrate;
 mod cmd_capture;
 mod cmd_convert;
 mod cmd_import;
@@ -198,6 +210,7 @@ fn real_main() -> Result<()> {
         Command::Convert(args) => cmd_convert::convert(&args),
         Command::Capture(args) => cmd_capture::run(&args),
         Command::Measure(args) => cmd_measure::run(&args),
+        Command::Calibrate(args) => cmd_calibrate::run(&args),
     }
 }
 
@@ -224,6 +237,16 @@ fn run(args: &RunArgs) -> Result<()> {
     check_records(&trace, &hw, args.engine.threads_per_block)?;
     let requests = Requests::group(&trace, hw.warp)?;
     let e = &args.engine;
+    let stretched = e.grid.is_some() || e.cycles_per_op != 1.0;
+    if stretched && (args.per_request.is_some() || args.out.is_some()) {
+        bail!("--grid and --cycles-per-op give cycles for a workload other than the trace's requests: they do not combine with --per-request or --out");
+    }
+    if !(e.cycles_per_op.is_finite() && e.cycles_per_op >= 0.0) {
+        bail!("--cycles-per-op {}: expected a finite number >= 0", e.cycles_per_op);
+    }
+    if e.grid == Some(0) {
+        bail!("--grid 0: expected at least one block");
+    }
     let report = if e.cycles {
         let opts = EngineOptions {
             dep_policy: match e.dep {
@@ -234,7 +257,8 @@ fn run(args: &RunArgs) -> Result<()> {
             smem_per_block: e.smem_per_block,
             per_request: args.per_request.is_some() || args.out.is_some(),
         };
-        Some(with_threads(e.threads, || engine::run(&hw, &requests, &opts))??)
+        let work = sim_core::replicate::Replicated::new(&requests, e.grid, e.cycles_per_op);
+        Some(with_threads(e.threads, || engine::run(&hw, &work, &opts))??)
     } else {
         None
     };

@@ -148,3 +148,35 @@ fn unwritable_output_fails_and_leaves_nothing() {
     assert!(!o.status.success());
     assert!(err.contains("/no/such/dir/out.csv") && err.contains("cannot create"), "{err}");
 }
+
+#[test]
+fn run_grid_repeats_blocks_and_cycles_per_op_scales_the_gaps() {
+    // one block of 8 warps, each 64 loads with 10 units of other work before each
+    let path = tmp("grid.csv");
+    let mut s = String::from("block,thread,step,op,addr,bytes,gap,dep\n");
+    for t in 0..256u32 {
+        for k in 0..64 {
+            s += &format!("0,{t},{k},ld,{},4,10,0\n", (t % 32) * 4);
+        }
+    }
+    std::fs::write(&path, s).unwrap();
+    let cycles = |extra: &[&str]| -> u64 {
+        let mut args = vec!["run", path.to_str().unwrap(), "--cycles", "--sms", "1"];
+        args.extend_from_slice(extra);
+        let o = banksim(&args);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{err}");
+        let line = out.lines().find(|l| l.starts_with("cycle engine:")).expect(&out);
+        line.split_whitespace().nth(2).unwrap().parse().unwrap()
+    };
+    let one = cycles(&[]);
+    // 64 blocks on one SM run in waves: far more cycles than one block
+    let many = cycles(&["--grid", "64"]);
+    assert!(many > 4 * one, "{one} vs {many}");
+    // gaps of 10 ops at 3 cycles each make the issue-bound block slower
+    let slow = cycles(&["--cycles-per-op", "3"]);
+    assert!(slow > 2 * one, "{one} vs {slow}");
+    let o = banksim(&["run", path.to_str().unwrap(), "--cycles", "--grid", "4", "--per-request", "x.csv"]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success() && err.contains("do not combine with --per-request"), "{err}");
+}

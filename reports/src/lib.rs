@@ -132,6 +132,69 @@ pub fn line_chart(
     root.present().map_err(|e| draw_err(path, e))
 }
 
+/// Predicted against measured: one colour per series, the diagonal y = x and a band of
+/// ± `band` (relative) around it, axes from 0 to the largest value.
+pub fn scatter(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    band: f64,
+) -> Result<(), ReportError> {
+    register_font();
+    let hi = series.iter().flat_map(|s| s.1.iter()).fold(0.0f64, |m, &(x, y)| m.max(x).max(y));
+    if series.iter().all(|s| s.1.is_empty()) {
+        return Err(ReportError::Empty { path: path.display().to_string() });
+    }
+    let hi = (hi * 1.08).max(1e-9);
+    let root = canvas(path)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0.0..hi, 0.0..hi)
+        .map_err(|e| draw_err(path, e))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .label_style(("sans-serif", 15))
+        .draw()
+        .map_err(|e| draw_err(path, e))?;
+    let grey = RGBColor(150, 150, 150);
+    chart
+        .draw_series(LineSeries::new([(0.0, 0.0), (hi, hi)], BLACK.stroke_width(1)))
+        .map_err(|e| draw_err(path, e))?
+        .label("predicted = measured")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK.stroke_width(1)));
+    // y = (1 ± band) x, ending inside the square (plotters drops segments that leave it)
+    for k in [1.0 + band, 1.0 - band] {
+        let end = if k > 1.0 { (hi / k, hi) } else { (hi, hi * k) };
+        chart
+            .draw_series(LineSeries::new([(0.0, 0.0), end], grey.stroke_width(1)))
+            .map_err(|e| draw_err(path, e))?;
+    }
+    for (i, (label, pts)) in series.iter().enumerate() {
+        let c = colour(i);
+        chart
+            .draw_series(pts.iter().map(|&(x, y)| Circle::new((x, y), 5, c.filled())))
+            .map_err(|e| draw_err(path, e))?
+            .label(label.as_str())
+            .legend(move |(x, y)| Circle::new((x + 9, y), 5, c.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(|e| draw_err(path, e))?;
+    root.present().map_err(|e| draw_err(path, e))
+}
+
 /// One lane's use of one bank in one wavefront.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeatCell {

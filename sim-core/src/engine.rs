@@ -498,7 +498,12 @@ impl Sm {
                 let s = res.scheduler[node as usize] as usize;
                 let start = at.max(self.sched_free[s]);
                 let issue = start + r.gap as Cycle;
-                self.sched_free[s] = issue + t.issue_cycles as Cycle;
+                let held = if t.gap_issue_fraction >= 1.0 {
+                    r.gap as Cycle
+                } else {
+                    (r.gap as f64 * t.gap_issue_fraction).round() as Cycle
+                };
+                self.sched_free[s] = start + held + t.issue_cycles as Cycle;
                 let order = res.order_ready[node as usize];
                 self.stats.stalls.issue += start - at;
                 self.stats.stalls.latency += at.saturating_sub(order);

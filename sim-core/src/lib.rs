@@ -41,6 +41,7 @@ pub mod layout;
 mod mapping;
 mod model;
 mod op;
+pub mod replicate;
 pub mod stats;
 mod timing;
 

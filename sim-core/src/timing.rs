@@ -24,6 +24,20 @@ pub struct Timing {
     pub pipe_cycles_per_wavefront: u32,
     /// Cycles an instruction occupies its scheduler's issue slot.
     pub issue_cycles: u32,
+    /// Share of a request's `gap` (other work) during which the warp also holds its
+    /// scheduler's issue slot: 1 when the other work is issue-bound (many warps per
+    /// scheduler), towards 0 when it is dependent-instruction latency that other warps
+    /// can issue under. The warp itself always waits the whole gap. Default 1.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub gap_issue_fraction: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
 }
 
 impl Timing {
@@ -40,6 +54,9 @@ impl Timing {
             if value == 0 {
                 bad(field, "must be positive".into());
             }
+        }
+        if !(0.0..=1.0).contains(&self.gap_issue_fraction) {
+            bad("gap_issue_fraction", format!("must be between 0 and 1, got {}", self.gap_issue_fraction));
         }
         if self.sms > 100_000 {
             bad("sms", format!("must be at most 100000, got {}", self.sms));

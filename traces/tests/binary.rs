@@ -219,7 +219,8 @@ fn a_header_claiming_more_groups_than_its_payload_holds_is_refused_before_decodi
 fn fuzz_found_packed_shift_of_32_is_an_error_not_a_panic() {
     // found by `fuzz/run_all.sh` (binary_trace, after 11.6 M runs): packed addresses with
     // 0 bits shifted by 32 overflowed a u32 shift (a panic in debug builds)
-    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fuzz_packed_shift32.bsim")).unwrap();
+    let bytes =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fuzz_packed_shift32.bsim")).unwrap();
     let msg = parse_err(&bytes).to_string();
     assert!(msg.starts_with("t.bsim: ") && msg.contains("byte"), "{msg}");
 }

@@ -8,8 +8,17 @@
 //! against a reference variant, which is what the model has to get right (absolute
 //! time also depends on global memory, which banksim does not model in detail).
 //!
-//! Not done yet (needs the GPU measurements): choosing the features from `banksim run
-//! --cycles` output, the fitted h100 preset and its RON file, the PNG scatter plot.
+//! [`predict_suite`] is the calibration of the kernel suite (`validate/suite.csv`): per
+//! kernel family, the cycles per IR operation of other work are solved from the
+//! measured time of the family's reference variant (the "given the measured time of
+//! one variant" of the validation target); the engine then predicts every other
+//! variant, and one global `overlap` κ (how much of the engine's predicted change
+//! shows in the measured time) is fitted by least squares on the families marked `fit`
+//! and applied unchanged to the `holdout` families.
+
+use sim_core::engine::{self, EngineError, EngineOptions};
+use sim_core::replicate::Replicated;
+use sim_core::Hardware;
 
 /// Calibration could not be computed.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -113,6 +122,314 @@ pub fn speedups(variants: &[(String, f64, f64)], reference: &str) -> Option<Vec<
             })
             .collect(),
     )
+}
+
+/// Whether a variant's family calibrates the global parameters or is only predicted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Used to fit the global parameters.
+    Fit,
+    /// Predicted with the fitted parameters, never used to fit them.
+    Holdout,
+}
+
+/// One timed kernel variant with its captured trace.
+pub struct Variant {
+    /// Its name (`measure.csv`'s label).
+    pub label: String,
+    /// Variants of one family are compared with each other.
+    pub family: String,
+    /// Fit or hold-out.
+    pub role: Role,
+    /// Workgroups of the timed dispatch.
+    pub blocks: u32,
+    /// Timed work / captured work (loop steps captured fewer than timed).
+    pub scale: f64,
+    /// Measured median time, microseconds.
+    pub measured_us: f64,
+    /// The captured requests (gaps in IR operations).
+    pub requests: traces::Requests,
+}
+
+/// How many blocks an SM holds at once.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub enum Occupancy {
+    /// As many as the preset's limits allow (threads, blocks, all of `smem_per_sm`): what
+    /// CUDA's driver picks by default.
+    Limits,
+    /// The shared-memory carveout is the smallest of these sizes (bytes) that holds one
+    /// block plus `reserved` bytes; as many blocks as fit in it. Measured on the H100
+    /// through Vulkan (validate/results/h100/occupancy.csv): a 32 KiB block runs one
+    /// block per SM, time proportional to blocks / SMs from 132 blocks on.
+    SmallestCarveout {
+        /// Supported carveouts, bytes, ascending.
+        sizes: Vec<u32>,
+        /// Bytes reserved per block.
+        reserved: u32,
+    },
+}
+
+impl Occupancy {
+    /// The H100's carveouts (0, 8, 16, 32, 64, 100, 132, 164, 196, 228 KiB) with 1 KiB
+    /// reserved per block (CUDA C Programming Guide, compute capability 9.0).
+    pub fn h100_carveout() -> Occupancy {
+        Occupancy::SmallestCarveout {
+            sizes: [0, 8, 16, 32, 64, 100, 132, 164, 196, 228].iter().map(|k| k * 1024).collect(),
+            reserved: 1024,
+        }
+    }
+}
+
+/// The global model parameters calibration searches.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Model {
+    /// Blocks per SM.
+    pub occupancy: Occupancy,
+    /// The timing's `gap_issue_fraction`.
+    pub gap_issue_fraction: f64,
+}
+
+/// Engine cycles of `v`'s timed dispatch at `cycles_per_op` (times its scale). When
+/// the blocks divide evenly over the SMs, one SM with its share stands for all of them
+/// (identical blocks on identical SMs run identically), which is much faster.
+pub fn dispatch_cycles(
+    hw: &Hardware,
+    model: &Model,
+    v: &Variant,
+    cycles_per_op: f64,
+) -> Result<f64, EngineError> {
+    let sms = hw.timing.as_ref().map_or(1, |t| t.sms);
+    let mut hw = hw.clone();
+    if let Some(t) = hw.timing.as_mut() {
+        t.gap_issue_fraction = model.gap_issue_fraction;
+    }
+    if let Occupancy::SmallestCarveout { sizes, reserved } = &model.occupancy {
+        let smem = v
+            .requests
+            .iter()
+            .flat_map(|r| r.addrs.iter().map(move |&a| a.saturating_add(r.bytes as u32)))
+            .max()
+            .unwrap_or(0);
+        let need = smem.saturating_add(*reserved);
+        if let Some(&c) = sizes.iter().find(|&&c| c >= need && c > 0) {
+            // the engine divides smem_per_sm by the block's bytes: give it exactly the
+            // blocks the carveout holds with their reserved bytes
+            hw.smem_per_sm = (c / need.max(1)).max(1) * smem.max(1);
+        }
+    }
+    let mut blocks = v.blocks;
+    if let Some(t) = hw.timing.as_mut() {
+        if blocks >= sms && blocks % sms == 0 {
+            blocks /= sms;
+            t.sms = 1;
+        }
+    }
+    let work = Replicated::new(&v.requests, Some(blocks), cycles_per_op);
+    let r = engine::run(&hw, &work, &EngineOptions::default())?;
+    Ok(r.cycles as f64 * v.scale)
+}
+
+/// The cycles per operation at which `v`'s dispatch takes `target` cycles: the
+/// smallest within 0.1% when the engine's time grows with it; 0 when even no other work
+/// is too slow. Regula falsi (Illinois) on a bracket that doubles until it holds.
+pub fn solve_cycles_per_op(
+    hw: &Hardware,
+    model: &Model,
+    v: &Variant,
+    target: f64,
+) -> Result<f64, EngineError> {
+    let f = |c: f64| dispatch_cycles(hw, model, v, c).map(|e| e - target);
+    let (mut a, mut fa) = (0.0, f(0.0)?);
+    if fa >= 0.0 {
+        return Ok(0.0);
+    }
+    let (mut b, mut fb) = (1.0, f(1.0)?);
+    while fb < 0.0 {
+        (a, fa) = (b, fb);
+        b *= 2.0;
+        if b > 1e6 {
+            return Ok(b);
+        }
+        fb = f(b)?;
+    }
+    let mut side = 0;
+    for _ in 0..40 {
+        let c = (a * fb - b * fa) / (fb - fa);
+        let fc = f(c)?;
+        if fc.abs() <= 1e-3 * target || (b - a) <= 1e-6 * b {
+            return Ok(c);
+        }
+        if fc < 0.0 {
+            (a, fa) = (c, fc);
+            if side == -1 {
+                fb /= 2.0;
+            }
+            side = -1;
+        } else {
+            (b, fb) = (c, fc);
+            if side == 1 {
+                fa /= 2.0;
+            }
+            side = 1;
+        }
+    }
+    Ok((a + b) / 2.0)
+}
+
+/// One row of the calibration's result.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Prediction {
+    /// The variant.
+    pub label: String,
+    /// Its family.
+    pub family: String,
+    /// Fit or hold-out.
+    pub role: Role,
+    /// Whether it is its family's reference (its time is given, not predicted).
+    pub reference: bool,
+    /// The family's solved cycles per IR operation.
+    pub cycles_per_op: f64,
+    /// Engine cycles of the dispatch.
+    pub engine_cycles: f64,
+    /// Measured time, microseconds.
+    pub measured_us: f64,
+    /// Predicted time, microseconds.
+    pub predicted_us: f64,
+    /// Reference time / this variant's measured time.
+    pub measured_speedup: f64,
+    /// Reference time / this variant's predicted time.
+    pub predicted_speedup: f64,
+    /// predicted_speedup / measured_speedup − 1.
+    pub error: f64,
+}
+
+/// The suite's calibration: the fitted global parameters and every prediction.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SuiteCalibration {
+    /// Clock used to turn cycles into time, MHz.
+    pub clock_mhz: f64,
+    /// Fitted share of the engine's predicted change that shows in measured time.
+    pub overlap: f64,
+    /// The model parameters chosen (the gap issue fraction fitted from `fractions`).
+    pub model: Model,
+    /// Sum of squared relative time errors on the fit families, per fraction tried.
+    pub search: Vec<(f64, f64)>,
+    /// Per family: solved cycles per IR operation.
+    pub cycles_per_op: Vec<(String, f64)>,
+    /// Every variant, in suite order.
+    pub predictions: Vec<Prediction>,
+}
+
+/// Calibrates the suite: see the module documentation. `progress` is called once per
+/// engine evaluation finished (for a progress bar).
+pub fn predict_suite(
+    hw: &Hardware,
+    variants: &[Variant],
+    clock_mhz: f64,
+    occupancy: &Occupancy,
+    fractions: &[f64],
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<SuiteCalibration, CalibrateError> {
+    let mut best: Option<SuiteCalibration> = None;
+    let mut search = Vec::new();
+    for &fraction in fractions {
+        let model = Model { occupancy: occupancy.clone(), gap_issue_fraction: fraction };
+        let cal = predict_with(hw, &model, variants, clock_mhz, progress)?;
+        let sse: f64 = cal
+            .predictions
+            .iter()
+            .filter(|p| p.role == Role::Fit && !p.reference)
+            .map(|p| ((p.predicted_us - p.measured_us) / p.measured_us).powi(2))
+            .sum();
+        search.push((fraction, sse));
+        if best.as_ref().is_none_or(|b| sse < b.search[0].1) {
+            let mut cal = cal;
+            cal.search = vec![(fraction, sse)];
+            best = Some(cal);
+        }
+    }
+    let mut best =
+        best.ok_or_else(|| CalibrateError::Shape { what: "no gap issue fractions to try".into() })?;
+    best.search = search;
+    Ok(best)
+}
+
+/// [`predict_suite`] for one model.
+fn predict_with(
+    hw: &Hardware,
+    model: &Model,
+    variants: &[Variant],
+    clock_mhz: f64,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<SuiteCalibration, CalibrateError> {
+    let engine_err = |label: &str, e: EngineError| CalibrateError::Shape { what: format!("{label}: {e}") };
+    // families in order of first appearance; the first variant is the reference
+    let mut families: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, v) in variants.iter().enumerate() {
+        match families.iter_mut().find(|f| f.0 == v.family) {
+            Some(f) => f.1.push(i),
+            None => families.push((&v.family, vec![i])),
+        }
+    }
+    let mut cpo = vec![0.0; variants.len()];
+    let mut cycles = vec![0.0; variants.len()];
+    let mut per_family = Vec::new();
+    for (name, members) in &families {
+        let r = &variants[members[0]];
+        let target = r.measured_us * clock_mhz;
+        let c = solve_cycles_per_op(hw, model, r, target).map_err(|e| engine_err(&r.label, e))?;
+        progress(&r.label);
+        per_family.push((name.to_string(), c));
+        for &i in members {
+            cpo[i] = c;
+            cycles[i] =
+                dispatch_cycles(hw, model, &variants[i], c).map_err(|e| engine_err(&variants[i].label, e))?;
+            progress(&variants[i].label);
+        }
+    }
+    // overlap: least squares on relative time errors of the fit families' variants
+    let reference_of = |i: usize| families.iter().find(|f| f.1.contains(&i)).map_or(i, |f| f.1[0]);
+    let rows: Vec<(Vec<f64>, f64)> = (0..variants.len())
+        .filter(|&i| variants[i].role == Role::Fit && reference_of(i) != i)
+        .map(|i| {
+            let r = reference_of(i);
+            let delta_us = (cycles[i] - cycles[r]) / clock_mhz;
+            let m = variants[i].measured_us;
+            (vec![delta_us / m], (m - variants[r].measured_us) / m)
+        })
+        .collect();
+    let overlap = fit(&rows)?[0];
+    let predictions = (0..variants.len())
+        .map(|i| {
+            let r = reference_of(i);
+            let (v, rv) = (&variants[i], &variants[r]);
+            let predicted_us = rv.measured_us + overlap * (cycles[i] - cycles[r]) / clock_mhz;
+            let measured_speedup = rv.measured_us / v.measured_us;
+            let predicted_speedup = rv.measured_us / predicted_us;
+            Prediction {
+                label: v.label.clone(),
+                family: v.family.clone(),
+                role: v.role,
+                reference: r == i,
+                cycles_per_op: cpo[i],
+                engine_cycles: cycles[i],
+                measured_us: v.measured_us,
+                predicted_us,
+                measured_speedup,
+                predicted_speedup,
+                error: predicted_speedup / measured_speedup - 1.0,
+            }
+        })
+        .collect();
+    Ok(SuiteCalibration {
+        clock_mhz,
+        overlap,
+        model: model.clone(),
+        search: Vec::new(),
+        cycles_per_op: per_family,
+        predictions,
+    })
 }
 
 #[cfg(test)]

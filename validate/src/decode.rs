@@ -37,13 +37,15 @@ pub struct RawRecord {
     pub site: u32,
     /// Byte address (accesses), iteration (loops), 0 (barriers).
     pub value: u32,
+    /// IR operations the invocation had executed when it wrote the record.
+    pub ops: u32,
 }
 
 /// Splits the trace buffer's data words into records.
 pub fn raw_records(words: &[u32]) -> Vec<RawRecord> {
     words
         .chunks_exact(RECORD_WORDS as usize)
-        .map(|w| RawRecord { block: w[0], thread: w[1], step: w[2], site: w[3], value: w[4] })
+        .map(|w| RawRecord { block: w[0], thread: w[1], step: w[2], site: w[3], value: w[4], ops: w[5] })
         .collect()
 }
 
@@ -90,14 +92,17 @@ fn decode_block(
     iteration: &mut [u32],
     trace: &mut Trace,
 ) -> Result<(), DecodeError> {
-    // (key, thread, thread step, op, addr, bytes) of every access and barrier
-    let mut items: Vec<(Vec<u32>, u32, u32, Op, u32, u8)> = Vec::new();
+    // (key, thread, thread step, op, addr, bytes, gap, dep) of every access and barrier;
+    // the gap is the IR operations since the invocation's previous access or barrier
+    let mut items: Vec<(Vec<u32>, u32, u32, Op, u32, u8, u32, Option<bool>)> = Vec::new();
     let mut expected = 0;
     let mut thread = u32::MAX;
+    let mut ops = 0u32;
     for r in raw {
         if r.thread != thread {
             thread = r.thread;
             expected = 0;
+            ops = 0;
         }
         if r.step != expected {
             return Err(DecodeError::Lost { block: r.block, thread: r.thread, expected, found: r.step });
@@ -114,13 +119,26 @@ fn decode_block(
             SiteKind::Loop => iteration[r.site as usize] = r.value,
             SiteKind::Barrier => {
                 key.push(0);
-                items.push((key, r.thread, r.step, Op::Barrier, 0, 0));
+                items.push((key, r.thread, r.step, Op::Barrier, 0, 0, r.ops.wrapping_sub(ops), None));
+                ops = r.ops;
             }
-            SiteKind::Access { op, leaves } => {
+            SiteKind::Access { op, leaves, dep } => {
+                let mut gap = r.ops.wrapping_sub(ops);
+                ops = r.ops;
                 for (piece, &(offset, bytes)) in leaves.iter().enumerate() {
                     let mut k = key.clone();
                     k.push(piece as u32);
-                    items.push((k, r.thread, r.step, *op, r.value.wrapping_add(offset), bytes));
+                    items.push((
+                        k,
+                        r.thread,
+                        r.step,
+                        *op,
+                        r.value.wrapping_add(offset),
+                        bytes,
+                        gap,
+                        Some(*dep),
+                    ));
+                    gap = 0;
                 }
             }
         }
@@ -133,7 +151,7 @@ fn decode_block(
     let block = raw.first().map_or(0, |r| r.block);
     let mut last: Option<(u32, u32)> = None; // (thread, rank)
     let mut out = Vec::with_capacity(items.len());
-    for (key, thread, thread_step, op, addr, bytes) in &items {
+    for (key, thread, thread_step, op, addr, bytes, gap, dep) in &items {
         let step = ranks[&key[..]];
         if let Some((t, s)) = last {
             if t == *thread && s >= step {
@@ -154,8 +172,8 @@ fn decode_block(
             op: *op,
             addr: *addr,
             bytes: *bytes,
-            gap: 0,
-            dep: None,
+            gap: *gap,
+            dep: *dep,
         });
     }
     for r in out {
@@ -173,11 +191,11 @@ mod tests {
     }
 
     fn ld() -> SiteKind {
-        SiteKind::Access { op: Op::Load, leaves: vec![(0, 4)] }
+        SiteKind::Access { op: Op::Load, leaves: vec![(0, 4)], dep: false }
     }
 
     fn rec(thread: u32, step: u32, site: u32, value: u32) -> RawRecord {
-        RawRecord { block: 0, thread, step, site, value }
+        RawRecord { block: 0, thread, step, site, value, ops: 0 }
     }
 
     #[test]
@@ -212,8 +230,11 @@ mod tests {
 
     #[test]
     fn whole_struct_copy_becomes_one_record_per_piece() {
-        let sites =
-            vec![site(SiteKind::Access { op: Op::Store, leaves: vec![(0, 4), (4, 4), (8, 8)] }, 0, vec![])];
+        let sites = vec![site(
+            SiteKind::Access { op: Op::Store, leaves: vec![(0, 4), (4, 4), (8, 8)], dep: false },
+            0,
+            vec![],
+        )];
         let t = decode(vec![rec(0, 0, 0, 32)], &sites, 1, 1, "t").unwrap();
         let got: Vec<(u32, u32, u8)> = t.records.iter().map(|r| (r.step, r.addr, r.bytes)).collect();
         assert_eq!(got, vec![(0, 32, 4), (1, 36, 4), (2, 40, 8)]);

@@ -8,6 +8,7 @@
 //! ```text
 //! word 0: linear workgroup id   word 1: local_invocation_index   word 2: the invocation's step
 //! word 3: site id               word 4: byte address (or loop iteration, for loop sites)
+//! word 5: IR operations the invocation has executed so far (see [`crate::ops`])
 //! ```
 //!
 //! The byte address is computed from the pointer's access chain with the WGSL memory
@@ -35,7 +36,7 @@ use naga::{
 use sim_core::Op;
 
 /// Words per record in the trace buffer.
-pub const RECORD_WORDS: u32 = 5;
+pub const RECORD_WORDS: u32 = 6;
 /// Words of the trace buffer's header: record count (atomic), capacity in records,
 /// workgroups in x, workgroups in y.
 pub const HEADER_WORDS: u32 = 4;
@@ -55,6 +56,9 @@ pub enum SiteKind {
         op: Op,
         /// (offset, bytes) of every piece, in order.
         leaves: Vec<(u32, u8)>,
+        /// Whether its address (or stored value) depends on an earlier workgroup load's
+        /// value (see [`crate::deps`]): the trace's `dep` column.
+        dep: bool,
     },
     /// A control barrier (`workgroupBarrier`, `storageBarrier`, ...).
     Barrier,
@@ -173,6 +177,7 @@ struct FnVars {
     step: Handle<Expression>,
     wg: Handle<Expression>,
     lid: Handle<Expression>,
+    ops: Handle<Expression>,
 }
 
 /// The function being rewritten: its original info and its extra arguments.
@@ -183,6 +188,14 @@ struct FnCx<'i> {
     /// a `ptr<workgroup, ...>`.
     arg_base: Vec<Option<Handle<Expression>>>,
     vars: FnVars,
+    /// Per original expression: computed from a workgroup load's value.
+    tainted: Vec<bool>,
+}
+
+impl FnCx<'_> {
+    fn tainted(&self, h: Handle<Expression>) -> bool {
+        self.tainted.get(h.index()).copied().unwrap_or(false)
+    }
 }
 
 struct Globals {
@@ -190,6 +203,7 @@ struct Globals {
     step: Handle<GlobalVariable>,
     wg: Handle<GlobalVariable>,
     lid: Handle<GlobalVariable>,
+    ops: Handle<GlobalVariable>,
     u32_ty: Handle<Type>,
     vec3_ty: Handle<Type>,
 }
@@ -302,6 +316,21 @@ pub fn instrument(
         at: file.to_string(),
         what: format!("type layout: {e}"),
     })?;
+
+    // count the other work (before the access pass, so that its code is not counted),
+    // then validate again: the access pass reads the types of the counted functions
+    for (_, f) in module.functions.iter_mut() {
+        crate::ops::count_function(f, &module.global_variables, g.ops);
+    }
+    crate::ops::count_function(&mut module.entry_points[ep_index].function, &module.global_variables, g.ops);
+    let counted_info =
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+            .validate(&module)
+            .map_err(|e| InstrumentError::Internal {
+                message: format!("the op-counted module does not validate: {}", e.emit_to_string("")),
+            })?;
+    let info = &counted_info;
+    let ep_info = info.get_entry_point(ep_index);
 
     let needs = functions_needing(&module, info, &base);
     let originals = module.functions.clone();
@@ -452,7 +481,8 @@ fn add_globals(module: &mut Module, group: u32, binding: u32) -> Globals {
     let step = global("banksim_step", AddressSpace::Private, None, u32_ty);
     let wg = global("banksim_wg", AddressSpace::Private, None, u32_ty);
     let lid = global("banksim_lid", AddressSpace::Private, None, u32_ty);
-    Globals { trace, step, wg, lid, u32_ty, vec3_ty }
+    let ops = global("banksim_ops", AddressSpace::Private, None, u32_ty);
+    Globals { trace, step, wg, lid, ops, u32_ty, vec3_ty }
 }
 
 /// Whether the pointer type lies in workgroup memory.
@@ -509,7 +539,13 @@ impl Pass<'_> {
 
     fn vars(&self, f: &mut Function) -> FnVars {
         let mut gv = |g| f.expressions.append(Expression::GlobalVariable(g), Span::UNDEFINED);
-        FnVars { trace: gv(self.g.trace), step: gv(self.g.step), wg: gv(self.g.wg), lid: gv(self.g.lid) }
+        FnVars {
+            trace: gv(self.g.trace),
+            step: gv(self.g.step),
+            wg: gv(self.g.wg),
+            lid: gv(self.g.lid),
+            ops: gv(self.g.ops),
+        }
     }
 
     fn at(&self, f: &Function, h: Handle<Expression>, fname: &str) -> String {
@@ -517,6 +553,9 @@ impl Pass<'_> {
     }
 
     fn entry(&mut self, f: &mut Function, info: &FunctionInfo, name: &str) -> Result<(), InstrumentError> {
+        // before anything is appended: `info` covers the original expressions only
+        let tainted =
+            crate::deps::taint(f, self.global_vars, |p| is_workgroup_ptr(info[p].ty.inner_with(self.types)));
         let vars = self.vars(f);
         // local_invocation_index and workgroup_id: reuse the entry point's, or add them
         let lid = self.builtin_arg(f, BuiltIn::LocalInvocationIndex, self.g.u32_ty);
@@ -544,7 +583,8 @@ impl Pass<'_> {
             prologue.push(Statement::Store { pointer: vars.wg, value: lin }, Span::UNDEFINED);
             prologue.push(Statement::Store { pointer: vars.lid, value: lid }, Span::UNDEFINED);
         }
-        let cx = FnCx { info, name: name.to_string(), arg_base: vec![None; f.arguments.len()], vars };
+        let cx =
+            FnCx { info, name: name.to_string(), arg_base: vec![None; f.arguments.len()], vars, tainted };
         let body = std::mem::take(&mut f.body);
         let body = self.block(f, &cx, body)?;
         prologue.extend_block(body);
@@ -610,7 +650,8 @@ impl Pass<'_> {
         let wg = e.expr(&mut accept, Expression::Load { pointer: v.wg });
         let lid = e.expr(&mut accept, Expression::Load { pointer: v.lid });
         let site = e.u32(site);
-        for (k, word) in [wg, lid, step, site, value].into_iter().enumerate() {
+        let ops = e.expr(&mut accept, Expression::Load { pointer: v.ops });
+        for (k, word) in [wg, lid, step, site, value, ops].into_iter().enumerate() {
             let k = e.u32(k as u32);
             let index = e.binary(&mut accept, BinaryOperator::Add, first, k);
             let p = e.expr(&mut accept, Expression::Access { base: data, index });
@@ -848,12 +889,14 @@ impl Pass<'_> {
         out: &mut Block,
         ptr: Handle<Expression>,
         op: Op,
+        value: Option<Handle<Expression>>,
     ) -> Result<(), InstrumentError> {
+        let dep = cx.tainted(ptr) || value.is_some_and(|v| cx.tainted(v));
         let leaves = self.leaves(f, cx, ptr)?;
         let addr = self.address(f, cx, out, ptr)?;
         let value = Self::materialize(f, out, addr);
         let what = format!("{} {}", op, self.at(f, ptr, &cx.name));
-        let site = self.new_site(SiteKind::Access { op, leaves }, what)?;
+        let site = self.new_site(SiteKind::Access { op, leaves, dep }, what)?;
         self.record(f, cx, out, site, value);
         Ok(())
     }
@@ -884,7 +927,7 @@ impl Pass<'_> {
                                     out.push(Statement::Emit(naga::Range::new_from_bounds(a, b)), span);
                                 }
                                 let op = Op::Load;
-                                self.access(f, cx, &mut out, pointer, op)?;
+                                self.access(f, cx, &mut out, pointer, op, None)?;
                             }
                             Expression::CooperativeLoad { ref data, .. }
                                 if self.is_shared(cx, data.pointer) =>
@@ -906,23 +949,23 @@ impl Pass<'_> {
                     }
                     continue;
                 }
-                Statement::Store { pointer, .. } if self.is_shared(cx, pointer) => {
-                    self.access(f, cx, &mut out, pointer, Op::Store)?;
+                Statement::Store { pointer, value } if self.is_shared(cx, pointer) => {
+                    self.access(f, cx, &mut out, pointer, Op::Store, Some(value))?;
                 }
-                Statement::Atomic { pointer, ref fun, result, .. } if self.is_shared(cx, pointer) => {
+                Statement::Atomic { pointer, ref fun, result, value } if self.is_shared(cx, pointer) => {
                     let used = result.is_some_and(|r| cx.info[r].ref_count > 0);
                     let op = if used || matches!(fun, AtomicFunction::Exchange { compare: Some(_) }) {
                         Op::Atomic
                     } else {
                         Op::Reduction
                     };
-                    self.access(f, cx, &mut out, pointer, op)?;
+                    self.access(f, cx, &mut out, pointer, op, Some(value))?;
                 }
                 Statement::WorkGroupUniformLoad { pointer, .. } => {
                     // a barrier, the load by every invocation, a barrier
                     let what = format!("workgroupUniformLoad {}", self.at(f, pointer, &cx.name));
                     self.barrier(f, cx, &mut out, what.clone())?;
-                    self.access(f, cx, &mut out, pointer, Op::Load)?;
+                    self.access(f, cx, &mut out, pointer, Op::Load, None)?;
                     self.barrier(f, cx, &mut out, what)?;
                 }
                 Statement::ControlBarrier(_) => {
@@ -1024,6 +1067,9 @@ impl Pass<'_> {
             });
         }
         let mut g = self.originals[function].clone();
+        let info = &self.info[function];
+        let tainted =
+            crate::deps::taint(&g, self.global_vars, |p| is_workgroup_ptr(info[p].ty.inner_with(self.types)));
         let name = g.name.clone().unwrap_or_else(|| format!("function{}", function.index()));
         let shared_args: Vec<bool> =
             g.arguments.iter().map(|a| is_workgroup_ptr(&self.types[a.ty].inner)).collect();
@@ -1040,7 +1086,7 @@ impl Pass<'_> {
             }));
         }
         let vars = self.vars(&mut g);
-        let cx = FnCx { info: &self.info[function], name: name.clone(), arg_base, vars };
+        let cx = FnCx { info, name: name.clone(), arg_base, vars, tainted };
         let body = std::mem::take(&mut g.body);
         g.body = self.block(&mut g, &cx, body)?;
         g.name = Some(format!("{name}_banksim{}", self.clones));

@@ -45,10 +45,12 @@ pub mod bind;
 pub mod calibrate;
 pub mod capture;
 pub mod decode;
+pub mod deps;
 pub mod error;
 pub mod gpu;
 pub mod instrument;
 pub mod kernel;
 pub mod measure;
+pub mod ops;
 
 pub use error::{BindError, CaptureError, DecodeError, GpuError, InstrumentError, MeasureError};

@@ -254,6 +254,20 @@ fn stride_sweeps_match_formula_and_gcd_degrees() {
                 &c.trace,
                 &stride_expected(stride, 5, dependent, 2),
             );
+            // the IR says which loads wait for the previous one (v = sh[v]) and which do
+            // not (acc += sh[i + 32 k]); stores of `i` depend on no load
+            for r in &c.trace.records {
+                let want = match r.op {
+                    Op::Load => Some(dependent),
+                    Op::Store => Some(false),
+                    _ => None,
+                };
+                assert_eq!(r.dep, want, "{file} stride {stride}: dep of {r:?}");
+            }
+            // the loop's other work is the same every iteration, and not nothing
+            let loads: Vec<u32> =
+                c.trace.records.iter().filter(|r| r.op == Op::Load && r.thread == 5).map(|r| r.gap).collect();
+            assert!(loads[1] > 0 && loads[1..].windows(2).all(|w| w[0] == w[1]), "{file}: gaps {loads:?}");
             let requests = 2 * 8 * 5; // 2 blocks x 8 warps x 5 loads
             assert_eq!(
                 wavefronts(&c.trace, Op::Load),

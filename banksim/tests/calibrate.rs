@@ -1,0 +1,117 @@
+//! `banksim calibrate` on a small synthetic suite: outputs, and errors on bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn banksim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_banksim")).args(args).output().unwrap()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("banksim-calibrate-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A trace of one 64-thread block: `steps` dependent loads, `stride` words apart, with
+/// `ops` operations of other work before each.
+fn trace(path: &Path, stride: u32, steps: u32, ops: u32) {
+    let mut s = String::from("block,thread,step,op,addr,bytes,gap,dep\n");
+    for t in 0..64u32 {
+        for k in 0..steps {
+            s += &format!("0,{t},{k},ld,{},4,{ops},1\n", ((t % 32) * stride % 1024) * 4);
+        }
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+fn suite(dir: &Path) -> (PathBuf, PathBuf) {
+    let traces = dir.join("traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    for (label, stride) in [("k_s1", 1), ("k_s4", 4), ("k_s32", 32), ("h_s1", 1), ("h_s16", 16)] {
+        trace(&traces.join(format!("{label}.csv")), stride, 32, 10);
+    }
+    let suite = dir.join("suite.csv");
+    std::fs::write(
+        &suite,
+        "# test suite\nlabel,family,role,blocks,scale\nk_s1,k,fit,132,1\nk_s4,k,fit,132,1\nk_s32,k,fit,132,1\nh_s1,h,holdout,264,2\nh_s16,h,holdout,264,2\n",
+    )
+    .unwrap();
+    (suite, traces)
+}
+
+#[test]
+fn writes_predictions_calibration_and_a_scatter_plot() {
+    let dir = tmp("ok");
+    let (suite, traces) = suite(&dir);
+    let measured = dir.join("measure.csv");
+    // made-up times: conflicts slow the kernel down
+    std::fs::write(&measured, "label,median_us\nk_s1,10\nk_s4,14\nk_s32,60\nh_s1,40\nh_s16,90\n").unwrap();
+    let out = dir.join("out");
+    let o = banksim(&[
+        "calibrate",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--measured",
+        measured.to_str().unwrap(),
+        "--traces",
+        traces.to_str().unwrap(),
+        "--occupancy",
+        "limits",
+        "--fractions",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("holdout: 1 predicted variants"), "{stdout}");
+    let csv = std::fs::read_to_string(out.join("predictions.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 6, "{csv}");
+    // references are given, not predicted
+    let refs: Vec<&str> = csv.lines().skip(1).filter(|l| l.split(',').nth(3) == Some("1")).collect();
+    assert_eq!(refs.len(), 2, "{csv}");
+    assert!(refs.iter().all(|l| l.ends_with(",0.0000")), "{csv}");
+    let ron = std::fs::read_to_string(out.join("calibration.ron")).unwrap();
+    assert!(ron.contains("overlap:") && ron.contains("(\"k\","), "{ron}");
+    let img = image::open(out.join("speedups.png")).unwrap().to_rgb8();
+    assert!(img.pixels().any(|p| p.0 != [255, 255, 255]), "an empty plot");
+}
+
+#[test]
+fn a_variant_without_a_measurement_or_trace_is_an_error_naming_it() {
+    let dir = tmp("bad");
+    let (suite, traces) = suite(&dir);
+    let measured = dir.join("measure.csv");
+    std::fs::write(&measured, "label,median_us\nk_s1,10\nk_s4,14\nk_s32,60\nh_s1,40\n").unwrap();
+    let args = |m: &Path, t: &Path| {
+        banksim(&[
+            "calibrate",
+            "--suite",
+            suite.to_str().unwrap(),
+            "--measured",
+            m.to_str().unwrap(),
+            "--traces",
+            t.to_str().unwrap(),
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ])
+    };
+    let o = args(&measured, &traces);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("`h_s16`") && err.contains("no measurement"), "{err}");
+    std::fs::write(&measured, "label,median_us\nk_s1,10\nk_s4,14\nk_s32,60\nh_s1,40\nh_s16,x\n").unwrap();
+    let o = args(&measured, &traces);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("measure.csv:6") && err.contains("median_us `x`"), "{err}");
+    std::fs::write(&measured, "label,median_us\nk_s1,10\nk_s4,14\nk_s32,60\nh_s1,40\nh_s16,9\n").unwrap();
+    std::fs::remove_file(traces.join("h_s1.csv")).unwrap();
+    let o = args(&measured, &traces);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("no trace h_s1.csv"), "{err}");
+    std::fs::write(&suite, "label,family,role,blocks,scale\nk_s1,k,maybe,132,1\n").unwrap();
+    let o = args(&measured, &traces);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("suite.csv:2") && err.contains("role `maybe`"), "{err}");
+}

@@ -1,0 +1,130 @@
+//! A captured workload stretched to a full dispatch, with its other work rescaled.
+//!
+//! A trace captured from a GPU kernel usually covers a few workgroups, while the kernel
+//! is timed on thousands. When every workgroup makes the same shared-memory accesses
+//! (true of most kernels: only global addresses depend on the workgroup id),
+//! simulating the dispatch means repeating the captured blocks: block `b` of the
+//! dispatch does what captured block `b mod B` did. [`Replicated`] is that view, without
+//! copying anything.
+//!
+//! It also converts the trace's `gap` from *operations* (what `banksim capture` counts)
+//! to issue *cycles* at `cycles_per_op`. The conversion keeps fractions: a warp's gaps
+//! are the differences of its rounded running total, so 5 operations at 1.3 cycles
+//! alternate 6 and 7 cycles and the total stays exact.
+
+use crate::engine::{EngineRequest, Workload};
+
+/// `template` repeated to `blocks` blocks, gaps scaled by a cycles-per-operation factor.
+pub struct Replicated<'a> {
+    template: &'a dyn Workload,
+    /// Number of distinct template blocks and the first request of each (plus the end).
+    starts: Vec<usize>,
+    /// Blocks of the replicated workload (numbered densely from 0).
+    blocks: u32,
+    gaps: Vec<u32>,
+    len: usize,
+}
+
+impl<'a> Replicated<'a> {
+    /// `template`'s blocks repeated to `blocks` blocks (`None`: as many as it has), its
+    /// gaps multiplied by `cycles_per_op`.
+    pub fn new(template: &'a dyn Workload, blocks: Option<u32>, cycles_per_op: f64) -> Replicated<'a> {
+        let n = template.len();
+        let mut starts = vec![0];
+        for i in 1..n {
+            if template.request(i).block != template.request(i - 1).block {
+                starts.push(i);
+            }
+        }
+        if n > 0 {
+            starts.push(n);
+        } else {
+            starts.clear();
+        }
+        let distinct = starts.len().saturating_sub(1) as u32;
+        let blocks = blocks.unwrap_or(distinct);
+        let len = if distinct == 0 {
+            0
+        } else {
+            let (full, part) = ((blocks / distinct) as usize, (blocks % distinct) as usize);
+            full * n + starts[part]
+        };
+        // gaps: per warp, differences of the rounded running total of operations
+        let mut gaps = Vec::with_capacity(n);
+        let mut key = (u32::MAX, u32::MAX);
+        let (mut ops, mut cycles) = (0u64, 0u64);
+        for i in 0..n {
+            let r = template.request(i);
+            if (r.block, r.warp) != key {
+                key = (r.block, r.warp);
+                (ops, cycles) = (0, 0);
+            }
+            ops += r.gap as u64;
+            let total = (ops as f64 * cycles_per_op).round() as u64;
+            gaps.push(u32::try_from(total - cycles).unwrap_or(u32::MAX));
+            cycles = total;
+        }
+        Replicated { template, starts, blocks, gaps, len }
+    }
+
+    /// Blocks in the replicated workload.
+    pub fn blocks(&self) -> u32 {
+        self.blocks
+    }
+}
+
+impl Workload for Replicated<'_> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn request(&self, i: usize) -> EngineRequest<'_> {
+        let n = self.template.len();
+        let (replica, j) = (i / n, i % n);
+        let mut r = self.template.request(j);
+        // the template's k-th block (whatever its id) becomes block replica * B + k
+        let k = self.starts.partition_point(|&s| s <= j) - 1;
+        let distinct = (self.starts.len() - 1) as u32;
+        r.block = replica as u32 * distinct + k as u32;
+        r.gap = self.gaps[j];
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Op;
+
+    struct Fixed(Vec<(u32, u32, u32)>); // (block, warp, gap)
+
+    impl Workload for Fixed {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn request(&self, i: usize) -> EngineRequest<'_> {
+            let (block, warp, gap) = self.0[i];
+            EngineRequest { block, warp, op: Op::Load, bytes: 4, gap, dep: None, lanes: &[0], addrs: &[0] }
+        }
+    }
+
+    #[test]
+    fn blocks_repeat_round_robin_and_ids_are_dense() {
+        let t = Fixed(vec![(7, 0, 1), (7, 0, 1), (9, 0, 1)]);
+        let r = Replicated::new(&t, Some(5), 1.0);
+        let blocks: Vec<u32> = (0..r.len()).map(|i| r.request(i).block).collect();
+        // blocks 0, 2, 4 are copies of template block 7 (two requests), 1 and 3 of block 9
+        assert_eq!(blocks, vec![0, 0, 1, 2, 2, 3, 4, 4]);
+        assert_eq!(Replicated::new(&t, None, 1.0).len(), 3);
+    }
+
+    #[test]
+    fn scaled_gaps_keep_the_fraction_per_warp() {
+        let t = Fixed(vec![(0, 0, 5), (0, 0, 5), (0, 0, 5), (0, 0, 5), (0, 1, 5)]);
+        let r = Replicated::new(&t, None, 1.3);
+        let gaps: Vec<u32> = (0..r.len()).map(|i| r.request(i).gap).collect();
+        // running totals 6.5, 13, 19.5, 26 round to 7 (half away from zero), 13, 20, 26
+        assert_eq!(gaps, vec![7, 6, 7, 6, 7]);
+        assert_eq!(gaps[..4].iter().sum::<u32>(), 26);
+    }
+}

@@ -1,0 +1,255 @@
+//! Which workgroup-memory accesses depend on an earlier shared load's value.
+//!
+//! The cycle engine makes a request with `dep = 1` wait for the warp's previous load
+//! (a pointer chase `v = sh[v]`, or `sh[i] += sh[j]`'s store), and lets one with
+//! `dep = 0` go as soon as program order allows (a sum of `sh[i + 32 k]`). The capture
+//! decides it per access site from the IR, by taint: a value is *tainted* when it is
+//! computed from the result of a workgroup-memory load (or atomic); a function-local
+//! or private variable is tainted when a tainted value is ever stored into it
+//! (flow-insensitive, so a loop-carried `v` is tainted everywhere in the function). An
+//! access depends on earlier loads when its address — or, for a store or atomic, its
+//! value — is tainted.
+//!
+//! The analysis is per function and conservative across calls: a call's result is
+//! tainted when an argument is, and inside a called function the arguments count as
+//! untainted.
+
+use naga::{AddressSpace, Block, Expression, Function, GlobalVariable, Handle, Statement};
+use std::collections::HashSet;
+
+/// A function-local or private variable.
+#[derive(Clone, Copy, Hash, PartialEq, Eq)]
+enum Var {
+    Local(Handle<naga::LocalVariable>),
+    Private(Handle<GlobalVariable>),
+}
+
+/// Per-expression taint of `f` (indexed by handle). `is_shared(pointer)` says whether a
+/// pointer expression points into workgroup memory.
+pub fn taint(
+    f: &Function,
+    globals: &naga::Arena<GlobalVariable>,
+    is_shared: impl Fn(Handle<Expression>) -> bool,
+) -> Vec<bool> {
+    let mut vars: HashSet<Var> = HashSet::new();
+    let mut stores = Vec::new(); // (pointer, value) of stores and call results
+    collect(&f.body, &mut stores);
+    loop {
+        let t = pass(f, globals, &is_shared, &vars);
+        let before = vars.len();
+        for &(pointer, value) in &stores {
+            if t[value.index()] {
+                if let Some(v) = root(f, globals, pointer) {
+                    vars.insert(v);
+                }
+            }
+        }
+        if vars.len() == before {
+            return t;
+        }
+    }
+}
+
+/// The local or private variable a pointer expression is rooted at.
+fn root(f: &Function, globals: &naga::Arena<GlobalVariable>, mut p: Handle<Expression>) -> Option<Var> {
+    loop {
+        match f.expressions[p] {
+            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => p = base,
+            Expression::LocalVariable(l) => return Some(Var::Local(l)),
+            Expression::GlobalVariable(g) if globals[g].space == AddressSpace::Private => {
+                return Some(Var::Private(g))
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn collect(block: &Block, out: &mut Vec<(Handle<Expression>, Handle<Expression>)>) {
+    for s in block.iter() {
+        match s {
+            Statement::Store { pointer, value } => out.push((*pointer, *value)),
+            Statement::Block(b) => collect(b, out),
+            Statement::If { accept, reject, .. } => {
+                collect(accept, out);
+                collect(reject, out);
+            }
+            Statement::Switch { cases, .. } => cases.iter().for_each(|c| collect(&c.body, out)),
+            Statement::Loop { body, continuing, .. } => {
+                collect(body, out);
+                collect(continuing, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// One pass over the expressions (operands come before their users in the arena).
+fn pass(
+    f: &Function,
+    globals: &naga::Arena<GlobalVariable>,
+    is_shared: &impl Fn(Handle<Expression>) -> bool,
+    vars: &HashSet<Var>,
+) -> Vec<bool> {
+    let mut t = vec![false; f.expressions.len()];
+    // call results and atomic results: from the statements (a call's arguments come
+    // before its result in the arena)
+    let mut results = Vec::new();
+    results_of(&f.body, &mut results);
+    let results: std::collections::HashMap<_, _> = results.into_iter().collect();
+    for (h, e) in f.expressions.iter() {
+        let any = |hs: &[Handle<Expression>]| hs.iter().any(|x| t[x.index()]);
+        t[h.index()] = match *e {
+            Expression::Load { pointer } => {
+                is_shared(pointer)
+                    || t[pointer.index()]
+                    || root(f, globals, pointer).is_some_and(|v| vars.contains(&v))
+            }
+            Expression::Access { base, index } => any(&[base, index]),
+            Expression::AccessIndex { base, .. } => t[base.index()],
+            Expression::Splat { value, .. } => t[value.index()],
+            Expression::Swizzle { vector, .. } => t[vector.index()],
+            Expression::Compose { ref components, .. } => any(components),
+            Expression::Unary { expr, .. }
+            | Expression::As { expr, .. }
+            | Expression::Derivative { expr, .. } => t[expr.index()],
+            Expression::Binary { left, right, .. } => any(&[left, right]),
+            Expression::Select { condition, accept, reject } => any(&[condition, accept, reject]),
+            Expression::Relational { argument, .. } => t[argument.index()],
+            Expression::Math { arg, arg1, arg2, arg3, .. } => {
+                t[arg.index()] || [arg1, arg2, arg3].iter().flatten().any(|x| t[x.index()])
+            }
+            Expression::WorkGroupUniformLoadResult { .. } => true,
+            Expression::CallResult(_) | Expression::AtomicResult { .. } => {
+                results.get(&h).is_some_and(|r| r(&t))
+            }
+            _ => false,
+        };
+    }
+    t
+}
+
+type ResultRule = (Handle<Expression>, Box<dyn Fn(&[bool]) -> bool>);
+
+fn results_of(block: &Block, out: &mut Vec<ResultRule>) {
+    for s in block.iter() {
+        match s {
+            Statement::Call { arguments, result: Some(r), .. } => {
+                let args = arguments.clone();
+                out.push((*r, Box::new(move |t: &[bool]| args.iter().any(|a| t[a.index()]))));
+            }
+            // an atomic's old value, from whatever memory: conservatively tainted
+            Statement::Atomic { result: Some(r), .. } => out.push((*r, Box::new(|_: &[bool]| true))),
+            Statement::Block(b) => results_of(b, out),
+            Statement::If { accept, reject, .. } => {
+                results_of(accept, out);
+                results_of(reject, out);
+            }
+            Statement::Switch { cases, .. } => cases.iter().for_each(|c| results_of(&c.body, out)),
+            Statement::Loop { body, continuing, .. } => {
+                results_of(body, out);
+                results_of(continuing, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Taint of every shared access of the entry point, in statement order: (is a store, tainted).
+    fn accesses(src: &str) -> Vec<(bool, bool)> {
+        let module = naga::front::wgsl::parse_str(src).unwrap();
+        let info = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .unwrap();
+        let f = &module.entry_points[0].function;
+        let fi = info.get_entry_point(0);
+        let shared = |p: Handle<Expression>| {
+            matches!(
+                *fi[p].ty.inner_with(&module.types),
+                naga::TypeInner::Pointer { space: AddressSpace::WorkGroup, .. }
+                    | naga::TypeInner::ValuePointer { space: AddressSpace::WorkGroup, .. }
+            )
+        };
+        let t = taint(f, &module.global_variables, shared);
+        let mut out = Vec::new();
+        walk(f, &f.body, &t, &shared, &mut out);
+        out
+    }
+
+    fn walk(
+        f: &Function,
+        b: &Block,
+        t: &[bool],
+        shared: &impl Fn(Handle<Expression>) -> bool,
+        out: &mut Vec<(bool, bool)>,
+    ) {
+        for s in b.iter() {
+            match s {
+                Statement::Emit(r) => {
+                    for h in r.clone() {
+                        if let Expression::Load { pointer } = f.expressions[h] {
+                            if shared(pointer) {
+                                out.push((false, t[pointer.index()]));
+                            }
+                        }
+                    }
+                }
+                Statement::Store { pointer, value } if shared(*pointer) => {
+                    out.push((true, t[pointer.index()] || t[value.index()]))
+                }
+                Statement::Block(b) => walk(f, b, t, shared, out),
+                Statement::If { accept, reject, .. } => {
+                    walk(f, accept, t, shared, out);
+                    walk(f, reject, t, shared, out);
+                }
+                Statement::Loop { body, continuing, .. } => {
+                    walk(f, body, t, shared, out);
+                    walk(f, continuing, t, shared, out);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    const HEAD: &str = "
+        var<workgroup> sh: array<u32, 256>;
+        @group(0) @binding(0) var<storage, read_write> out: array<u32>;";
+
+    #[test]
+    fn a_pointer_chase_depends_through_its_loop_variable() {
+        let src = format!(
+            "{HEAD}
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) li: u32) {{
+                sh[li] = li;
+                var v = li;
+                for (var k = 0u; k < 4u; k++) {{ v = sh[v & 255u]; }}
+                out[li] = v;
+            }}"
+        );
+        // the store of `li` depends on nothing; the chase's load on the previous load
+        assert_eq!(accesses(&src), vec![(true, false), (false, true)]);
+    }
+
+    #[test]
+    fn a_sum_of_loads_is_independent_and_a_read_modify_write_store_is_not() {
+        let src = format!(
+            "{HEAD}
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) li: u32) {{
+                var acc = 0u;
+                for (var k = 0u; k < 4u; k++) {{ acc += sh[(li + 32u * k) & 255u]; }}
+                sh[li] = sh[li] + sh[li + 64u];
+                out[li] = acc;
+            }}"
+        );
+        // the summed loads' addresses never use a loaded value; the final store's value does
+        assert_eq!(accesses(&src), vec![(false, false), (false, false), (false, false), (true, true)]);
+    }
+}

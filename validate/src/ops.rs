@@ -1,0 +1,242 @@
+//! Counting the other work: how many IR operations an invocation executes between two
+//! workgroup-memory accesses.
+//!
+//! The cycle engine needs, before every warp request, the issue cycles of the work the
+//! warp does that is not a shared-memory access (the trace's `gap`). The pass here
+//! measures it dynamically: every block of every function (loop bodies and `continuing`
+//! blocks included, so a loop's work counts once per iteration) starts by adding its own
+//! cost to a per-invocation counter `banksim_ops`, and every trace record carries the
+//! counter's value. The decoder turns the differences between an invocation's records
+//! into per-access gaps, in IR operations; calibration fits cycles per operation.
+//!
+//! Cost of one IR item (an estimate of instructions, not a compiler):
+//!
+//! | item | ops |
+//! | --- | --- |
+//! | arithmetic, comparison, `select`, conversion, built-in math, derivative, `arrayLength` | 1 |
+//! | dynamic index into an array, vector or matrix (address arithmetic) | 1 |
+//! | load or store through a storage or uniform buffer, atomic on one | 1 |
+//! | `if`, `switch`, function call, barrier | 1 |
+//! | loads and stores of locals, privates and workgroup memory (the latter are the trace's requests), constant indices, literals | 0 |
+//!
+//! A block's cost is added when it is entered, so a `break` or `return` part-way
+//! through still counts the block's remainder: the count is per path, not per
+//! instruction.
+
+use naga::{
+    AddressSpace, BinaryOperator, Block, Expression, Function, GlobalVariable, Handle, Literal, Span,
+    Statement,
+};
+
+/// Adds the counting code to `f`: every block first adds its cost to the private
+/// `counter` (a `u32`).
+pub fn count_function(
+    f: &mut Function,
+    globals: &naga::Arena<GlobalVariable>,
+    counter: Handle<GlobalVariable>,
+) {
+    let ptr = f.expressions.append(Expression::GlobalVariable(counter), Span::UNDEFINED);
+    let body = std::mem::take(&mut f.body);
+    f.body = count_block(f, globals, ptr, body);
+}
+
+fn count_block(
+    f: &mut Function,
+    globals: &naga::Arena<GlobalVariable>,
+    ptr: Handle<Expression>,
+    block: Block,
+) -> Block {
+    let mut n = 0u32;
+    let mut out = Block::with_capacity(block.len() + 4);
+    for (stmt, span) in block.span_into_iter() {
+        let stmt = match stmt {
+            Statement::Emit(range) => {
+                for h in range.clone() {
+                    n += expression_cost(f, globals, h);
+                }
+                Statement::Emit(range)
+            }
+            Statement::Block(b) => Statement::Block(count_block(f, globals, ptr, b)),
+            Statement::If { condition, accept, reject } => {
+                n += 1;
+                let accept = count_block(f, globals, ptr, accept);
+                let reject = count_block(f, globals, ptr, reject);
+                Statement::If { condition, accept, reject }
+            }
+            Statement::Switch { selector, cases } => {
+                n += 1;
+                let cases = cases
+                    .into_iter()
+                    .map(|mut c| {
+                        c.body = count_block(f, globals, ptr, c.body);
+                        c
+                    })
+                    .collect();
+                Statement::Switch { selector, cases }
+            }
+            Statement::Loop { body, continuing, break_if } => {
+                let body = count_block(f, globals, ptr, body);
+                let continuing = count_block(f, globals, ptr, continuing);
+                Statement::Loop { body, continuing, break_if }
+            }
+            Statement::Store { pointer, value } => {
+                n += global_memory(f, globals, pointer);
+                Statement::Store { pointer, value }
+            }
+            s @ Statement::Atomic { pointer, .. } => {
+                n += global_memory(f, globals, pointer);
+                s
+            }
+            s @ (Statement::Call { .. } | Statement::ControlBarrier(_) | Statement::MemoryBarrier(_)) => {
+                n += 1;
+                s
+            }
+            s => s,
+        };
+        out.push(stmt, span);
+    }
+    if n == 0 {
+        return out;
+    }
+    let mut head = Block::with_capacity(out.len() + 4);
+    let old = f.expressions.append(Expression::Load { pointer: ptr }, Span::UNDEFINED);
+    head.push(Statement::Emit(naga::Range::new_from_bounds(old, old)), Span::UNDEFINED);
+    let add = f.expressions.append(Expression::Literal(Literal::U32(n)), Span::UNDEFINED);
+    let new = f
+        .expressions
+        .append(Expression::Binary { op: BinaryOperator::Add, left: old, right: add }, Span::UNDEFINED);
+    head.push(Statement::Emit(naga::Range::new_from_bounds(new, new)), Span::UNDEFINED);
+    head.push(Statement::Store { pointer: ptr, value: new }, Span::UNDEFINED);
+    head.extend_block(out);
+    head
+}
+
+/// Cost of one emitted expression.
+fn expression_cost(f: &Function, globals: &naga::Arena<GlobalVariable>, h: Handle<Expression>) -> u32 {
+    match f.expressions[h] {
+        Expression::Binary { .. }
+        | Expression::Unary { .. }
+        | Expression::Math { .. }
+        | Expression::Select { .. }
+        | Expression::As { .. }
+        | Expression::Relational { .. }
+        | Expression::Derivative { .. }
+        | Expression::ArrayLength(_)
+        | Expression::Access { .. } => 1,
+        Expression::Load { pointer } => global_memory(f, globals, pointer),
+        _ => 0,
+    }
+}
+
+/// 1 when `pointer` points into a storage or uniform buffer, else 0.
+fn global_memory(
+    f: &Function,
+    globals: &naga::Arena<GlobalVariable>,
+    mut pointer: Handle<Expression>,
+) -> u32 {
+    loop {
+        match f.expressions[pointer] {
+            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => pointer = base,
+            Expression::GlobalVariable(g) => {
+                return matches!(globals[g].space, AddressSpace::Storage { .. } | AddressSpace::Uniform)
+                    as u32;
+            }
+            _ => return 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cost the pass adds at the top of each block of the entry point, outermost first.
+    fn costs(src: &str) -> Vec<u32> {
+        let mut module = naga::front::wgsl::parse_str(src).unwrap();
+        let counter = module.global_variables.append(
+            GlobalVariable {
+                name: Some("ops".into()),
+                space: AddressSpace::Private,
+                binding: None,
+                ty: module.types.insert(
+                    naga::Type { name: None, inner: naga::TypeInner::Scalar(naga::Scalar::U32) },
+                    Span::UNDEFINED,
+                ),
+                init: None,
+                memory_decorations: naga::MemoryDecorations::empty(),
+            },
+            Span::UNDEFINED,
+        );
+        let mut f = std::mem::take(&mut module.entry_points[0].function);
+        count_function(&mut f, &module.global_variables, counter);
+        let mut out = Vec::new();
+        walk(&f, &f.body, &mut out);
+        module.entry_points[0].function = f;
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+            .validate(&module)
+            .expect("the counted module validates");
+        out
+    }
+
+    fn walk(f: &Function, b: &Block, out: &mut Vec<u32>) {
+        let mut first = true;
+        for s in b.iter() {
+            match s {
+                Statement::Emit(r) if first => {
+                    for h in r.clone() {
+                        if let Expression::Binary { right, .. } = f.expressions[h] {
+                            if let Expression::Literal(Literal::U32(n)) = f.expressions[right] {
+                                out.push(n);
+                            }
+                        }
+                    }
+                }
+                Statement::Block(b) => walk(f, b, out),
+                Statement::If { accept, reject, .. } => {
+                    walk(f, accept, out);
+                    walk(f, reject, out);
+                }
+                Statement::Loop { body, continuing, .. } => {
+                    walk(f, body, out);
+                    walk(f, continuing, out);
+                }
+                _ => {}
+            }
+            if !matches!(s, Statement::Emit(_)) {
+                first = false;
+            }
+        }
+    }
+
+    #[test]
+    fn loop_work_counts_per_iteration_and_shared_accesses_are_free() {
+        let src = "
+            @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+            var<workgroup> sh: array<u32, 64>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) li: u32) {
+                var v = li;
+                for (var k = 0u; k < 8u; k++) { v = sh[v] * 3u + 1u; }
+                out[li] = v;
+            }";
+        // entry: dynamic index into out (1) + store to a storage buffer (1); loop body:
+        // `k < 8` (1) + the `if` that breaks (1), then the statement block of the `for`'s
+        // body: sh[v] index (1) + `*` (1) + `+` (1) (the load itself is free);
+        // continuing: k + 1 (1) — 6 per iteration
+        assert_eq!(costs(src), vec![2, 2, 3, 1]);
+    }
+
+    #[test]
+    fn branches_and_buffer_loads_count_where_they_execute() {
+        let src = "
+            @group(0) @binding(0) var<uniform> p: vec4<u32>;
+            @group(0) @binding(1) var<storage, read_write> out: array<f32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) li: u32) {
+                if (li < p.x) { out[li] = f32(li) * 2.0; } else { out[li] = sqrt(f32(li)); }
+            }";
+        // entry: load p.x (1) + `<` (1) + `if` (1); accept: index (1) + f32() (1) + `*` (1)
+        // + store (1); reject: index (1) + f32() (1) + sqrt (1) + store (1)
+        assert_eq!(costs(src), vec![3, 4, 4]);
+    }
+}

@@ -1,0 +1,77 @@
+//! Calibration end to end on synthetic "measurements" made by the engine itself: the
+//! cycles per operation must be recovered from the reference alone, and the other
+//! variants predicted exactly.
+
+use sim_core::Op;
+use traces::{Record, Requests, Trace};
+use validate::calibrate::{dispatch_cycles, predict_suite, Model, Occupancy, Role, Variant};
+
+/// 4 warps of one block, each loading `steps` times with `stride` words between lanes,
+/// `ops` IR operations of other work before each load.
+fn strided(stride: u32, steps: u32, ops: u32) -> Requests {
+    let mut t = Trace::new("synthetic");
+    for thread in 0..128 {
+        for step in 0..steps {
+            let addr = ((thread % 32) * stride % 2048) * 4;
+            t.push(Record {
+                block: 0,
+                thread,
+                step,
+                op: Op::Load,
+                addr,
+                bytes: 4,
+                gap: ops,
+                dep: Some(true),
+            });
+        }
+    }
+    Requests::group(&t, 32).unwrap()
+}
+
+fn variant(label: &str, family: &str, role: Role, stride: u32, ops: u32) -> Variant {
+    Variant {
+        label: label.into(),
+        family: family.into(),
+        role,
+        blocks: 264,
+        scale: 1.0,
+        measured_us: 0.0,
+        requests: strided(stride, 64, ops),
+    }
+}
+
+#[test]
+fn recovers_cycles_per_op_and_predicts_variants_made_by_the_same_model() {
+    let hw = configs::load("h100").unwrap();
+    let clock = 1000.0;
+    let truth = Model { occupancy: Occupancy::Limits, gap_issue_fraction: 1.0 };
+    let mut vs = vec![
+        variant("a_s1", "a", Role::Fit, 1, 12),
+        variant("a_s8", "a", Role::Fit, 8, 12),
+        variant("a_s32", "a", Role::Fit, 32, 12),
+        variant("b_s1", "b", Role::Holdout, 1, 40),
+        variant("b_s16", "b", Role::Holdout, 16, 40),
+    ];
+    // "measure" every variant with 2.5 cycles per op (family a) and 1.5 (family b)
+    for v in &mut vs {
+        let c = if v.family == "a" { 2.5 } else { 1.5 };
+        v.measured_us = dispatch_cycles(&hw, &truth, v, c).unwrap() / clock;
+    }
+    let cal = predict_suite(&hw, &vs, clock, &Occupancy::Limits, &[0.5, 1.0], &|_| {}).unwrap();
+    assert_eq!(cal.model.gap_issue_fraction, 1.0, "the generating fraction fits best: {:?}", cal.search);
+    let c: Vec<f64> = cal.cycles_per_op.iter().map(|f| f.1).collect();
+    assert!((c[0] - 2.5).abs() < 0.05 && (c[1] - 1.5).abs() < 0.05, "solved cycles per op {c:?}");
+    assert!((cal.overlap - 1.0).abs() < 0.02, "overlap {}", cal.overlap);
+    for p in &cal.predictions {
+        assert!(
+            p.error.abs() < 0.01,
+            "{}: predicted speedup {} vs {}",
+            p.label,
+            p.predicted_speedup,
+            p.measured_speedup
+        );
+    }
+    // and the conflicts matter: the 32-way variant is much slower than the 1-way one
+    let s32 = cal.predictions.iter().find(|p| p.label == "a_s32").unwrap();
+    assert!(s32.measured_speedup < 0.5, "{}", s32.measured_speedup);
+}

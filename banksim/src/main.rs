@@ -179,6 +179,7 @@ mod cmd_import;
 mod cmd_measure;
 mod report;
 mod slurm;
+mod stream;
 mod sweep;
 
 fn main() {
@@ -233,10 +234,18 @@ pub(crate) fn hardware(args: &HardwareArgs) -> Result<Hardware> {
 
 fn run(args: &RunArgs) -> Result<()> {
     let hw = hardware(&args.hw)?;
+    let e = &args.engine;
+    // a binary trace that only needs the bank model streams: memory stays bounded
+    let only_totals = !e.cycles && args.per_request.is_none() && args.out.is_none();
+    if only_totals && traces::binary::is_binary(&args.trace).unwrap_or(false) {
+        let t = with_threads(e.threads, || stream::run_binary(&args.trace, &hw, e.threads_per_block))??;
+        let mut out = std::io::stdout().lock();
+        print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
+        return Ok(());
+    }
     let trace = traces::read_any(&args.trace)?;
     check_records(&trace, &hw, args.engine.threads_per_block)?;
     let requests = Requests::group(&trace, hw.warp)?;
-    let e = &args.engine;
     let stretched = e.grid.is_some() || e.cycles_per_op != 1.0;
     if stretched && (args.per_request.is_some() || args.out.is_some()) {
         bail!("--grid and --cycles-per-op give cycles for a workload other than the trace's requests: they do not combine with --per-request or --out");
@@ -493,12 +502,23 @@ fn print_summary(
     hw: &Hardware,
     s: &Summary,
 ) -> std::io::Result<()> {
+    print_totals(out, &trace.source, trace.len() as u64, requests.len() as u64, hw, s)
+}
+
+fn print_totals(
+    out: &mut dyn Write,
+    source: &str,
+    records: u64,
+    requests: u64,
+    hw: &Hardware,
+    s: &Summary,
+) -> std::io::Result<()> {
     writeln!(
         out,
         "{}: {} records, {} warp requests, warp {} on {} ({} banks x {} B)",
-        trace.source,
-        trace.len(),
-        requests.len(),
+        source,
+        records,
+        requests,
         hw.warp,
         hw.name,
         hw.banks,
@@ -506,14 +526,15 @@ fn print_summary(
     )?;
     writeln!(
         out,
-        "{:<6}{:>10}{:>10}{:>12}{:>10}{:>11}{:>9}",
+        "{:<6}{:>10} {:>9} {:>11} {:>9} {:>10} {:>8}",
         "op", "requests", "lanes", "wavefronts", "ideal", "conflicts", "ratio"
     )?;
     let mut row = |name: &str, t: &sim_core::stats::OpTotals| {
         let ratio = if t.ideal == 0 { 0.0 } else { t.wavefronts as f64 / t.ideal as f64 };
         writeln!(
             out,
-            "{:<6}{:>10}{:>10}{:>12}{:>10}{:>11}{:>9.2}",
+            // a space between columns even when a count outgrows its width
+            "{:<6}{:>10} {:>9} {:>11} {:>9} {:>10} {:>8.2}",
             name, t.requests, t.lanes, t.wavefronts, t.ideal, t.conflicts, ratio
         )
     };

@@ -180,3 +180,41 @@ fn run_grid_repeats_blocks_and_cycles_per_op_scales_the_gaps() {
     let (_, err) = text(&o);
     assert!(!o.status.success() && err.contains("do not combine with --per-request"), "{err}");
 }
+
+#[test]
+fn binary_traces_stream_to_the_same_totals_as_text() {
+    let csv = tmp("stream.csv");
+    let bin = tmp("stream.bsim");
+    let gen = banksim(&[
+        "gen",
+        "random",
+        "threads=1024",
+        "steps=200",
+        "width=8",
+        "range=4096",
+        "-o",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(gen.status.success(), "{}", text(&gen).1);
+    let conv = banksim(&["convert", csv.to_str().unwrap(), bin.to_str().unwrap()]);
+    assert!(conv.status.success(), "{}", text(&conv).1);
+    for warp in ["16", "32", "64"] {
+        let a = text(&banksim(&["run", csv.to_str().unwrap(), "--warp", warp])).0;
+        let b = text(&banksim(&["run", bin.to_str().unwrap(), "--warp", warp, "--threads", "2"])).0;
+        // the same totals, line for line, after the first line's file name
+        let tail = |s: &str| s.split_once(": ").map(|p| p.1.to_string()).unwrap_or_default();
+        assert!(a.contains("204800 records"), "{a}");
+        assert_eq!(tail(&a), tail(&b), "warp {warp}");
+    }
+    // a bad access deep in the file is reported with its chunk and request
+    let bad = tmp("stream_bad.csv");
+    let mut s = std::fs::read_to_string(&csv).unwrap();
+    s.push_str("7,3,999,ld,2,4\n");
+    std::fs::write(&bad, s).unwrap();
+    let badbin = tmp("stream_bad.bsim");
+    assert!(banksim(&["convert", bad.to_str().unwrap(), badbin.to_str().unwrap()]).status.success());
+    let o = banksim(&["run", badbin.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("chunk at byte") && err.contains("block 7 warp 0 step 999") && err.contains("misaligned"), "{err}");
+}

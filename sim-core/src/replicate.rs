@@ -43,11 +43,9 @@ impl<'a> Replicated<'a> {
         }
         let distinct = starts.len().saturating_sub(1) as u32;
         let blocks = blocks.unwrap_or(distinct);
-        let len = if distinct == 0 {
-            0
-        } else {
-            let (full, part) = ((blocks / distinct) as usize, (blocks % distinct) as usize);
-            full * n + starts[part]
+        let len = match (blocks.checked_div(distinct), blocks.checked_rem(distinct)) {
+            (Some(full), Some(part)) => full as usize * n + starts[part as usize],
+            _ => 0,
         };
         // gaps: per warp, differences of the rounded running total of operations
         let mut gaps = Vec::with_capacity(n);

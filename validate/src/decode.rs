@@ -85,6 +85,21 @@ pub fn decode(
     Ok(trace)
 }
 
+/// An access or barrier of one invocation, before steps are assigned.
+struct Item {
+    /// Program-order key (see the module documentation).
+    key: Vec<u32>,
+    thread: u32,
+    /// The invocation's own step counter (for messages).
+    thread_step: u32,
+    op: Op,
+    addr: u32,
+    bytes: u8,
+    /// IR operations since the invocation's previous access or barrier.
+    gap: u32,
+    dep: Option<bool>,
+}
+
 /// One workgroup's records (sorted by thread and step) → trace records.
 fn decode_block(
     raw: &[RawRecord],
@@ -92,9 +107,7 @@ fn decode_block(
     iteration: &mut [u32],
     trace: &mut Trace,
 ) -> Result<(), DecodeError> {
-    // (key, thread, thread step, op, addr, bytes, gap, dep) of every access and barrier;
-    // the gap is the IR operations since the invocation's previous access or barrier
-    let mut items: Vec<(Vec<u32>, u32, u32, Op, u32, u8, u32, Option<bool>)> = Vec::new();
+    let mut items: Vec<Item> = Vec::new();
     let mut expected = 0;
     let mut thread = u32::MAX;
     let mut ops = 0u32;
@@ -115,65 +128,67 @@ fn decode_block(
             key.push(iteration[l as usize]);
         }
         key.push(site.order);
+        let item = |key, op, addr, bytes, gap, dep| Item {
+            key,
+            thread: r.thread,
+            thread_step: r.step,
+            op,
+            addr,
+            bytes,
+            gap,
+            dep,
+        };
         match &site.kind {
             SiteKind::Loop => iteration[r.site as usize] = r.value,
             SiteKind::Barrier => {
                 key.push(0);
-                items.push((key, r.thread, r.step, Op::Barrier, 0, 0, r.ops.wrapping_sub(ops), None));
+                items.push(item(key, Op::Barrier, 0, 0, r.ops.wrapping_sub(ops), None));
                 ops = r.ops;
             }
             SiteKind::Access { op, leaves, dep } => {
+                // the operations since the previous access or barrier go to the first piece
                 let mut gap = r.ops.wrapping_sub(ops);
                 ops = r.ops;
                 for (piece, &(offset, bytes)) in leaves.iter().enumerate() {
                     let mut k = key.clone();
                     k.push(piece as u32);
-                    items.push((
-                        k,
-                        r.thread,
-                        r.step,
-                        *op,
-                        r.value.wrapping_add(offset),
-                        bytes,
-                        gap,
-                        Some(*dep),
-                    ));
+                    items.push(item(k, *op, r.value.wrapping_add(offset), bytes, gap, Some(*dep)));
                     gap = 0;
                 }
             }
         }
     }
     // rank the distinct keys of the block
-    let mut ranks: BTreeMap<&[u32], u32> = items.iter().map(|it| (&it.0[..], 0)).collect();
+    let mut ranks: BTreeMap<&[u32], u32> = items.iter().map(|it| (&it.key[..], 0)).collect();
     for (i, v) in ranks.values_mut().enumerate() {
         *v = i as u32;
     }
     let block = raw.first().map_or(0, |r| r.block);
     let mut last: Option<(u32, u32)> = None; // (thread, rank)
     let mut out = Vec::with_capacity(items.len());
-    for (key, thread, thread_step, op, addr, bytes, gap, dep) in &items {
-        let step = ranks[&key[..]];
+    for it in &items {
+        let step = ranks[&it.key[..]];
         if let Some((t, s)) = last {
-            if t == *thread && s >= step {
-                let site = sites.iter().find(|s| s.order == key[key.len() - 2]);
+            if t == it.thread && s >= step {
+                let site = sites.iter().find(|s| s.order == it.key[it.key.len() - 2]);
                 return Err(DecodeError::Order {
                     block,
-                    thread: *thread,
-                    step: *thread_step,
+                    thread: it.thread,
+                    step: it.thread_step,
                     what: site.map_or_else(String::new, |s| s.what.clone()),
                 });
             }
         }
-        last = Some((*thread, step));
+        last = Some((it.thread, step));
         out.push(Record {
             block,
-            thread: *thread,
+            thread: it.thread,
             step,
-            op: *op,
-            addr: *addr,
-            bytes: *bytes,
-            gap: *gap,
-            dep: *dep,
+            op: it.op,
+            addr: it.addr,
+            bytes: it.bytes,
+            gap: it.gap,
+            dep: it.dep,
         });
     }
     for r in out {

@@ -516,13 +516,7 @@ fn print_totals(
     writeln!(
         out,
         "{}: {} records, {} warp requests, warp {} on {} ({} banks x {} B)",
-        source,
-        records,
-        requests,
-        hw.warp,
-        hw.name,
-        hw.banks,
-        hw.bank_bytes
+        source, records, requests, hw.warp, hw.name, hw.banks, hw.bank_bytes
     )?;
     writeln!(
         out,

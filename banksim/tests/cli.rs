@@ -216,5 +216,10 @@ fn binary_traces_stream_to_the_same_totals_as_text() {
     let o = banksim(&["run", badbin.to_str().unwrap()]);
     let (_, err) = text(&o);
     assert!(!o.status.success(), "{err}");
-    assert!(err.contains("chunk at byte") && err.contains("block 7 warp 0 step 999") && err.contains("misaligned"), "{err}");
+    assert!(
+        err.contains("chunk at byte")
+            && err.contains("block 7 warp 0 step 999")
+            && err.contains("misaligned"),
+        "{err}"
+    );
 }

@@ -419,36 +419,39 @@ fn check_records(trace: &Trace, hw: &Hardware, threads_per_block: Option<u32>) -
             0 => trace.source.clone(),
             l => format!("{}:{l}", trace.source),
         };
-        if let Some(n) = threads_per_block {
-            if r.thread >= n {
-                bail!("{}: thread {} is beyond the block size --threads-per-block {n}", at(), r.thread);
-            }
+        if let Some(problem) = thread_problem(r.thread, threads_per_block) {
+            bail!("{}: {problem}", at());
         }
-        if !r.op.is_memory() {
-            continue;
-        }
-        if r.addr as u64 + r.bytes as u64 > hw.smem_per_sm as u64 {
-            bail!(
-                "{}: address {:#x} + {} bytes is beyond the {} bytes of shared memory of `{}`",
-                at(),
-                r.addr,
-                r.bytes,
-                hw.smem_per_sm,
-                hw.name
-            );
-        }
-        if r.addr % r.bytes as u32 != 0 {
-            bail!(
-                "{}: misaligned {}-byte {} at address {:#x}: shared-memory accesses must be aligned to their width \
-                 (the GPU raises a misaligned-address fault)",
-                at(),
-                r.bytes,
-                r.op,
-                r.addr
-            );
+        if let Some(problem) = access_problem(hw, r.op, r.addr, r.bytes) {
+            bail!("{}: {problem}", at());
         }
     }
     Ok(())
+}
+
+/// Why `thread` cannot be in a block of `threads_per_block` threads, if it cannot.
+pub(crate) fn thread_problem(thread: u32, threads_per_block: Option<u32>) -> Option<String> {
+    let n = threads_per_block?;
+    (thread >= n).then(|| format!("thread {thread} is beyond the block size --threads-per-block {n}"))
+}
+
+/// Why an access cannot run on `hw`, if it cannot: beyond shared memory, or misaligned.
+pub(crate) fn access_problem(hw: &Hardware, op: Op, addr: u32, bytes: u8) -> Option<String> {
+    if !op.is_memory() {
+        return None;
+    }
+    if addr as u64 + bytes as u64 > hw.smem_per_sm as u64 {
+        return Some(format!(
+            "address {addr:#x} + {bytes} bytes is beyond the {} bytes of shared memory of `{}`",
+            hw.smem_per_sm, hw.name
+        ));
+    }
+    (addr % bytes as u32 != 0).then(|| {
+        format!(
+            "misaligned {bytes}-byte {op} at address {addr:#x}: shared-memory accesses must be aligned to their width \
+             (the GPU raises a misaligned-address fault)"
+        )
+    })
 }
 
 /// Bank-model totals; with `rows`, one CSV row per request (plus its engine timing

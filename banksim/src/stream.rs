@@ -81,32 +81,14 @@ fn simulate_chunk(s: &mut Slot, hw: &Hardware, threads_per_block: Option<u32>, s
                 r.step
             )
         };
-        if let (Some(n), Some(&last)) = (threads_per_block, r.lanes.last()) {
-            let thread = r.warp * hw.warp + last as u32;
-            if thread >= n {
-                bail!("{}: thread {thread} is beyond the block size --threads-per-block {n}", at());
+        if let Some(&last) = r.lanes.last() {
+            if let Some(problem) = crate::thread_problem(r.warp * hw.warp + last as u32, threads_per_block) {
+                bail!("{}: {problem}", at());
             }
         }
-        if r.op.is_memory() {
-            for &a in r.addrs {
-                if a as u64 + r.bytes as u64 > hw.smem_per_sm as u64 {
-                    bail!(
-                        "{}: address {a:#x} + {} bytes is beyond the {} bytes of shared memory of `{}`",
-                        at(),
-                        r.bytes,
-                        hw.smem_per_sm,
-                        hw.name
-                    );
-                }
-                if a % r.bytes as u32 != 0 {
-                    bail!(
-                        "{}: misaligned {}-byte {} at address {a:#x}: shared-memory accesses must be aligned to their width \
-                         (the GPU raises a misaligned-address fault)",
-                        at(),
-                        r.bytes,
-                        r.op
-                    );
-                }
+        for &a in r.addrs {
+            if let Some(problem) = crate::access_problem(hw, r.op, a, r.bytes) {
+                bail!("{}: {problem}", at());
             }
         }
         s.summary.add(r.op, r.lanes.len(), s.model.evaluate(&r.warp_request()));

@@ -265,8 +265,13 @@ fn stride_sweeps_match_formula_and_gcd_degrees() {
                 assert_eq!(r.dep, want, "{file} stride {stride}: dep of {r:?}");
             }
             // the loop's other work is the same every iteration, and not nothing
-            let loads: Vec<u32> =
-                c.trace.records.iter().filter(|r| r.op == Op::Load && r.thread == 5).map(|r| r.gap).collect();
+            let loads: Vec<u32> = c
+                .trace
+                .records
+                .iter()
+                .filter(|r| r.op == Op::Load && r.block == 0 && r.thread == 5)
+                .map(|r| r.gap)
+                .collect();
             assert!(loads[1] > 0 && loads[1..].windows(2).all(|w| w[0] == w[1]), "{file}: gaps {loads:?}");
             let requests = 2 * 8 * 5; // 2 blocks x 8 warps x 5 loads
             assert_eq!(

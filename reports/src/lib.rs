@@ -53,6 +53,56 @@ fn draw_err(path: &Path, e: impl std::fmt::Display) -> ReportError {
     ReportError::Draw { path: path.display().to_string(), message: e.to_string() }
 }
 
+/// An x-y chart of f64 axes on `root`, with its title, axis labels and grid drawn.
+fn xy_chart<'a, 'b>(
+    root: &'a DrawingArea<BitMapBackend<'b>, plotters::coord::Shift>,
+    path: &Path,
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+) -> Result<XyChart<'a, 'b>, ReportError> {
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(x, y)
+        .map_err(|e| draw_err(path, e))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .label_style(("sans-serif", 15))
+        .draw()
+        .map_err(|e| draw_err(path, e))?;
+    Ok(chart)
+}
+
+type XyChart<'a, 'b> = ChartContext<
+    'a,
+    BitMapBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// Draws the series' legend at `position` and writes the PNG.
+fn finish<'a, 'b>(
+    mut chart: XyChart<'a, 'b>,
+    root: &'a DrawingArea<BitMapBackend<'b>, plotters::coord::Shift>,
+    path: &Path,
+    position: SeriesLabelPosition,
+) -> Result<(), ReportError> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .position(position)
+        .draw()
+        .map_err(|e| draw_err(path, e))?;
+    root.present().map_err(|e| draw_err(path, e))
+}
+
 /// A distinct colour for series `i`.
 fn colour(i: usize) -> RGBColor {
     const C: [RGBColor; 10] = [
@@ -96,20 +146,7 @@ pub fn line_chart(
         x1 = x0 + 1.0;
     }
     let root = canvas(path)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(x0..x1, 0.0..(y1 * 1.08).max(1.0))
-        .map_err(|e| draw_err(path, e))?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .label_style(("sans-serif", 15))
-        .draw()
-        .map_err(|e| draw_err(path, e))?;
+    let mut chart = xy_chart(&root, path, title, (x_label, y_label), x0..x1, 0.0..(y1 * 1.08).max(1.0))?;
     for (i, (label, pts)) in series.iter().enumerate() {
         let c = colour(i);
         chart
@@ -121,15 +158,7 @@ pub fn line_chart(
             .draw_series(pts.iter().map(|&(x, y)| Circle::new((x, y), 3, c.filled())))
             .map_err(|e| draw_err(path, e))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(|e| draw_err(path, e))?;
-    root.present().map_err(|e| draw_err(path, e))
+    finish(chart, &root, path, SeriesLabelPosition::UpperRight)
 }
 
 /// Predicted against measured: one colour per series, the diagonal y = x and a band of
@@ -149,20 +178,7 @@ pub fn scatter(
     }
     let hi = (hi * 1.08).max(1e-9);
     let root = canvas(path)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(0.0..hi, 0.0..hi)
-        .map_err(|e| draw_err(path, e))?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .label_style(("sans-serif", 15))
-        .draw()
-        .map_err(|e| draw_err(path, e))?;
+    let mut chart = xy_chart(&root, path, title, (x_label, y_label), 0.0..hi, 0.0..hi)?;
     let grey = RGBColor(150, 150, 150);
     chart
         .draw_series(LineSeries::new([(0.0, 0.0), (hi, hi)], BLACK.stroke_width(1)))
@@ -184,15 +200,7 @@ pub fn scatter(
             .label(label.as_str())
             .legend(move |(x, y)| Circle::new((x + 9, y), 5, c.filled()));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(|e| draw_err(path, e))?;
-    root.present().map_err(|e| draw_err(path, e))
+    finish(chart, &root, path, SeriesLabelPosition::UpperLeft)
 }
 
 /// One lane's use of one bank in one wavefront.

@@ -32,8 +32,12 @@ pub fn taint(
     is_shared: impl Fn(Handle<Expression>) -> bool,
 ) -> Vec<bool> {
     let mut vars: HashSet<Var> = HashSet::new();
-    let mut stores = Vec::new(); // (pointer, value) of stores and call results
-    collect(&f.body, &mut stores);
+    let mut stores = Vec::new(); // (pointer, value) of every store
+    each_statement(&f.body, &mut |s| {
+        if let Statement::Store { pointer, value } = *s {
+            stores.push((pointer, value));
+        }
+    });
     loop {
         let t = pass(f, globals, &is_shared, &vars);
         let before = vars.len();
@@ -64,19 +68,20 @@ fn root(f: &Function, globals: &naga::Arena<GlobalVariable>, mut p: Handle<Expre
     }
 }
 
-fn collect(block: &Block, out: &mut Vec<(Handle<Expression>, Handle<Expression>)>) {
+/// Calls `f` on every statement of `block`, nested blocks included.
+fn each_statement(block: &Block, f: &mut impl FnMut(&Statement)) {
     for s in block.iter() {
+        f(s);
         match s {
-            Statement::Store { pointer, value } => out.push((*pointer, *value)),
-            Statement::Block(b) => collect(b, out),
+            Statement::Block(b) => each_statement(b, f),
             Statement::If { accept, reject, .. } => {
-                collect(accept, out);
-                collect(reject, out);
+                each_statement(accept, f);
+                each_statement(reject, f);
             }
-            Statement::Switch { cases, .. } => cases.iter().for_each(|c| collect(&c.body, out)),
+            Statement::Switch { cases, .. } => cases.iter().for_each(|c| each_statement(&c.body, f)),
             Statement::Loop { body, continuing, .. } => {
-                collect(body, out);
-                collect(continuing, out);
+                each_statement(body, f);
+                each_statement(continuing, f);
             }
             _ => {}
         }
@@ -131,27 +136,15 @@ fn pass(
 type ResultRule = (Handle<Expression>, Box<dyn Fn(&[bool]) -> bool>);
 
 fn results_of(block: &Block, out: &mut Vec<ResultRule>) {
-    for s in block.iter() {
-        match s {
-            Statement::Call { arguments, result: Some(r), .. } => {
-                let args = arguments.clone();
-                out.push((*r, Box::new(move |t: &[bool]| args.iter().any(|a| t[a.index()]))));
-            }
-            // an atomic's old value, from whatever memory: conservatively tainted
-            Statement::Atomic { result: Some(r), .. } => out.push((*r, Box::new(|_: &[bool]| true))),
-            Statement::Block(b) => results_of(b, out),
-            Statement::If { accept, reject, .. } => {
-                results_of(accept, out);
-                results_of(reject, out);
-            }
-            Statement::Switch { cases, .. } => cases.iter().for_each(|c| results_of(&c.body, out)),
-            Statement::Loop { body, continuing, .. } => {
-                results_of(body, out);
-                results_of(continuing, out);
-            }
-            _ => {}
+    each_statement(block, &mut |s| match s {
+        Statement::Call { arguments, result: Some(r), .. } => {
+            let args = arguments.clone();
+            out.push((*r, Box::new(move |t: &[bool]| args.iter().any(|a| t[a.index()]))));
         }
-    }
+        // an atomic's old value, from whatever memory: conservatively tainted
+        Statement::Atomic { result: Some(r), .. } => out.push((*r, Box::new(|_: &[bool]| true))),
+        _ => {}
+    });
 }
 
 #[cfg(test)]

@@ -335,7 +335,7 @@ pub fn predict_suite(
     fractions: &[f64],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<SuiteCalibration, CalibrateError> {
-    let mut best: Option<SuiteCalibration> = None;
+    let mut best: Option<(f64, SuiteCalibration)> = None;
     let mut search = Vec::new();
     for &fraction in fractions {
         let model = Model { occupancy: occupancy.clone(), gap_issue_fraction: fraction };
@@ -347,13 +347,11 @@ pub fn predict_suite(
             .map(|p| ((p.predicted_us - p.measured_us) / p.measured_us).powi(2))
             .sum();
         search.push((fraction, sse));
-        if best.as_ref().is_none_or(|b| sse < b.search[0].1) {
-            let mut cal = cal;
-            cal.search = vec![(fraction, sse)];
-            best = Some(cal);
+        if best.as_ref().is_none_or(|b| sse < b.0) {
+            best = Some((sse, cal));
         }
     }
-    let mut best =
+    let (_, mut best) =
         best.ok_or_else(|| CalibrateError::Shape { what: "no gap issue fractions to try".into() })?;
     best.search = search;
     Ok(best)

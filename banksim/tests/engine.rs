@@ -195,11 +195,11 @@ fn barrier_holds_warps_until_the_block_arrives() {
     let lanes: Vec<u16> = (0..32).collect();
     let addrs: Vec<u32> = (0..32).map(|l| l * 4).collect();
     for step in 0..10 {
-        reqs.push(0, 0, step, sim_core::Op::Load, 4, 0, Some(step > 0), &lanes, &addrs);
+        reqs.push(0, 0, step, sim_core::Op::Load, 4, 0, Some(step > 0), None, &lanes, &addrs);
     }
-    reqs.push(0, 0, 10, sim_core::Op::Barrier, 0, 0, None, &lanes, &[0; 32]);
-    reqs.push(0, 1, 0, sim_core::Op::Barrier, 0, 0, None, &lanes, &[0; 32]);
-    reqs.push(0, 1, 1, sim_core::Op::Load, 4, 0, Some(false), &lanes, &addrs);
+    reqs.push(0, 0, 10, sim_core::Op::Barrier, 0, 0, None, None, &lanes, &[0; 32]);
+    reqs.push(0, 1, 0, sim_core::Op::Barrier, 0, 0, None, None, &lanes, &[0; 32]);
+    reqs.push(0, 1, 1, sim_core::Op::Load, 4, 0, Some(false), None, &lanes, &addrs);
     let r = run(&reqs, &EngineOptions { per_request: true, ..EngineOptions::default() });
     // the 10th load completes at 10 x 29; warp 1's load issues after the release
     let last_chase = r.requests.iter().find(|t| t.index == 9).unwrap();
@@ -219,7 +219,7 @@ fn gap_work_makes_a_kernel_issue_bound_not_bank_bound() {
         let mut reqs = traces::Requests::new(32);
         for warp in 0..16 {
             for step in 0..256 {
-                reqs.push(0, warp, step, sim_core::Op::Load, 4, gap, Some(false), &lanes, &addrs);
+                reqs.push(0, warp, step, sim_core::Op::Load, 4, gap, Some(false), None, &lanes, &addrs);
             }
         }
         reqs
@@ -231,4 +231,33 @@ fn gap_work_makes_a_kernel_issue_bound_not_bank_bound() {
     // 21 issue cycles per request, 4 schedulers: 5.25 cycles per request
     assert!((per_req(&issue_bound) - 21.0 / 4.0).abs() < 0.1, "issue-bound: {}", per_req(&issue_bound));
     assert!(issue_bound.sms[0].pipe_utilisation() < 0.5);
+}
+
+#[test]
+fn a_loads_latency_shows_only_from_the_first_use_of_its_value() {
+    // one warp chasing a stride-`s` pattern (gcd(s, 32) wavefronts, latency 27 + 2 W),
+    // 40 cycles of other work before each load, the loaded value first used `wait`
+    // cycles into it (the warp issues in order: it stalls at the first use, not before)
+    let per_step = |stride: u32, wait: Option<u32>| {
+        let run_steps = |steps: u32| {
+            let lanes: Vec<u16> = (0..32).collect();
+            let addrs: Vec<u32> = (0..32).map(|l| (l * stride % 2048) * 4).collect();
+            let mut reqs = traces::Requests::new(32);
+            for step in 0..steps {
+                reqs.push(0, 0, step, Op::Load, 4, 40, Some(true), wait, &lanes, &addrs);
+            }
+            run(&reqs, &EngineOptions::default()).cycles
+        };
+        (run_steps(512) - run_steps(256)) as f64 / 256.0
+    };
+    for (stride, wavefronts) in [(1u32, 1u32), (8, 8), (16, 16), (32, 32)] {
+        let latency = (27 + 2 * wavefronts) as f64;
+        // needed before the gap (no wait, or a wait of 0): latency + gap, in series
+        assert_eq!(per_step(stride, None), latency + 40.0, "stride {stride}");
+        assert_eq!(per_step(stride, Some(0)), latency + 40.0, "stride {stride}, wait 0");
+        // needed only by the next load: the gap (and its issue slot) hides the latency
+        assert_eq!(per_step(stride, Some(40)), latency.max(41.0), "stride {stride}, wait 40");
+        // 10 cycles of work after the first use: those follow the data
+        assert_eq!(per_step(stride, Some(30)), (latency + 10.0).max(41.0), "stride {stride}, wait 30");
+    }
 }

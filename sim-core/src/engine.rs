@@ -47,6 +47,12 @@ pub struct EngineRequest<'a> {
     pub gap: u32,
     /// Dependence on the warp's previous load (`None`: the engine's [`DepPolicy`]).
     pub dep: Option<bool>,
+    /// Cycles into `gap` after which the warp first needs its previous load's data (the
+    /// first instruction that uses it; `gap` when it is the request itself). The work
+    /// before it runs under the load's latency, the rest waits for the data: a warp
+    /// issues in order, so latency shows only from the first use on. `None`: `dep`
+    /// decides, and a dependent request waits for the data before its whole gap.
+    pub wait: Option<u32>,
     /// Active lanes.
     pub lanes: &'a [u16],
     /// Byte address per active lane.
@@ -379,6 +385,8 @@ struct Resident {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum EventKind {
     Ready,
+    /// The part of a request's gap after its `wait`: the data it needs is back.
+    Resume,
     Issue,
     BlockDone,
 }
@@ -396,6 +404,8 @@ struct Sm {
     sched_free: Vec<Cycle>,
     /// Set when a slot freed and blocks may remain: the SM waits for the dispatcher.
     waiting_since: Option<Cycle>,
+    /// Cycle the SM may launch its next block (`block_launch_cycles` after the last).
+    next_launch: Cycle,
     stats: SmStats,
     timings: Vec<RequestTiming>,
     /// Scratch: nodes released by the current event.
@@ -417,6 +427,7 @@ impl Sm {
             pipe_free: 0,
             sched_free: vec![0; timing.schedulers_per_sm as usize],
             waiting_since: None,
+            next_launch: 0,
             stats: SmStats::default(),
             timings: Vec::new(),
             ready: Vec::new(),
@@ -436,6 +447,8 @@ impl Sm {
     }
 
     fn launch(&mut self, ctx: &Ctx<'_>, block: usize, at: Cycle) {
+        let at = at.max(self.next_launch);
+        self.next_launch = at + ctx.timing.block_launch_cycles as Cycle;
         let slot = self.slots.iter().position(Option::is_none).expect("a free slot");
         let res = build_block(ctx, block, slot);
         let roots: Vec<u32> =
@@ -459,6 +472,7 @@ impl Sm {
         while let Some(Reverse((at, _, kind, slot, node))) = self.events.pop() {
             match kind {
                 EventKind::Ready => self.on_ready(ctx, at, slot as usize, node),
+                EventKind::Resume => self.on_resume(ctx, at, slot as usize, node),
                 EventKind::Issue => self.on_issue(ctx, at, slot as usize, node),
                 EventKind::BlockDone => {
                     self.slots[slot as usize] = None;
@@ -485,7 +499,6 @@ impl Sm {
     }
 
     fn on_ready(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
-        let t = ctx.timing;
         let res = self.slots[slot].as_mut().expect("resident block");
         let n = NodeIndex::new(node as usize);
         match res.graph[n] {
@@ -496,20 +509,41 @@ impl Sm {
             Node::Request(i) | Node::Arrive(i) => {
                 let r = ctx.work.request(i as usize);
                 let s = res.scheduler[node as usize] as usize;
+                let (order, data) = (res.order_ready[node as usize], res.data_ready[node as usize]);
                 let start = at.max(self.sched_free[s]);
-                let issue = start + r.gap as Cycle;
-                let held = if t.gap_issue_fraction >= 1.0 {
-                    r.gap as Cycle
-                } else {
-                    (r.gap as f64 * t.gap_issue_fraction).round() as Cycle
-                };
-                self.sched_free[s] = start + held + t.issue_cycles as Cycle;
-                let order = res.order_ready[node as usize];
                 self.stats.stalls.issue += start - at;
-                self.stats.stalls.latency += at.saturating_sub(order);
-                self.push(issue, EventKind::Issue, slot, node);
+                match r.wait {
+                    // the work before the first use runs under the load's latency; the
+                    // rest resumes when the data is back
+                    Some(w) if data > start + w as Cycle => {
+                        self.sched_free[s] = start + held(ctx.timing, w);
+                        self.stats.stalls.latency += data - (start + w as Cycle);
+                        self.push(data, EventKind::Resume, slot, node);
+                    }
+                    _ => {
+                        self.stats.stalls.latency += at.saturating_sub(order);
+                        self.sched_free[s] =
+                            start + held(ctx.timing, r.gap) + ctx.timing.issue_cycles as Cycle;
+                        self.push(start + r.gap as Cycle, EventKind::Issue, slot, node);
+                    }
+                }
             }
         }
+    }
+
+    /// The rest of a request's gap after its `wait`, once the data it needs is back.
+    fn on_resume(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
+        let res = self.slots[slot].as_ref().expect("resident block");
+        let (Node::Request(i) | Node::Arrive(i)) = res.graph[NodeIndex::new(node as usize)] else {
+            unreachable!("only requests and arrivals resume")
+        };
+        let r = ctx.work.request(i as usize);
+        let s = res.scheduler[node as usize] as usize;
+        let rest = r.gap - r.wait.unwrap_or(0).min(r.gap);
+        let start = at.max(self.sched_free[s]);
+        self.stats.stalls.issue += start - at;
+        self.sched_free[s] = start + held(ctx.timing, rest) + ctx.timing.issue_cycles as Cycle;
+        self.push(start + rest as Cycle, EventKind::Issue, slot, node);
     }
 
     fn on_issue(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
@@ -575,7 +609,14 @@ impl Sm {
             }
             res.waiting[k] -= 1;
             if res.waiting[k] == 0 {
-                ready.push((k as u32, res.order_ready[k].max(res.data_ready[k])));
+                // a request that needs the data only part-way through its gap starts its
+                // gap in program order; any other waits for the data first
+                let split = match res.graph[succ] {
+                    Node::Request(i) | Node::Arrive(i) => ctx.work.request(i as usize).wait.is_some(),
+                    Node::Join => false,
+                };
+                let at = if split { res.order_ready[k] } else { res.order_ready[k].max(res.data_ready[k]) };
+                ready.push((k as u32, at));
             }
         }
         res.left -= 1;
@@ -589,7 +630,15 @@ impl Sm {
         if let Some(end) = block_done {
             self.push(end, EventKind::BlockDone, slot, 0);
         }
-        let _ = ctx;
+    }
+}
+
+/// Cycles `gap` cycles of other work hold the warp's scheduler (`gap_issue_fraction`).
+fn held(t: &Timing, gap: u32) -> Cycle {
+    if t.gap_issue_fraction >= 1.0 {
+        gap as Cycle
+    } else {
+        (gap as f64 * t.gap_issue_fraction).round() as Cycle
     }
 }
 
@@ -628,7 +677,7 @@ fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
                 Some(d) => d,
                 None => ctx.opts.dep_policy == DepPolicy::PreviousLoad,
             };
-            if let (true, Some(l)) = (dep && r.op != Op::Barrier, last_load) {
+            if let (true, Some(l)) = (r.wait.is_some() || (dep && r.op != Op::Barrier), last_load) {
                 graph.add_edge(l, node, Edge::Data);
             }
             prev = Some(node);

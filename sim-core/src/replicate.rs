@@ -10,7 +10,8 @@
 //! It also converts the trace's `gap` from *operations* (what `banksim capture` counts)
 //! to issue *cycles* at `cycles_per_op`. The conversion keeps fractions: a warp's gaps
 //! are the differences of its rounded running total, so 5 operations at 1.3 cycles
-//! alternate 6 and 7 cycles and the total stays exact.
+//! alternate 6 and 7 cycles and the total stays exact. A request's `wait` (operations
+//! into its gap) is converted on the same running total, so it never exceeds the gap.
 
 use crate::engine::{EngineRequest, Workload};
 
@@ -21,7 +22,8 @@ pub struct Replicated<'a> {
     starts: Vec<usize>,
     /// Blocks of the replicated workload (numbered densely from 0).
     blocks: u32,
-    gaps: Vec<u32>,
+    /// Per template request: its gap and wait in cycles.
+    gaps: Vec<(u32, Option<u32>)>,
     len: usize,
 }
 
@@ -57,9 +59,12 @@ impl<'a> Replicated<'a> {
                 key = (r.block, r.warp);
                 (ops, cycles) = (0, 0);
             }
+            let at = |ops: u64| (ops as f64 * cycles_per_op).round() as u64;
+            let cycles_of = |c: u64| u32::try_from(c).unwrap_or(u32::MAX);
+            let wait = r.wait.map(|w| cycles_of(at(ops + w.min(r.gap) as u64) - cycles));
             ops += r.gap as u64;
-            let total = (ops as f64 * cycles_per_op).round() as u64;
-            gaps.push(u32::try_from(total - cycles).unwrap_or(u32::MAX));
+            let total = at(ops);
+            gaps.push((cycles_of(total - cycles), wait));
             cycles = total;
         }
         Replicated { template, starts, blocks, gaps, len }
@@ -84,7 +89,7 @@ impl Workload for Replicated<'_> {
         let k = self.starts.partition_point(|&s| s <= j) - 1;
         let distinct = (self.starts.len() - 1) as u32;
         r.block = replica as u32 * distinct + k as u32;
-        r.gap = self.gaps[j];
+        (r.gap, r.wait) = self.gaps[j];
         r
     }
 }
@@ -94,7 +99,9 @@ mod tests {
     use super::*;
     use crate::Op;
 
-    struct Fixed(Vec<(u32, u32, u32)>); // (block, warp, gap)
+    /// (block, warp, gap) per request; a gap of more than 2 operations has its wait 2
+    /// before its end.
+    struct Fixed(Vec<(u32, u32, u32)>);
 
     impl Workload for Fixed {
         fn len(&self) -> usize {
@@ -102,7 +109,17 @@ mod tests {
         }
         fn request(&self, i: usize) -> EngineRequest<'_> {
             let (block, warp, gap) = self.0[i];
-            EngineRequest { block, warp, op: Op::Load, bytes: 4, gap, dep: None, lanes: &[0], addrs: &[0] }
+            EngineRequest {
+                block,
+                warp,
+                op: Op::Load,
+                bytes: 4,
+                gap,
+                dep: None,
+                wait: (gap > 2).then(|| gap - 2),
+                lanes: &[0],
+                addrs: &[0],
+            }
         }
     }
 
@@ -124,5 +141,9 @@ mod tests {
         // running totals 6.5, 13, 19.5, 26 round to 7 (half away from zero), 13, 20, 26
         assert_eq!(gaps, vec![7, 6, 7, 6, 7]);
         assert_eq!(gaps[..4].iter().sum::<u32>(), 26);
+        // waits 3 operations into each gap: running totals 3.9, 10.4, 16.9, 23.4 round to
+        // 4, 10, 17, 23, i.e. 4, 3, 4, 3 cycles after the previous request's total
+        let waits: Vec<Option<u32>> = (0..r.len()).map(|i| r.request(i).wait).collect();
+        assert_eq!(waits, vec![Some(4), Some(3), Some(4), Some(3), Some(4)]);
     }
 }

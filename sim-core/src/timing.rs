@@ -30,6 +30,15 @@ pub struct Timing {
     /// can issue under. The warp itself always waits the whole gap. Default 1.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub gap_issue_fraction: f64,
+    /// Fewest cycles between two block launches on one SM (the block scheduler's launch
+    /// rate): kernels of many tiny blocks are bound by it, whatever their shared
+    /// memory does. Default 0 (no limit).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub block_launch_cycles: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 fn one() -> f64 {

@@ -656,6 +656,16 @@ pub fn write_chunked<W: Write>(trace: &Trace, out: W, chunk_lanes: u32) -> Resul
                 });
             }
             mask |= bit;
+            if r.wait.is_some() {
+                return Err(WriteError::Invalid {
+                    file: trace.source.clone(),
+                    block: r.block,
+                    slice: r.thread / SLICE_LANES,
+                    step: r.step,
+                    problem: "this version of the binary format has no `wait` column: keep the trace as text"
+                        .into(),
+                });
+            }
             attrs.push(LaneAttr { op: r.op, bytes: r.bytes, gap: r.gap, dep: r.dep });
             addrs.push(r.addr);
             j += 1;
@@ -1538,6 +1548,7 @@ impl Chunk {
             bytes,
             gap: self.r_gap[i],
             dep,
+            wait: None,
             line: 0,
             lanes: &self.lanes[l..l + n],
             addrs: &self.addrs[s..s + n],
@@ -1578,6 +1589,7 @@ impl Chunk {
                     bytes,
                     gap,
                     dep,
+                    wait: None,
                 });
                 trace.lines.push(0);
                 k += 1;

@@ -17,13 +17,15 @@ pub enum TraceError {
         source: std::io::Error,
     },
     /// The file has no header line (or nothing at all).
-    #[error("{file}: empty trace: expected a header line `block,thread,step,op,addr,bytes[,gap[,dep]]`")]
+    #[error(
+        "{file}: empty trace: expected a header line `block,thread,step,op,addr,bytes[,gap[,dep[,wait]]]`"
+    )]
     Empty {
         /// The file.
         file: String,
     },
     /// The header line is not the expected one.
-    #[error("{file}:{line}: bad header `{found}`: expected `block,thread,step,op,addr,bytes` optionally followed by `,gap` and `,dep`")]
+    #[error("{file}:{line}: bad header `{found}`: expected `block,thread,step,op,addr,bytes` optionally followed by `,gap`, `,dep` and `,wait`")]
     Header {
         /// The file.
         file: String,

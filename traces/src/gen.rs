@@ -24,6 +24,7 @@ pub fn transpose(tile: u32, pad: u32, bytes: u8) -> Trace {
                 bytes: if op == Op::Barrier { 0 } else { bytes },
                 gap: 0,
                 dep: None,
+                wait: None,
             };
             trace.push(rec(0, Op::Store, ty * pitch + tx));
             trace.push(rec(1, Op::Barrier, 0));
@@ -47,6 +48,7 @@ pub fn strided(threads: u32, stride: u32, offset: u32, bytes: u8, op: Op) -> Tra
             bytes,
             gap: 0,
             dep: None,
+            wait: None,
         });
     }
     trace
@@ -59,7 +61,7 @@ pub fn pointer_chase(elems: &[Option<u32>], iters: u32) -> Requests {
     let (lanes, addrs) = lanes_addrs(elems, 4);
     let mut out = Requests::new(elems.len() as u32);
     for step in 0..iters {
-        out.push(0, 0, step, Op::Load, 4, 0, Some(step > 0), &lanes, &addrs);
+        out.push(0, 0, step, Op::Load, 4, 0, Some(step > 0), None, &lanes, &addrs);
     }
     out
 }
@@ -72,7 +74,7 @@ pub fn independent_loads(elems: &[Option<u32>], warps: u32, loads: u32) -> Reque
     let mut out = Requests::new(elems.len() as u32);
     for warp in 0..warps {
         for step in 0..loads {
-            out.push(0, warp, step, Op::Load, 4, 0, Some(false), &lanes, &addrs);
+            out.push(0, warp, step, Op::Load, 4, 0, Some(false), None, &lanes, &addrs);
         }
     }
     out
@@ -149,6 +151,6 @@ impl sim_core::engine::Workload for StrideBench {
             (Op::Load, self.gap, Some(step > self.stores + 1), &self.chase_addrs[..])
         };
         let lanes = if op == Op::Barrier { &all[..0] } else { all };
-        sim_core::engine::EngineRequest { block, warp, op, bytes: 4, gap, dep, lanes, addrs }
+        sim_core::engine::EngineRequest { block, warp, op, bytes: 4, gap, dep, wait: None, lanes, addrs }
     }
 }

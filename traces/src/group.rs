@@ -17,6 +17,7 @@ pub struct Requests {
     bytes: Vec<u8>,
     gap: Vec<u32>,
     dep: Vec<Option<bool>>,
+    wait: Vec<Option<u32>>,
     line: Vec<u32>,
     /// Start of each request's lanes in `lanes` / `addrs`; one extra entry at the end.
     start: Vec<u32>,
@@ -42,6 +43,9 @@ pub struct RequestRef<'a> {
     /// `Some(true)` if any lane depends on its previous load, `Some(false)` if every lane
     /// says it does not, `None` if unspecified.
     pub dep: Option<bool>,
+    /// The earliest `wait` among the lanes that have one: the warp stalls at its first
+    /// lane's first use of the loaded value.
+    pub wait: Option<u32>,
     /// Source line of the request's first record.
     pub line: u32,
     /// Active lanes, ascending.
@@ -65,6 +69,7 @@ impl<'a> RequestRef<'a> {
             bytes: self.bytes,
             gap: self.gap,
             dep: self.dep,
+            wait: self.wait,
             lanes: self.lanes,
             addrs: self.addrs,
         }
@@ -138,6 +143,7 @@ impl Requests {
                 }
                 out.gap[k] = out.gap[k].max(r.gap);
                 out.dep[k] = merge_dep(out.dep[k], r.dep);
+                out.wait[k] = merge_wait(out.wait[k], r.wait);
                 out.line[k] = out.line[k].min(line);
             } else {
                 out.start.push(out.lanes.len() as u32);
@@ -148,6 +154,7 @@ impl Requests {
                 out.bytes.push(r.bytes);
                 out.gap.push(r.gap);
                 out.dep.push(r.dep);
+                out.wait.push(r.wait);
                 out.line.push(line);
             }
             out.lanes.push(lane);
@@ -179,6 +186,7 @@ impl Requests {
             bytes: self.bytes[i],
             gap: self.gap[i],
             dep: self.dep[i],
+            wait: self.wait[i],
             line: self.line[i],
             lanes: &self.lanes[s..e],
             addrs: &self.addrs[s..e],
@@ -209,6 +217,7 @@ impl Requests {
         bytes: u8,
         gap: u32,
         dep: Option<bool>,
+        wait: Option<u32>,
         lanes: &[u16],
         addrs: &[u32],
     ) {
@@ -230,6 +239,7 @@ impl Requests {
         self.bytes.push(bytes);
         self.gap.push(gap);
         self.dep.push(dep);
+        self.wait.push(wait);
         self.line.push(0);
         self.lanes.extend_from_slice(lanes);
         self.addrs.extend_from_slice(addrs);
@@ -249,6 +259,14 @@ impl sim_core::engine::Workload for Requests {
 
 fn ordered_lines(a: u32, b: u32) -> (u32, u32) {
     (a.min(b), a.max(b))
+}
+
+/// The earlier of two lanes' waits (a lane without one does not stall the warp).
+pub(crate) fn merge_wait(a: Option<u32>, b: Option<u32>) -> Option<u32> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) | (None, x) => x,
+    }
 }
 
 fn merge_dep(a: Option<bool>, b: Option<bool>) -> Option<bool> {

@@ -22,6 +22,10 @@ pub struct Record {
     /// Whether the access needs the result of the thread's previous load; `None` leaves
     /// it to the engine's policy.
     pub dep: Option<bool>,
+    /// Cycles of `gap` (at most `gap`) before the thread first uses its previous load's
+    /// value; `None` when the gap does not use it (then `dep` says whether the access
+    /// does, and a dependent access waits for the data before its whole gap).
+    pub wait: Option<u32>,
 }
 
 /// A whole trace: records in file order, with the source line of each.

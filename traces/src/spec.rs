@@ -354,7 +354,17 @@ struct Builder {
 
 impl Builder {
     fn access(&mut self, thread: u32, step: u32, op: Op, addr: u32, bytes: u32) {
-        self.trace.push(Record { block: 0, thread, step, op, addr, bytes: bytes as u8, gap: 0, dep: None });
+        self.trace.push(Record {
+            block: 0,
+            thread,
+            step,
+            op,
+            addr,
+            bytes: bytes as u8,
+            gap: 0,
+            dep: None,
+            wait: None,
+        });
     }
 
     fn barrier(&mut self, thread: u32, step: u32) {
@@ -367,6 +377,7 @@ impl Builder {
             bytes: 0,
             gap: 0,
             dep: None,
+            wait: None,
         });
     }
 }

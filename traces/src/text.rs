@@ -1,17 +1,21 @@
 //! The text trace format: CSV with a header.
 //!
 //! ```text
-//! block,thread,step,op,addr,bytes[,gap[,dep]]
+//! block,thread,step,op,addr,bytes[,gap[,dep[,wait]]]
 //! # comment lines start with '#'
 //! 0,0,0,st,0x0,4
 //! 0,0,1,bar,0,0
 //! 0,0,2,ld,128,4,12,1
+//! 0,0,3,ld,256,4,12,1,9
 //! ```
 //! `op` is `ld`, `st`, `atom` (an atomic whose result is used), `red` (an atomic whose
 //! result is unused) or `bar`; `addr` is decimal or `0x` hex; `bytes` is 1, 2, 4, 8 or
 //! 16 (ignored for `bar`); `gap` is cycles of other work since the thread's previous
 //! record (default 0); `dep` is 1 if the access needs the thread's previous load, 0 if
-//! not, empty for the engine's default. Records may come in any order.
+//! not, empty for the engine's default; `wait` is how many of the `gap` cycles come
+//! before the thread first uses its previous load's value (at most `gap`; `gap` when
+//! the access itself is the first use), empty when the gap does not use it. Records may
+//! come in any order.
 
 use crate::error::TraceError;
 use crate::record::{Record, Trace};
@@ -19,7 +23,7 @@ use sim_core::{is_valid_width, Op};
 use std::io::{Read, Write};
 use std::path::Path;
 
-const COLUMNS: [&str; 8] = ["block", "thread", "step", "op", "addr", "bytes", "gap", "dep"];
+const COLUMNS: [&str; 9] = ["block", "thread", "step", "op", "addr", "bytes", "gap", "dep", "wait"];
 
 /// Reads a text trace from a file.
 pub fn read(path: &Path) -> Result<Trace, TraceError> {
@@ -84,7 +88,7 @@ fn csv_error(name: &str, e: &csv::Error) -> TraceError {
 
 fn header(record: &csv::StringRecord, name: &str, line: u64) -> Result<usize, TraceError> {
     let n = record.len();
-    let ok = (6..=8).contains(&n) && record.iter().zip(COLUMNS).all(|(f, c)| f == c);
+    let ok = (6..=COLUMNS.len()).contains(&n) && record.iter().zip(COLUMNS).all(|(f, c)| f == c);
     if ok {
         Ok(n)
     } else {
@@ -142,7 +146,21 @@ fn parse_record(r: &csv::StringRecord, name: &str, line: u64) -> Result<Record, 
     } else {
         None
     };
-    Ok(Record { block, thread, step, op, addr, bytes, gap, dep })
+    let wait = if r.len() > 8 && !r[8].is_empty() {
+        let w = r[8]
+            .parse::<u32>()
+            .map_err(|_| field_err(8, "expected cycles as a non-negative integer, or nothing"))?;
+        if w > gap {
+            return Err(field_err(
+                8,
+                &format!("expected at most the gap ({gap}): it is a point within the gap"),
+            ));
+        }
+        Some(w)
+    } else {
+        None
+    };
+    Ok(Record { block, thread, step, op, addr, bytes, gap, dep, wait })
 }
 
 fn parse_addr(s: &str) -> Option<u32> {
@@ -153,14 +171,20 @@ fn parse_addr(s: &str) -> Option<u32> {
 }
 
 /// Writes a trace in the text format. The `gap` and `dep` columns are written when
-/// `trace.has_timing_columns` is set or any record needs them.
+/// `trace.has_timing_columns` is set or any record needs them, `wait` when a record has
+/// one.
 pub fn write<W: Write>(trace: &Trace, mut out: W) -> std::io::Result<()> {
-    let timing = trace.has_timing_columns || trace.records.iter().any(|r| r.gap != 0 || r.dep.is_some());
-    if timing {
-        writeln!(out, "block,thread,step,op,addr,bytes,gap,dep")?;
+    let waits = trace.records.iter().any(|r| r.wait.is_some());
+    let timing =
+        waits || trace.has_timing_columns || trace.records.iter().any(|r| r.gap != 0 || r.dep.is_some());
+    let columns = if waits {
+        9
+    } else if timing {
+        8
     } else {
-        writeln!(out, "block,thread,step,op,addr,bytes")?;
-    }
+        6
+    };
+    writeln!(out, "{}", COLUMNS[..columns].join(","))?;
     for r in &trace.records {
         write!(out, "{},{},{},{},{},{}", r.block, r.thread, r.step, r.op, r.addr, r.bytes)?;
         if timing {
@@ -170,6 +194,12 @@ pub fn write<W: Write>(trace: &Trace, mut out: W) -> std::io::Result<()> {
                 Some(true) => "1",
             };
             write!(out, ",{},{}", r.gap, dep)?;
+        }
+        if waits {
+            match r.wait {
+                Some(w) => write!(out, ",{w}")?,
+                None => write!(out, ",")?,
+            }
         }
         writeln!(out)?;
     }

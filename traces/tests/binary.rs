@@ -79,7 +79,7 @@ fn trace() -> impl Strategy<Value = Trace> {
             };
             let (gap, dep) =
                 if timing { (gap * 7, [None, Some(false), Some(true)][dep as usize]) } else { (0, None) };
-            t.push(Record { block, thread, step, op, addr, bytes, gap, dep });
+            t.push(Record { block, thread, step, op, addr, bytes, gap, dep, wait: None });
         }
         t
     })
@@ -125,7 +125,7 @@ fn sample() -> Trace {
             for step in 0..4 {
                 let op = if step == 2 { Op::Barrier } else { Op::Load };
                 let (addr, bytes) = if op == Op::Barrier { (0, 0) } else { (thread * 4 * (step + 1), 4) };
-                t.push(Record { block, thread, step, op, addr, bytes, gap: 0, dep: None });
+                t.push(Record { block, thread, step, op, addr, bytes, gap: 0, dep: None, wait: None });
             }
         }
     }
@@ -280,7 +280,17 @@ fn a_warp_mixing_ops_is_an_error_at_that_warp_size_only() {
     let mut t = Trace::new("mixed");
     for thread in 0..64 {
         let op = if thread < 32 { Op::Load } else { Op::Store };
-        t.push(Record { block: 0, thread, step: 0, op, addr: thread * 4, bytes: 4, gap: 0, dep: None });
+        t.push(Record {
+            block: 0,
+            thread,
+            step: 0,
+            op,
+            addr: thread * 4,
+            bytes: 4,
+            gap: 0,
+            dep: None,
+            wait: None,
+        });
     }
     let bytes = to_bytes(&t, 100);
     assert_eq!(binary_requests(&bytes, 32).unwrap().len(), 2);
@@ -323,6 +333,7 @@ fn strided_warps_take_a_few_bytes_per_request() {
                     bytes: 4,
                     gap: 0,
                     dep: None,
+                    wait: None,
                 });
             }
         }

@@ -14,10 +14,14 @@ fn record() -> impl Strategy<Value = Record> {
         prop::sample::select(vec![1u8, 2, 4, 8, 16]),
         prop::option::of(0u32..1000),
         prop::option::of(any::<bool>()),
+        prop::option::of(any::<u32>()),
     )
-        .prop_map(|(block, thread, step, op, addr, bytes, gap, dep)| {
+        .prop_map(|(block, thread, step, op, addr, bytes, gap, dep, wait)| {
             let (addr, bytes) = if op == Op::Barrier { (0, 0) } else { (addr % (1 << 31), bytes) };
-            Record { block, thread, step, op, addr, bytes, gap: gap.unwrap_or(0), dep }
+            let gap = gap.unwrap_or(0);
+            // a wait is a point within the gap
+            let wait = wait.map(|w| w % (gap + 1));
+            Record { block, thread, step, op, addr, bytes, gap, dep, wait }
         })
 }
 
@@ -152,6 +156,16 @@ const BAD_TRACES: &[(&str, &str, &[&str])] = &[
         "bad dep",
         "block,thread,step,op,addr,bytes,gap,dep\n0,0,0,ld,0,4,0,yes\n",
         &["t.csv:2", "column 8 `dep`", "0, 1 or nothing"],
+    ),
+    (
+        "bad wait",
+        "block,thread,step,op,addr,bytes,gap,dep,wait\n0,0,0,ld,0,4,5,1,later\n",
+        &["t.csv:2", "column 9 `wait`", "`later`", "non-negative integer"],
+    ),
+    (
+        "wait beyond the gap",
+        "block,thread,step,op,addr,bytes,gap,dep,wait\n0,0,0,ld,0,4,5,1,6\n",
+        &["t.csv:2", "column 9 `wait`", "`6`", "at most the gap (5)"],
     ),
     (
         "invalid utf-8",

@@ -39,13 +39,27 @@ pub struct RawRecord {
     pub value: u32,
     /// IR operations the invocation had executed when it wrote the record.
     pub ops: u32,
+    /// IR operations it had executed at its first use of a workgroup load's value since
+    /// its previous access or barrier record ([`NO_USE`] if none).
+    pub first_use: u32,
 }
+
+/// `first_use` of a record whose gap used no loaded value.
+pub const NO_USE: u32 = u32::MAX;
 
 /// Splits the trace buffer's data words into records.
 pub fn raw_records(words: &[u32]) -> Vec<RawRecord> {
     words
         .chunks_exact(RECORD_WORDS as usize)
-        .map(|w| RawRecord { block: w[0], thread: w[1], step: w[2], site: w[3], value: w[4], ops: w[5] })
+        .map(|w| RawRecord {
+            block: w[0],
+            thread: w[1],
+            step: w[2],
+            site: w[3],
+            value: w[4],
+            ops: w[5],
+            first_use: w[6],
+        })
         .collect()
 }
 
@@ -98,6 +112,8 @@ struct Item {
     /// IR operations since the invocation's previous access or barrier.
     gap: u32,
     dep: Option<bool>,
+    /// IR operations of the gap before the first use of a loaded value.
+    wait: Option<u32>,
 }
 
 /// One workgroup's records (sorted by thread and step) → trace records.
@@ -128,7 +144,7 @@ fn decode_block(
             key.push(iteration[l as usize]);
         }
         key.push(site.order);
-        let item = |key, op, addr, bytes, gap, dep| Item {
+        let item = |key, op, addr, bytes, gap, dep, wait| Item {
             key,
             thread: r.thread,
             thread_step: r.step,
@@ -137,23 +153,30 @@ fn decode_block(
             bytes,
             gap,
             dep,
+            wait,
         };
+        // the gap since the previous access or barrier, and where in it a loaded value
+        // was first used
+        let gap = r.ops.wrapping_sub(ops);
+        let used = (r.first_use != NO_USE).then(|| r.first_use.wrapping_sub(ops).min(gap));
         match &site.kind {
             SiteKind::Loop => iteration[r.site as usize] = r.value,
             SiteKind::Barrier => {
                 key.push(0);
-                items.push(item(key, Op::Barrier, 0, 0, r.ops.wrapping_sub(ops), None));
+                items.push(item(key, Op::Barrier, 0, 0, gap, None, used));
                 ops = r.ops;
             }
             SiteKind::Access { op, leaves, dep } => {
-                // the operations since the previous access or barrier go to the first piece
-                let mut gap = r.ops.wrapping_sub(ops);
+                // the gap goes to the first piece; an access that uses a loaded value
+                // itself needs it at the end of its gap at the latest
+                let (mut gap, mut wait) = (gap, used.or(dep.then_some(gap)));
                 ops = r.ops;
                 for (piece, &(offset, bytes)) in leaves.iter().enumerate() {
                     let mut k = key.clone();
                     k.push(piece as u32);
-                    items.push(item(k, *op, r.value.wrapping_add(offset), bytes, gap, Some(*dep)));
+                    items.push(item(k, *op, r.value.wrapping_add(offset), bytes, gap, Some(*dep), wait));
                     gap = 0;
+                    wait = dep.then_some(0);
                 }
             }
         }
@@ -189,6 +212,7 @@ fn decode_block(
             bytes: it.bytes,
             gap: it.gap,
             dep: it.dep,
+            wait: it.wait,
         });
     }
     for r in out {
@@ -210,7 +234,7 @@ mod tests {
     }
 
     fn rec(thread: u32, step: u32, site: u32, value: u32) -> RawRecord {
-        RawRecord { block: 0, thread, step, site, value, ops: 0 }
+        RawRecord { block: 0, thread, step, site, value, ops: 0, first_use: NO_USE }
     }
 
     #[test]
@@ -253,6 +277,27 @@ mod tests {
         let t = decode(vec![rec(0, 0, 0, 32)], &sites, 1, 1, "t").unwrap();
         let got: Vec<(u32, u32, u8)> = t.records.iter().map(|r| (r.step, r.addr, r.bytes)).collect();
         assert_eq!(got, vec![(0, 32, 4), (1, 36, 4), (2, 40, 8)]);
+    }
+
+    #[test]
+    fn gaps_and_waits_count_from_the_previous_access_or_barrier() {
+        // a load; a load whose gap used the first's value 4 operations in; a barrier; a
+        // store whose value is loaded (dep) but whose gap used nothing
+        let dep_st = SiteKind::Access { op: Op::Store, leaves: vec![(0, 4)], dep: true };
+        let sites = vec![
+            site(ld(), 0, vec![]),
+            site(ld(), 1, vec![]),
+            site(SiteKind::Barrier, 2, vec![]),
+            site(dep_st, 3, vec![]),
+        ];
+        let raw = [(5, NO_USE), (12, 9), (13, NO_USE), (20, NO_USE)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(ops, first_use))| RawRecord { ops, first_use, ..rec(0, i as u32, i as u32, 0) })
+            .collect();
+        let t = decode(raw, &sites, 1, 1, "t").unwrap();
+        let got: Vec<(u32, Option<u32>)> = t.records.iter().map(|r| (r.gap, r.wait)).collect();
+        assert_eq!(got, vec![(5, None), (7, Some(4)), (1, None), (7, Some(7))]);
     }
 
     #[test]

@@ -9,7 +9,16 @@
 //! word 0: linear workgroup id   word 1: local_invocation_index   word 2: the invocation's step
 //! word 3: site id               word 4: byte address (or loop iteration, for loop sites)
 //! word 5: IR operations the invocation has executed so far (see [`crate::ops`])
+//! word 6: the value word 5 had at the invocation's first use of a workgroup load's
+//!         value since its previous access or barrier record (u32::MAX: none)
 //! ```
+//!
+//! The operations are counted where they run: the pass adds each stretch of a block's
+//! cost to the counter before the next record, nested block or exit, and marks the
+//! first operation after a record that uses a loaded value (an operation whose operand
+//! is tainted, see [`crate::deps`]). A warp issues in order, so that first use is where
+//! it waits for its load; the work before it runs under the load's latency (the
+//! trace's `wait` column).
 //!
 //! The byte address is computed from the pointer's access chain with the WGSL memory
 //! layout (naga's `Layouter`: array strides, struct member offsets, vector and matrix
@@ -36,7 +45,7 @@ use naga::{
 use sim_core::Op;
 
 /// Words per record in the trace buffer.
-pub const RECORD_WORDS: u32 = 6;
+pub const RECORD_WORDS: u32 = 7;
 /// Words of the trace buffer's header: record count (atomic), capacity in records,
 /// workgroups in x, workgroups in y.
 pub const HEADER_WORDS: u32 = 4;
@@ -178,6 +187,7 @@ struct FnVars {
     wg: Handle<Expression>,
     lid: Handle<Expression>,
     ops: Handle<Expression>,
+    first_use: Handle<Expression>,
 }
 
 /// The function being rewritten: its original info and its extra arguments.
@@ -204,6 +214,7 @@ struct Globals {
     wg: Handle<GlobalVariable>,
     lid: Handle<GlobalVariable>,
     ops: Handle<GlobalVariable>,
+    first_use: Handle<GlobalVariable>,
     u32_ty: Handle<Type>,
     vec3_ty: Handle<Type>,
 }
@@ -317,12 +328,15 @@ pub fn instrument(
         what: format!("type layout: {e}"),
     })?;
 
-    // count the other work (before the access pass, so that its code is not counted),
-    // then validate again: the access pass reads the types of the counted functions
-    for (_, f) in module.functions.iter_mut() {
-        crate::ops::count_function(f, &module.global_variables, g.ops);
+    // count the other work of functions without sites here (before the access pass, so
+    // that its code is not counted); the access pass counts the others where it records
+    // (then validate again: the access pass reads the types of the counted functions)
+    let needs = functions_needing(&module, info, &base);
+    for (h, f) in module.functions.iter_mut() {
+        if !needs[h.index()] {
+            crate::ops::count_function(f, &module.global_variables, g.ops);
+        }
     }
-    crate::ops::count_function(&mut module.entry_points[ep_index].function, &module.global_variables, g.ops);
     let counted_info =
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
             .validate(&module)
@@ -332,7 +346,6 @@ pub fn instrument(
     let info = &counted_info;
     let ep_info = info.get_entry_point(ep_index);
 
-    let needs = functions_needing(&module, info, &base);
     let originals = module.functions.clone();
     let mut entry_fn = std::mem::take(&mut module.entry_points[ep_index].function);
     let workgroup_size = module.entry_points[ep_index].workgroup_size;
@@ -482,7 +495,8 @@ fn add_globals(module: &mut Module, group: u32, binding: u32) -> Globals {
     let wg = global("banksim_wg", AddressSpace::Private, None, u32_ty);
     let lid = global("banksim_lid", AddressSpace::Private, None, u32_ty);
     let ops = global("banksim_ops", AddressSpace::Private, None, u32_ty);
-    Globals { trace, step, wg, lid, ops, u32_ty, vec3_ty }
+    let first_use = global("banksim_first_use", AddressSpace::Private, None, u32_ty);
+    Globals { trace, step, wg, lid, ops, first_use, u32_ty, vec3_ty }
 }
 
 /// Whether the pointer type lies in workgroup memory.
@@ -545,6 +559,7 @@ impl Pass<'_> {
             wg: gv(self.g.wg),
             lid: gv(self.g.lid),
             ops: gv(self.g.ops),
+            first_use: gv(self.g.first_use),
         }
     }
 
@@ -582,6 +597,8 @@ impl Pass<'_> {
             let lin = e.binary(&mut prologue, BinaryOperator::Add, x, yzx);
             prologue.push(Statement::Store { pointer: vars.wg, value: lin }, Span::UNDEFINED);
             prologue.push(Statement::Store { pointer: vars.lid, value: lid }, Span::UNDEFINED);
+            let none = e.u32(crate::decode::NO_USE);
+            prologue.push(Statement::Store { pointer: vars.first_use, value: none }, Span::UNDEFINED);
         }
         let cx =
             FnCx { info, name: name.to_string(), arg_base: vec![None; f.arguments.len()], vars, tainted };
@@ -629,10 +646,21 @@ impl Pass<'_> {
     }
 
     /// Appends the record-writing code for `site` with `value` (address or iteration).
-    fn record(&self, f: &mut Function, cx: &FnCx, out: &mut Block, site: u32, value: Handle<Expression>) {
+    /// An access or barrier record (`ends_gap`) also starts a new gap: the first use is
+    /// looked for afresh after it.
+    fn record(
+        &self,
+        f: &mut Function,
+        cx: &FnCx,
+        out: &mut Block,
+        site: u32,
+        value: Handle<Expression>,
+        ends_gap: bool,
+    ) {
         let v = &cx.vars;
         let mut e = Emitter { f };
         let step = e.expr(out, Expression::Load { pointer: v.step });
+        let first_use = e.expr(out, Expression::Load { pointer: v.first_use });
         let count = e.expr(out, Expression::AccessIndex { base: v.trace, index: 0 });
         let one = e.u32(1);
         let slot = e.expr(out, Expression::AtomicResult { ty: self.g.u32_ty, comparison: false });
@@ -651,7 +679,7 @@ impl Pass<'_> {
         let lid = e.expr(&mut accept, Expression::Load { pointer: v.lid });
         let site = e.u32(site);
         let ops = e.expr(&mut accept, Expression::Load { pointer: v.ops });
-        for (k, word) in [wg, lid, step, site, value, ops].into_iter().enumerate() {
+        for (k, word) in [wg, lid, step, site, value, ops, first_use].into_iter().enumerate() {
             let k = e.u32(k as u32);
             let index = e.binary(&mut accept, BinaryOperator::Add, first, k);
             let p = e.expr(&mut accept, Expression::Access { base: data, index });
@@ -660,6 +688,36 @@ impl Pass<'_> {
         out.push(Statement::If { condition: fits, accept, reject: Block::new() }, Span::UNDEFINED);
         let next = e.binary(out, BinaryOperator::Add, step, one);
         out.push(Statement::Store { pointer: v.step, value: next }, Span::UNDEFINED);
+        if ends_gap {
+            let none = e.u32(crate::decode::NO_USE);
+            out.push(Statement::Store { pointer: v.first_use, value: none }, Span::UNDEFINED);
+        }
+    }
+
+    /// Adds the operations counted so far in this block to the counter.
+    fn flush(f: &mut Function, cx: &FnCx, out: &mut Block, count: &mut Count) {
+        if count.pending > 0 {
+            out.extend_block(crate::ops::add(f, cx.vars.ops, count.pending));
+            count.pending = 0;
+        }
+    }
+
+    /// Marks a use of a loaded value here, if it is the first since the last record:
+    /// `first_use = min(first_use, ops)` (after the operations before it are counted).
+    fn use_here(f: &mut Function, cx: &FnCx, out: &mut Block, count: &mut Count) {
+        if !count.look_for_use {
+            return;
+        }
+        Self::flush(f, cx, out, count);
+        let mut e = Emitter { f };
+        let ops = e.expr(out, Expression::Load { pointer: cx.vars.ops });
+        let first = e.expr(out, Expression::Load { pointer: cx.vars.first_use });
+        let min = e.expr(
+            out,
+            Expression::Math { fun: MathFunction::Min, arg: first, arg1: Some(ops), arg2: None, arg3: None },
+        );
+        out.push(Statement::Store { pointer: cx.vars.first_use, value: min }, Span::UNDEFINED);
+        count.look_for_use = false;
     }
 
     /// The pointee type of a pointer expression, as (type handle) or a value pointer.
@@ -897,7 +955,7 @@ impl Pass<'_> {
         let value = Self::materialize(f, out, addr);
         let what = format!("{} {}", op, self.at(f, ptr, &cx.name));
         let site = self.new_site(SiteKind::Access { op, leaves, dep }, what)?;
-        self.record(f, cx, out, site, value);
+        self.record(f, cx, out, site, value, true);
         Ok(())
     }
 
@@ -910,35 +968,46 @@ impl Pass<'_> {
     ) -> Result<(), InstrumentError> {
         let site = self.new_site(SiteKind::Barrier, what)?;
         let zero = Emitter { f }.u32(0);
-        self.record(f, cx, out, site, zero);
+        self.record(f, cx, out, site, zero, true);
         Ok(())
     }
 
     fn block(&mut self, f: &mut Function, cx: &FnCx, block: Block) -> Result<Block, InstrumentError> {
         let mut out = Block::with_capacity(block.len());
+        let mut count = Count { pending: 0, look_for_use: true };
         for (stmt, span) in block.span_into_iter() {
+            let cost = crate::ops::statement_cost(f, self.global_vars, &stmt);
             match stmt {
                 Statement::Emit(range) => {
                     let mut pending: Option<(Handle<Expression>, Handle<Expression>)> = None;
                     for h in range {
-                        match f.expressions[h] {
-                            Expression::Load { pointer } if self.is_shared(cx, pointer) => {
-                                if let Some((a, b)) = pending.take() {
-                                    out.push(Statement::Emit(naga::Range::new_from_bounds(a, b)), span);
-                                }
-                                let op = Op::Load;
-                                self.access(f, cx, &mut out, pointer, op, None)?;
-                            }
-                            Expression::CooperativeLoad { ref data, .. }
-                                if self.is_shared(cx, data.pointer) =>
-                            {
+                        let cost = crate::ops::expression_cost(f, self.global_vars, h);
+                        let shared_load = matches!(f.expressions[h], Expression::Load { pointer } if self.is_shared(cx, pointer));
+                        let uses = cost > 0 && cx.tainted(h) && count.look_for_use;
+                        if let Expression::CooperativeLoad { ref data, .. } = f.expressions[h] {
+                            if self.is_shared(cx, data.pointer) {
                                 return Err(InstrumentError::Unsupported {
                                     at: self.at(f, h, &cx.name),
                                     what: "cooperative-matrix load from workgroup memory".into(),
                                 });
                             }
-                            _ => {}
                         }
+                        if shared_load || uses {
+                            if let Some((a, b)) = pending.take() {
+                                out.push(Statement::Emit(naga::Range::new_from_bounds(a, b)), span);
+                            }
+                        }
+                        if let Expression::Load { pointer } = f.expressions[h] {
+                            if shared_load {
+                                Self::flush(f, cx, &mut out, &mut count);
+                                self.access(f, cx, &mut out, pointer, Op::Load, None)?;
+                                count.look_for_use = true;
+                            }
+                        }
+                        if uses {
+                            Self::use_here(f, cx, &mut out, &mut count);
+                        }
+                        count.pending += cost;
                         pending = Some(match pending {
                             Some((a, _)) => (a, h),
                             None => (h, h),
@@ -950,7 +1019,9 @@ impl Pass<'_> {
                     continue;
                 }
                 Statement::Store { pointer, value } if self.is_shared(cx, pointer) => {
+                    Self::flush(f, cx, &mut out, &mut count);
                     self.access(f, cx, &mut out, pointer, Op::Store, Some(value))?;
+                    count.look_for_use = true;
                 }
                 Statement::Atomic { pointer, ref fun, result, value } if self.is_shared(cx, pointer) => {
                     let used = result.is_some_and(|r| cx.info[r].ref_count > 0);
@@ -959,18 +1030,25 @@ impl Pass<'_> {
                     } else {
                         Op::Reduction
                     };
+                    Self::flush(f, cx, &mut out, &mut count);
                     self.access(f, cx, &mut out, pointer, op, Some(value))?;
+                    count.look_for_use = true;
                 }
                 Statement::WorkGroupUniformLoad { pointer, .. } => {
                     // a barrier, the load by every invocation, a barrier
                     let what = format!("workgroupUniformLoad {}", self.at(f, pointer, &cx.name));
+                    Self::flush(f, cx, &mut out, &mut count);
                     self.barrier(f, cx, &mut out, what.clone())?;
                     self.access(f, cx, &mut out, pointer, Op::Load, None)?;
                     self.barrier(f, cx, &mut out, what)?;
+                    count.look_for_use = true;
                 }
                 Statement::ControlBarrier(_) => {
                     let what = format!("barrier in `{}`", cx.name);
+                    count.pending += cost;
+                    Self::flush(f, cx, &mut out, &mut count);
                     self.barrier(f, cx, &mut out, what)?;
+                    count.look_for_use = true;
                 }
                 Statement::CooperativeStore { target, .. } if self.is_shared(cx, target) => {
                     return Err(InstrumentError::Unsupported {
@@ -979,26 +1057,41 @@ impl Pass<'_> {
                     });
                 }
                 Statement::Block(b) => {
+                    Self::flush(f, cx, &mut out, &mut count);
                     let b = self.block(f, cx, b)?;
                     out.push(Statement::Block(b), span);
+                    count.look_for_use = true;
                     continue;
                 }
                 Statement::If { condition, accept, reject } => {
+                    if cx.tainted(condition) {
+                        Self::use_here(f, cx, &mut out, &mut count);
+                    }
+                    count.pending += cost;
+                    Self::flush(f, cx, &mut out, &mut count);
                     let accept = self.block(f, cx, accept)?;
                     let reject = self.block(f, cx, reject)?;
                     out.push(Statement::If { condition, accept, reject }, span);
+                    count.look_for_use = true;
                     continue;
                 }
                 Statement::Switch { selector, cases } => {
+                    if cx.tainted(selector) {
+                        Self::use_here(f, cx, &mut out, &mut count);
+                    }
+                    count.pending += cost;
+                    Self::flush(f, cx, &mut out, &mut count);
                     let mut new_cases = Vec::with_capacity(cases.len());
                     for mut c in cases {
                         c.body = self.block(f, cx, c.body)?;
                         new_cases.push(c);
                     }
                     out.push(Statement::Switch { selector, cases: new_cases }, span);
+                    count.look_for_use = true;
                     continue;
                 }
                 Statement::Loop { body, continuing, break_if } => {
+                    Self::flush(f, cx, &mut out, &mut count);
                     let what = format!("loop in `{}`", cx.name);
                     let site = self.new_site(SiteKind::Loop, what)?;
                     let before = self.sites.len();
@@ -1025,16 +1118,22 @@ impl Pass<'_> {
                         let one = e.u32(1);
                         let next = e.binary(&mut head, BinaryOperator::Add, it, one);
                         head.push(Statement::Store { pointer: var, value: next }, Span::UNDEFINED);
-                        self.record(f, cx, &mut head, site, it);
+                        self.record(f, cx, &mut head, site, it, false);
                         head.extend_block(body);
                         head
                     } else {
                         body
                     };
                     out.push(Statement::Loop { body, continuing, break_if }, span);
+                    count.look_for_use = true;
                     continue;
                 }
                 Statement::Call { function, mut arguments, result } if self.needs[function.index()] => {
+                    if arguments.iter().any(|&a| cx.tainted(a)) {
+                        Self::use_here(f, cx, &mut out, &mut count);
+                    }
+                    count.pending += cost;
+                    Self::flush(f, cx, &mut out, &mut count);
                     let callee = &self.originals[function];
                     let mut extra = Vec::new();
                     for (i, &a) in arguments.iter().enumerate() {
@@ -1049,12 +1148,31 @@ impl Pass<'_> {
                         *f.expressions.get_mut(r) = Expression::CallResult(new_fn);
                     }
                     out.push(Statement::Call { function: new_fn, arguments, result }, span);
+                    count.look_for_use = true;
                     continue;
                 }
-                _ => {}
+                Statement::Call { ref arguments, .. } => {
+                    if arguments.iter().any(|&a| cx.tainted(a)) {
+                        Self::use_here(f, cx, &mut out, &mut count);
+                    }
+                    count.pending += cost;
+                }
+                Statement::Store { pointer, value } | Statement::Atomic { pointer, value, .. } => {
+                    // a buffer store or atomic (cost 1) of a loaded value uses it
+                    if cost > 0 && (cx.tainted(value) || cx.tainted(pointer)) {
+                        Self::use_here(f, cx, &mut out, &mut count);
+                    }
+                    count.pending += cost;
+                }
+                Statement::Break | Statement::Continue | Statement::Return { .. } | Statement::Kill => {
+                    count.pending += cost;
+                    Self::flush(f, cx, &mut out, &mut count);
+                }
+                _ => count.pending += cost,
             }
             out.push(stmt, span);
         }
+        Self::flush(f, cx, &mut out, &mut count);
         Ok(out)
     }
 
@@ -1092,6 +1210,13 @@ impl Pass<'_> {
         g.name = Some(format!("{name}_banksim{}", self.clones));
         Ok(self.functions.append(g, Span::UNDEFINED))
     }
+}
+
+/// Operations of the current block not yet added to the counter, and whether the next
+/// use of a loaded value may be the first since the last record.
+struct Count {
+    pending: u32,
+    look_for_use: bool,
 }
 
 enum Pointee {

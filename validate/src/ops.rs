@@ -49,22 +49,15 @@ fn count_block(
     let mut n = 0u32;
     let mut out = Block::with_capacity(block.len() + 4);
     for (stmt, span) in block.span_into_iter() {
+        n += statement_cost(f, globals, &stmt);
         let stmt = match stmt {
-            Statement::Emit(range) => {
-                for h in range.clone() {
-                    n += expression_cost(f, globals, h);
-                }
-                Statement::Emit(range)
-            }
             Statement::Block(b) => Statement::Block(count_block(f, globals, ptr, b)),
             Statement::If { condition, accept, reject } => {
-                n += 1;
                 let accept = count_block(f, globals, ptr, accept);
                 let reject = count_block(f, globals, ptr, reject);
                 Statement::If { condition, accept, reject }
             }
             Statement::Switch { selector, cases } => {
-                n += 1;
                 let cases = cases
                     .into_iter()
                     .map(|mut c| {
@@ -79,18 +72,6 @@ fn count_block(
                 let continuing = count_block(f, globals, ptr, continuing);
                 Statement::Loop { body, continuing, break_if }
             }
-            Statement::Store { pointer, value } => {
-                n += global_memory(f, globals, pointer);
-                Statement::Store { pointer, value }
-            }
-            s @ Statement::Atomic { pointer, .. } => {
-                n += global_memory(f, globals, pointer);
-                s
-            }
-            s @ (Statement::Call { .. } | Statement::ControlBarrier(_) | Statement::MemoryBarrier(_)) => {
-                n += 1;
-                s
-            }
             s => s,
         };
         out.push(stmt, span);
@@ -99,20 +80,44 @@ fn count_block(
         return out;
     }
     let mut head = Block::with_capacity(out.len() + 4);
-    let old = f.expressions.append(Expression::Load { pointer: ptr }, Span::UNDEFINED);
-    head.push(Statement::Emit(naga::Range::new_from_bounds(old, old)), Span::UNDEFINED);
-    let add = f.expressions.append(Expression::Literal(Literal::U32(n)), Span::UNDEFINED);
-    let new = f
-        .expressions
-        .append(Expression::Binary { op: BinaryOperator::Add, left: old, right: add }, Span::UNDEFINED);
-    head.push(Statement::Emit(naga::Range::new_from_bounds(new, new)), Span::UNDEFINED);
-    head.push(Statement::Store { pointer: ptr, value: new }, Span::UNDEFINED);
+    head.extend_block(add(f, ptr, n));
     head.extend_block(out);
     head
 }
 
+/// Statements that add `n` to the counter `ptr` points at.
+pub fn add(f: &mut Function, ptr: Handle<Expression>, n: u32) -> Block {
+    let mut out = Block::with_capacity(3);
+    let old = f.expressions.append(Expression::Load { pointer: ptr }, Span::UNDEFINED);
+    out.push(Statement::Emit(naga::Range::new_from_bounds(old, old)), Span::UNDEFINED);
+    let add = f.expressions.append(Expression::Literal(Literal::U32(n)), Span::UNDEFINED);
+    let new = f
+        .expressions
+        .append(Expression::Binary { op: BinaryOperator::Add, left: old, right: add }, Span::UNDEFINED);
+    out.push(Statement::Emit(naga::Range::new_from_bounds(new, new)), Span::UNDEFINED);
+    out.push(Statement::Store { pointer: ptr, value: new }, Span::UNDEFINED);
+    out
+}
+
+/// Cost of one statement itself: its emitted expressions, and the branch, call,
+/// barrier or buffer access it makes; nested blocks not included.
+pub fn statement_cost(f: &Function, globals: &naga::Arena<GlobalVariable>, s: &Statement) -> u32 {
+    match *s {
+        Statement::Emit(ref range) => range.clone().map(|h| expression_cost(f, globals, h)).sum(),
+        Statement::If { .. }
+        | Statement::Switch { .. }
+        | Statement::Call { .. }
+        | Statement::ControlBarrier(_)
+        | Statement::MemoryBarrier(_) => 1,
+        Statement::Store { pointer, .. } | Statement::Atomic { pointer, .. } => {
+            global_memory(f, globals, pointer)
+        }
+        _ => 0,
+    }
+}
+
 /// Cost of one emitted expression.
-fn expression_cost(f: &Function, globals: &naga::Arena<GlobalVariable>, h: Handle<Expression>) -> u32 {
+pub fn expression_cost(f: &Function, globals: &naga::Arena<GlobalVariable>, h: Handle<Expression>) -> u32 {
     match f.expressions[h] {
         Expression::Binary { .. }
         | Expression::Unary { .. }

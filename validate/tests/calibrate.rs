@@ -22,6 +22,7 @@ fn strided(stride: u32, steps: u32, ops: u32) -> Requests {
                 bytes: 4,
                 gap: ops,
                 dep: Some(true),
+                wait: None,
             });
         }
     }

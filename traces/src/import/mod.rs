@@ -562,5 +562,5 @@ pub(crate) fn lane_record(
 ) -> Option<Record> {
     let (addr, bytes) = if op == Op::Barrier { (0, 0) } else { (addr, bytes) };
     addr.checked_add(bytes as u32)?;
-    Some(Record { block, thread, step, op, addr, bytes, gap: 0, dep: None })
+    Some(Record { block, thread, step, op, addr, bytes, gap: 0, dep: None, wait: None })
 }

@@ -109,6 +109,15 @@ for alu in 4 16 64; do
             --bind "0.0=u32:$s,$ITERS" -- --override "ALU=$alu" --bind "0.0=u32:$s,512"
     done
 done
+# the same chase with a 4 KiB array: eight workgroups (64 warps) per SM share the issue
+# slots and the pipe, where the kernels above run one
+for alu in 0 16; do
+    for s in 1 8 16 32; do
+        variant "stride_occ_alu${alu}_s$s" stride_alu.wgsl "$G_STRIDE,1,1" 2,1,1 \
+            --override "ALU=$alu" --override WORDS=1024 --bind "0.0=u32:$s,$ITERS" \
+            -- --override "ALU=$alu" --override WORDS=1024 --bind "0.0=u32:$s,512"
+    done
+done
 for skew in 0 4; do
     variant "gemm_skew$skew" gemm_skew.wgsl "$G_GEMM_X,$G_GEMM_Y,1" 1,1,1 --override "SKEW=$skew" --override "K=$GEMM_K"
 done

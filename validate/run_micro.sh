@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Microbenchmarks of the dispatch's fixed costs and of global-memory latency, on a GPU;
+# what `banksim calibrate` takes as measured constants rather than fitting them:
+#
+#   empty.wgsl          workgroups of 64 / 256 / 1024 invocations that do nothing, at 1 to
+#                       65535 workgroups: time at 1 workgroup = the dispatch's fixed
+#                       overhead; extra time per workgroup per SM at many = the block
+#                       launch interval
+#   global_chase.wgsl   one invocation chasing through a storage buffer of 16 KiB, 1 MiB
+#                       and 64 MiB: global-load latency (L1, L2, DRAM)
+#   tile16, aos_k2      the launch-bound suite kernels at 4x their suite dispatch
+#
+# Usage:  validate/run_micro.sh OUTDIR      (writes OUTDIR/micro.csv and OUTDIR/json/)
+# Env:    BANKSIM (default target/release/banksim), REPS (default 20), WARMUP (default 5)
+set -euo pipefail
+OUT=${1:?usage: validate/run_micro.sh OUTDIR}
+cd "$(dirname "$0")/.."
+BANKSIM=${BANKSIM:-target/release/banksim}
+REPS=${REPS:-20}
+WARMUP=${WARMUP:-5}
+K=validate/kernels
+mkdir -p "$OUT/json"
+m() {
+    local name=$1 kernel=$2 dispatch=$3
+    shift 3
+    echo "== $name"
+    "$BANKSIM" measure "$K/$kernel" --dispatch "$dispatch" "$@" --reps "$REPS" --warmup "$WARMUP" \
+        --label "$name" --json "$OUT/json/$name.json" --csv "$OUT/micro.csv"
+}
+for wg in 64 256 1024; do
+    for n in 1 132 1056 4224 16384 65535; do
+        m "empty_wg${wg}_n$n" empty.wgsl "$n" --override "WG=$wg" --bind 0.0=zeros:4
+    done
+done
+for words in 4096 262144 16777216; do
+    m "global_chase_w$words" global_chase.wgsl 1 --bind "0.0=u32:4099,4096,$words" --bind "0.1=iota:$words"
+done
+m tile16_pad0_n65535 tile16.wgsl 65535 --override PAD=0
+m aos_k2_n65535 aos_k2.wgsl 65535
+m soa_k4_n65535 soa_k4.wgsl 65535
+echo "done: $OUT/micro.csv"

@@ -61,9 +61,6 @@ pub struct Cell {
 
 const NONE: u32 = u32::MAX;
 
-/// Marks a width without a phase size in `Fast::lanes_log2`.
-const NO_WIDTH: u8 = u8::MAX;
-
 /// Evaluates warp requests against one [`Hardware`]. Holds scratch space that is reused
 /// from request to request, so the steady state allocates nothing.
 #[derive(Clone, Debug)]
@@ -101,11 +98,8 @@ struct Fast {
     banks: FastBanks,
     /// log2(bank_bytes).
     word_shift: u32,
-    /// log2(warp).
-    warp_log2: u32,
-    /// log2 of the lanes per phase (before the pair merge, capped at the warp) for each
-    /// access width in bytes, `NO_WIDTH` for an unsupported width.
-    lanes_log2: [u8; 17],
+    /// What to do with a request, by op and width in bytes.
+    plans: [[Plan; 17]; 5],
     /// Distinct words (multicast) or entries (serialize) per bank in this phase.
     count: [u32; 64],
     /// The first four distinct words of each bank in this phase.
@@ -116,6 +110,20 @@ struct Fast {
     gen: u32,
     /// `32 - log2(keys.len())`: the hash keeps the top bits of a multiplicative hash.
     hash_shift: u32,
+    /// Whether [`avx2::units`] may run (the CPU has AVX2).
+    avx2: bool,
+}
+
+/// What the fast path does with requests of one op and width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Plan {
+    /// Nothing to count (a barrier).
+    Nothing,
+    /// The general path (the `OneBroadcastWord` rule, an unsupported width).
+    General,
+    /// Phases of `1 << shift` lanes, doubled where `merge` is set and the lanes pair up;
+    /// lanes on one word served together (multicast) or one by one (`serialize`).
+    Fast { shift: u8, merge: bool, serialize: bool },
 }
 
 /// Distinct words per bank kept in [`Fast::slots`] before the set is used.
@@ -148,13 +156,25 @@ impl Fast {
             }
             mapping => FastBanks::Other { mapping, banks: n },
         };
-        let mut lanes_log2 = [NO_WIDTH; 17];
-        for w in crate::op::WIDTHS {
-            let lanes = hw.phase_lanes.lanes(w).min(hw.warp);
-            if !lanes.is_power_of_two() {
-                return None;
+        let mut plans = [[Plan::General; 17]; 5];
+        plans[Op::Barrier as usize] = [Plan::Nothing; 17];
+        for op in Op::ALL.into_iter().filter(|op| op.is_memory()) {
+            let serialize = match hw.same_word(op) {
+                SameWord::Multicast => false,
+                SameWord::Serialize => true,
+                SameWord::OneBroadcastWord => continue,
+            };
+            for w in crate::op::WIDTHS {
+                let lanes = hw.phase_lanes.lanes(w).min(hw.warp);
+                if !lanes.is_power_of_two() {
+                    return None;
+                }
+                let merge = op == Op::Load
+                    && lanes < hw.warp
+                    && hw.load_pair_merge.as_ref().is_some_and(|pm| pm.widths.contains(&w));
+                plans[op as usize][w as usize] =
+                    Plan::Fast { shift: lanes.trailing_zeros() as u8, merge, serialize };
             }
-            lanes_log2[w as usize] = lanes.trailing_zeros() as u8;
         }
         // Entries per phase are at most warp x words per lane; a 16-byte access at any
         // alignment touches at most 15 / bank_bytes + 2 words. The set is kept at most
@@ -164,15 +184,165 @@ impl Fast {
         Some(Box::new(Fast {
             banks,
             word_shift: hw.bank_bytes.trailing_zeros(),
-            warp_log2: hw.warp.trailing_zeros(),
-            lanes_log2,
+            plans,
             count: [0; 64],
             slots: [[0; SLOTS]; 64],
             keys: vec![0; size],
             stamps: vec![0; size],
             gen: 1,
             hash_shift: 32 - size.trailing_zeros(),
+            avx2: simd_available(),
         }))
+    }
+
+    /// The fast path of [`BankModel::evaluate`]; `None` where it does not apply.
+    #[inline]
+    fn evaluate(&mut self, hw: &Hardware, dense: &mut [u32], req: &WarpRequest<'_>) -> Option<Outcome> {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `self.avx2` is set only where `avx2::available()`.
+            return unsafe { self.evaluate_avx2(hw, dense, req) };
+        }
+        self.evaluate_scalar(hw, dense, req)
+    }
+
+    /// [`Self::evaluate_with`] without SIMD kernels (out of line, so that
+    /// [`BankModel::evaluate`] stays small enough to be inlined into a caller's loop).
+    #[inline(never)]
+    fn evaluate_scalar(
+        &mut self,
+        hw: &Hardware,
+        dense: &mut [u32],
+        req: &WarpRequest<'_>,
+    ) -> Option<Outcome> {
+        self.evaluate_with::<false>(hw, dense, req)
+    }
+
+    /// [`Self::evaluate_with`] compiled for AVX2, with the SIMD kernels inlined.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and POPCNT ([`avx2::available`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn evaluate_avx2(
+        &mut self,
+        hw: &Hardware,
+        dense: &mut [u32],
+        req: &WarpRequest<'_>,
+    ) -> Option<Outcome> {
+        self.evaluate_with::<true>(hw, dense, req)
+    }
+
+    /// The fast path, with the SIMD kernels where `SIMD` (which only
+    /// [`Self::evaluate_avx2`] sets).
+    #[inline(always)]
+    fn evaluate_with<const SIMD: bool>(
+        &mut self,
+        hw: &Hardware,
+        dense: &mut [u32],
+        req: &WarpRequest<'_>,
+    ) -> Option<Outcome> {
+        debug_assert_eq!(req.lanes.len(), req.addrs.len());
+        let plan = self.plans[req.op as usize & 7].get(req.bytes as usize).copied().unwrap_or(Plan::General);
+        let Plan::Fast { shift, merge, serialize } = plan else {
+            return (plan == Plan::Nothing).then(Outcome::default);
+        };
+        let (lanes, addrs) = (req.lanes, req.addrs);
+        if lanes.is_empty() {
+            return Some(Outcome::default());
+        }
+        let mut shift = shift as u32;
+        if merge && Self::pairs_merge::<SIMD>(hw, dense, req) {
+            shift += 1;
+        }
+        let bytes = req.bytes as u32;
+        let ws = self.word_shift;
+        #[cfg(target_arch = "x86_64")]
+        if SIMD {
+            // the common case on its own, ahead of the phase loop: all lanes in one phase
+            if let FastBanks::LinearPow2 { mask, banks_log2 } = self.banks {
+                let n = lanes.len();
+                let unit_shift = bytes.trailing_zeros().max(ws);
+                let span = unit_shift - ws;
+                let gmask = mask >> span;
+                if span <= banks_log2 && gmask < 64 && n <= 32 && lanes[0] >> shift == lanes[n - 1] >> shift {
+                    let (a, s) = (bytes - 1, serialize);
+                    // SAFETY: `SIMD` is set only in `evaluate_avx2`.
+                    let w = unsafe {
+                        match n {
+                            8 => avx2::units::<1, true>(addrs, a, unit_shift, gmask, s),
+                            16 => avx2::units::<2, true>(addrs, a, unit_shift, gmask, s),
+                            32 => avx2::units::<4, true>(addrs, a, unit_shift, gmask, s),
+                            ..=7 => avx2::units::<1, false>(addrs, a, unit_shift, gmask, s),
+                            9..=15 => avx2::units::<2, false>(addrs, a, unit_shift, gmask, s),
+                            _ => avx2::units::<4, false>(addrs, a, unit_shift, gmask, s),
+                        }
+                    };
+                    if let Some(w) = w {
+                        return Some(Outcome { wavefronts: w, ideal: 1 });
+                    }
+                } else if span <= banks_log2
+                    && gmask < 32
+                    && n == 32
+                    && lanes[31] == 31
+                    && (shift == 3 || shift == 4)
+                    // SAFETY: `SIMD` is set only in `evaluate_avx2`; 32 lanes.
+                    && unsafe { avx2::conflict_free_32(addrs, bytes - 1, unit_shift, gmask, shift, serialize) }
+                {
+                    // a full warp in phases of 8 or 16 lanes, each conflict-free
+                    return Some(Outcome { wavefronts: 32 >> shift, ideal: 32 >> shift });
+                }
+            }
+        }
+        Some(match self.banks {
+            FastBanks::LinearPow2 { mask, banks_log2 } => {
+                // Accesses aligned to their width: a lane's words are one whole "unit" of
+                // 2^span banks, so distinct words per bank = distinct units per group of
+                // banks, and a lane is one entry (key = unit, bank = group).
+                let unit_shift = bytes.trailing_zeros().max(ws);
+                let span = unit_shift - ws;
+                // (the SIMD kernel checks the alignment itself, phase by phase)
+                let aligned = || addrs.iter().fold(0, |m, &a| m | a) & (bytes - 1) == 0;
+                if span <= banks_log2 && (SIMD || aligned()) {
+                    let gmask = mask >> span;
+                    let align = bytes - 1;
+                    let mut cost =
+                        Units::<SIMD> { f: self, align, bank_mask: mask, unit_shift, gmask, serialize };
+                    phases(lanes, addrs, shift, &mut cost)
+                } else {
+                    let mut cost = Words { f: self, bytes, word_shift: ws, serialize, bank: |w| w & mask };
+                    phases(lanes, addrs, shift, &mut cost)
+                }
+            }
+            FastBanks::XorPow2 { mask, shift: xs, xor } => {
+                let bank = |w| (w & mask) ^ ((w >> xs) & xor);
+                phases(lanes, addrs, shift, &mut Words { f: self, bytes, word_shift: ws, serialize, bank })
+            }
+            FastBanks::Other { mapping, banks } => {
+                let bank = |w| mapping.bank(w, banks);
+                phases(lanes, addrs, shift, &mut Words { f: self, bytes, word_shift: ws, serialize, bank })
+            }
+        })
+    }
+
+    /// [`pairs_merge`], with a SIMD kernel for a full warp of 32 lanes where `SIMD`.
+    #[inline(always)]
+    fn pairs_merge<const SIMD: bool>(hw: &Hardware, dense: &mut [u32], req: &WarpRequest<'_>) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if SIMD && req.lanes.len() == 32 && hw.warp == 32 {
+            // (the plan's `merge` says that the rule covers this width)
+            let Some(pm) = &hw.load_pair_merge else { return false };
+            // a loop, not `any`: a closure would not be compiled for AVX2
+            for &m in &pm.masks {
+                // SAFETY: `SIMD` is set only in `evaluate_avx2`; 32 lanes; every mask is
+                // below the warp size (validated).
+                if unsafe { avx2::pairs_equal(req.addrs, m) } {
+                    return true;
+                }
+            }
+            return false;
+        }
+        pairs_merge(hw, dense, req)
     }
 
     /// The cost of one phase whose entries are the (bank, word) pairs of `entries`
@@ -240,6 +410,14 @@ impl Fast {
     }
 }
 
+/// Whether this CPU runs the SIMD kernels.
+fn simd_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return avx2::available();
+    #[cfg(not(target_arch = "x86_64"))]
+    return false;
+}
+
 /// Inserts `word` into the open-addressing set `keys` (slot `h` is in the set iff
 /// `stamps[h] == gen`); whether it was new. The set is never more than half full.
 #[inline]
@@ -275,6 +453,16 @@ impl BankModel {
         }
     }
 
+    /// The same model without the SIMD kernels (for tests that compare them with the
+    /// scalar code).
+    #[doc(hidden)]
+    pub fn without_simd(mut self) -> BankModel {
+        if let Some(f) = &mut self.fast {
+            f.avx2 = false;
+        }
+        self
+    }
+
     /// The hardware this model evaluates.
     pub fn hardware(&self) -> &Hardware {
         &self.hw
@@ -283,35 +471,11 @@ impl BankModel {
     /// Lanes per phase for `req`, after the load pair-merge rule.
     pub fn phase_lanes(&mut self, req: &WarpRequest<'_>) -> u32 {
         let base = self.hw.phase_lanes.lanes(req.bytes).min(self.hw.warp);
-        if req.op == Op::Load && base < self.hw.warp && self.pairs_merge(req) {
+        if req.op == Op::Load && base < self.hw.warp && pairs_merge(&self.hw, &mut self.dense, req) {
             (base * 2).min(self.hw.warp)
         } else {
             base
         }
-    }
-
-    fn pairs_merge(&mut self, req: &WarpRequest<'_>) -> bool {
-        let Some(pm) = &self.hw.load_pair_merge else { return false };
-        if !pm.widths.contains(&req.bytes) {
-            return false;
-        }
-        for (&lane, &addr) in req.lanes.iter().zip(req.addrs) {
-            self.dense[lane as usize] = addr;
-        }
-        let warp = self.hw.warp;
-        let merged = pm.masks.iter().any(|&mask| {
-            req.lanes.iter().zip(req.addrs).all(|(&lane, &addr)| {
-                let partner = lane as u32 ^ mask;
-                partner >= warp || {
-                    let other = self.dense[partner as usize];
-                    other == NONE || other == addr
-                }
-            })
-        });
-        for &lane in req.lanes {
-            self.dense[lane as usize] = NONE;
-        }
-        merged
     }
 
     /// Wavefronts and ideal wavefronts of one request. Barriers cost nothing.
@@ -322,71 +486,19 @@ impl BankModel {
     /// else, and [`Self::picture`], takes the general path. Both give the same results.
     #[inline]
     pub fn evaluate(&mut self, req: &WarpRequest<'_>) -> Outcome {
-        if let Some(fast) = self.fast.take() {
-            let out = self.evaluate_fast(req, fast);
-            if let Some(o) = out {
-                return o;
+        if let Some(fast) = self.fast.as_deref_mut() {
+            if let Some(out) = fast.evaluate(&self.hw, &mut self.dense, req) {
+                return out;
             }
         }
-        self.run_with(req, None)
+        self.evaluate_general(req)
     }
 
     /// [`Self::evaluate`] on the general path only (for tests that compare the paths).
     #[doc(hidden)]
+    #[inline(never)]
     pub fn evaluate_general(&mut self, req: &WarpRequest<'_>) -> Outcome {
         self.run_with(req, None)
-    }
-
-    /// The fast path; `None` (with `fast` put back) where it does not apply.
-    #[inline]
-    fn evaluate_fast(&mut self, req: &WarpRequest<'_>, mut fast: Box<Fast>) -> Option<Outcome> {
-        debug_assert_eq!(req.lanes.len(), req.addrs.len());
-        if !req.op.is_memory() || req.lanes.is_empty() {
-            self.fast = Some(fast);
-            return Some(Outcome::default());
-        }
-        let serialize = match self.hw.same_word(req.op) {
-            SameWord::Multicast => Some(false),
-            SameWord::Serialize => Some(true),
-            SameWord::OneBroadcastWord => None,
-        };
-        let base = fast.lanes_log2.get(req.bytes as usize).copied().unwrap_or(NO_WIDTH);
-        let (Some(serialize), false) = (serialize, base == NO_WIDTH) else {
-            self.fast = Some(fast);
-            return None;
-        };
-        let mut shift = base as u32;
-        if req.op == Op::Load && shift < fast.warp_log2 && self.pairs_merge(req) {
-            shift += 1;
-        }
-        let (lanes, addrs) = (req.lanes, req.addrs);
-        let bytes = req.bytes as u32;
-        let ws = fast.word_shift;
-        let f = &mut *fast;
-        let out = match f.banks {
-            FastBanks::LinearPow2 { mask, banks_log2 } => {
-                // Accesses aligned to their width: a lane's words are one whole "unit" of
-                // 2^span banks, so distinct words per bank = distinct units per group of
-                // banks, and a lane is one entry (key = unit, bank = group).
-                let unit_shift = bytes.trailing_zeros().max(ws);
-                let span = unit_shift - ws;
-                let aligned = addrs.iter().fold(0, |m, &a| m | a) & (bytes - 1) == 0;
-                if aligned && span <= banks_log2 {
-                    let gmask = mask >> span;
-                    phases(lanes, addrs, shift, |a| phase_units(f, a, unit_shift, gmask, serialize))
-                } else {
-                    phases(lanes, addrs, shift, |a| phase_words(f, a, bytes, ws, serialize, |w| w & mask))
-                }
-            }
-            FastBanks::XorPow2 { mask, shift: xs, xor } => phases(lanes, addrs, shift, |a| {
-                phase_words(f, a, bytes, ws, serialize, |w| (w & mask) ^ ((w >> xs) & xor))
-            }),
-            FastBanks::Other { mapping, banks } => phases(lanes, addrs, shift, |a| {
-                phase_words(f, a, bytes, ws, serialize, |w| mapping.bank(w, banks))
-            }),
-        };
-        self.fast = Some(fast);
-        Some(out)
     }
 
     /// The bank × lane picture of a request: which lane uses which bank in which
@@ -578,27 +690,134 @@ impl BankModel {
     }
 }
 
-/// Splits the active lanes into phases of `1 << shift` lanes and sums `cost` over the
-/// phases with an active lane (the fast path's phase loop).
-#[inline(always)]
-fn phases(lanes: &[u16], addrs: &[u32], shift: u32, mut cost: impl FnMut(&[u32]) -> u32) -> Outcome {
-    let n = lanes.len();
-    if lanes[0] >> shift == lanes[n - 1] >> shift {
-        return Outcome { wavefronts: cost(addrs), ideal: 1 };
+/// Whether the lanes of load `req` pair up under `hw`'s pair-merge rule. `dense` holds
+/// `NONE` for every lane of the warp, and does again on return.
+fn pairs_merge(hw: &Hardware, dense: &mut [u32], req: &WarpRequest<'_>) -> bool {
+    let Some(pm) = &hw.load_pair_merge else { return false };
+    if !pm.widths.contains(&req.bytes) {
+        return false;
     }
+    for (&lane, &addr) in req.lanes.iter().zip(req.addrs) {
+        dense[lane as usize] = addr;
+    }
+    let warp = hw.warp;
+    let merged = pm.masks.iter().any(|&mask| {
+        req.lanes.iter().zip(req.addrs).all(|(&lane, &addr)| {
+            let partner = lane as u32 ^ mask;
+            partner >= warp || {
+                let other = dense[partner as usize];
+                other == NONE || other == addr
+            }
+        })
+    });
+    for &lane in req.lanes {
+        dense[lane as usize] = NONE;
+    }
+    merged
+}
+
+/// The cost of one phase, from its lanes' addresses.
+trait PhaseCost {
+    fn cost(&mut self, addrs: &[u32]) -> u32;
+}
+
+/// [`phase_units`] as a [`PhaseCost`].
+struct Units<'a, const SIMD: bool> {
+    f: &'a mut Fast,
+    /// Access width - 1.
+    align: u32,
+    /// Bank count - 1 (the linear mapping's mask).
+    bank_mask: u32,
+    unit_shift: u32,
+    gmask: u32,
+    serialize: bool,
+}
+
+impl<const SIMD: bool> PhaseCost for Units<'_, SIMD> {
+    #[inline(always)]
+    fn cost(&mut self, addrs: &[u32]) -> u32 {
+        let (a, u, g, s) = (self.align, self.unit_shift, self.gmask, self.serialize);
+        #[cfg(target_arch = "x86_64")]
+        if SIMD && g < 64 && addrs.len() <= 32 {
+            // SAFETY: `SIMD` is set only in `Fast::evaluate_avx2`.
+            let w = unsafe {
+                match addrs.len() {
+                    8 => avx2::units::<1, true>(addrs, a, u, g, s),
+                    16 => avx2::units::<2, true>(addrs, a, u, g, s),
+                    32 => avx2::units::<4, true>(addrs, a, u, g, s),
+                    ..=7 => avx2::units::<1, false>(addrs, a, u, g, s),
+                    9..=15 => avx2::units::<2, false>(addrs, a, u, g, s),
+                    _ => avx2::units::<4, false>(addrs, a, u, g, s),
+                }
+            };
+            // `None`: an unaligned lane
+            return w.unwrap_or_else(|| self.words(addrs));
+        }
+        // with SIMD, the caller leaves the alignment to each phase
+        if SIMD && addrs.iter().fold(0, |m, &x| m | x) & a != 0 {
+            return self.words(addrs);
+        }
+        phase_units(self.f, addrs, u, g, s)
+    }
+}
+
+impl<const SIMD: bool> Units<'_, SIMD> {
+    /// The phase counted by words (some lane's address is not aligned to its width).
+    #[cold]
+    fn words(&mut self, addrs: &[u32]) -> u32 {
+        let mask = self.bank_mask;
+        phase_words(self.f, addrs, self.align + 1, self.f.word_shift, self.serialize, &|w| w & mask)
+    }
+}
+
+/// [`phase_words`] as a [`PhaseCost`].
+struct Words<'a, B> {
+    f: &'a mut Fast,
+    bytes: u32,
+    word_shift: u32,
+    serialize: bool,
+    bank: B,
+}
+
+impl<B: Fn(u32) -> u32> PhaseCost for Words<'_, B> {
+    #[inline(always)]
+    fn cost(&mut self, addrs: &[u32]) -> u32 {
+        phase_words(self.f, addrs, self.bytes, self.word_shift, self.serialize, &self.bank)
+    }
+}
+
+/// Splits the active lanes into phases of `1 << shift` lanes and sums the cost over the
+/// phases with an active lane (the fast path's phase loop; one call site of `cost`, so
+/// that it is inlined once).
+#[inline(always)]
+fn phases(lanes: &[u16], addrs: &[u32], shift: u32, cost: &mut impl PhaseCost) -> Outcome {
+    let n = lanes.len();
+    let (first, last) = (lanes[0] as usize, lanes[n - 1] as usize);
+    let contiguous = last - first + 1 == n;
     let mut out = Outcome::default();
     let mut start = 0;
-    while start < n {
-        let p = lanes[start] >> shift;
-        let mut end = start + 1;
-        while end < n && lanes[end] >> shift == p {
-            end += 1;
-        }
-        out.wavefronts += cost(&addrs[start..end]);
+    loop {
+        let lane = lanes[start] as usize;
+        let end = if lane >> shift == last >> shift {
+            n
+        } else if contiguous {
+            // the phase ends at the next multiple of the phase size
+            (lane | ((1 << shift) - 1)) + 1 - first
+        } else {
+            // a later lane is in a later phase: the scan stops before the end
+            let mut e = start + 1;
+            while lanes[e] as usize >> shift == lane >> shift {
+                e += 1;
+            }
+            e
+        };
+        out.wavefronts += cost.cost(&addrs[start..end]);
         out.ideal += 1;
+        if end == n {
+            return out;
+        }
         start = end;
     }
-    out
 }
 
 /// One phase of width-aligned accesses on a linear power-of-two mapping: one entry per
@@ -618,21 +837,14 @@ fn phases(lanes: &[u16], addrs: &[u32], shift: u32, mut cost: impl FnMut(&[u32])
 #[inline(always)]
 fn phase_units(f: &mut Fast, addrs: &[u32], unit_shift: u32, gmask: u32, serialize: bool) -> u32 {
     let n = addrs.len();
-    if n >= 2 {
-        let d = addrs[1].wrapping_sub(addrs[0]);
-        let off = addrs[1..].iter().zip(addrs).fold(0u32, |acc, (&y, &x)| acc | (y.wrapping_sub(x) ^ d));
-        let step = d as i32 as i64;
-        let unit = 1u32 << unit_shift;
-        // equal steps modulo 2^32 that add up in the integers: no wrap-around
-        if off == 0 && (addrs[n - 1] as i64 - addrs[0] as i64) == step * (n as i64 - 1) && d & (unit - 1) == 0
-        {
-            let kd = step >> unit_shift;
-            if kd == 0 {
-                return if serialize { n as u32 } else { 1 };
-            }
-            let groups_log2 = (gmask + 1).trailing_zeros();
-            let period = 1usize << (groups_log2 - kd.unsigned_abs().trailing_zeros().min(groups_log2));
-            return n.div_ceil(period) as u32;
+    if n == 1 {
+        return 1;
+    }
+    let d = addrs[1].wrapping_sub(addrs[0]);
+    let off = addrs[1..].iter().zip(addrs).fold(0u32, |acc, (&y, &x)| acc | (y.wrapping_sub(x) ^ d));
+    if off == 0 {
+        if let Some(w) = progression(addrs, d, unit_shift, gmask, serialize) {
+            return w;
         }
     }
     // Lanes per group, bit-sliced in registers: three bit planes hold each group's count
@@ -713,6 +925,27 @@ fn phase_units(f: &mut Fast, addrs: &[u32], unit_shift: u32, gmask: u32, seriali
     1
 }
 
+/// The closed form of [`phase_units`] for keys in arithmetic progression, given that
+/// every lane's address is the previous lane's plus `d` modulo 2^32 (at least two lanes);
+/// `None` where the addresses wrap around or `d` is not a whole number of units.
+#[inline(always)]
+fn progression(addrs: &[u32], d: u32, unit_shift: u32, gmask: u32, serialize: bool) -> Option<u32> {
+    let n = addrs.len();
+    let step = d as i32 as i64;
+    let unit = 1u32 << unit_shift;
+    // equal steps modulo 2^32 that add up in the integers: no wrap-around
+    if (addrs[n - 1] as i64 - addrs[0] as i64) != step * (n as i64 - 1) || d & (unit - 1) != 0 {
+        return None;
+    }
+    let kd = step >> unit_shift;
+    if kd == 0 {
+        return Some(if serialize { n as u32 } else { 1 });
+    }
+    let groups_log2 = (gmask + 1).trailing_zeros();
+    let period = 1usize << (groups_log2 - kd.unsigned_abs().trailing_zeros().min(groups_log2));
+    Some(n.div_ceil(period) as u32)
+}
+
 /// [`phase_units`] counts up to `LEVELS - 1` lanes per group in registers (a power of two).
 const LEVELS: usize = 8;
 
@@ -724,7 +957,7 @@ fn phase_words(
     bytes: u32,
     word_shift: u32,
     serialize: bool,
-    bank: impl Fn(u32) -> u32,
+    bank: &impl Fn(u32) -> u32,
 ) -> u32 {
     f.count(
         serialize,
@@ -734,4 +967,339 @@ fn phase_words(
             (first..=last).map(|word| (bank(word), word))
         }),
     )
+}
+
+/// The AVX2 kernel of [`phase_units`]: one phase of 2 to 32 lanes, each one unit key.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    /// Whether the CPU runs [`units`].
+    pub(super) fn available() -> bool {
+        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt")
+    }
+
+    /// Whether `addrs[l] == addrs[l ^ mask]` for every lane `l` of a full warp of 32.
+    ///
+    /// # Safety
+    /// Only for code compiled for AVX2 ([`super::Fast::evaluate_avx2`]); `addrs` holds 32
+    /// addresses and `0 < mask < 32`.
+    #[inline(always)]
+    pub(super) unsafe fn pairs_equal(addrs: &[u32], mask: u32) -> bool {
+        debug_assert!(addrs.len() == 32 && (1..32).contains(&mask));
+        let p = addrs.as_ptr() as *const __m256i;
+        let v = [
+            _mm256_loadu_si256(p),
+            _mm256_loadu_si256(p.add(1)),
+            _mm256_loadu_si256(p.add(2)),
+            _mm256_loadu_si256(p.add(3)),
+        ];
+        let within =
+            _mm256_xor_si256(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((mask & 7) as i32));
+        // the partners' vectors, picked with constant indices (kept in registers)
+        let other = match (mask >> 3) & 3 {
+            0 => v,
+            1 => [v[1], v[0], v[3], v[2]],
+            2 => [v[2], v[3], v[0], v[1]],
+            _ => [v[3], v[2], v[1], v[0]],
+        };
+        let mut differ = _mm256_setzero_si256();
+        for k in 0..4 {
+            let partner = _mm256_permutevar8x32_epi32(other[k], within);
+            differ = _mm256_or_si256(differ, _mm256_xor_si256(v[k], partner));
+        }
+        _mm256_testz_si256(differ, differ) == 1
+    }
+
+    /// Whether every phase of a full warp of 32 lanes (`addrs`) in phases of `1 << shift`
+    /// (8 or 16) lanes is conflict-free: every lane's address a multiple of `align + 1`,
+    /// and no two of a phase's counted lanes in one group (for multicast, a lane repeating
+    /// the previous lane's key in its phase is not counted). `false` says nothing.
+    ///
+    /// # Safety
+    /// Only for code compiled for AVX2 and POPCNT ([`super::Fast::evaluate_avx2`]);
+    /// `addrs` holds 32 addresses, `gmask < 32`.
+    #[inline(always)]
+    pub(super) unsafe fn conflict_free_32(
+        addrs: &[u32],
+        align: u32,
+        unit_shift: u32,
+        gmask: u32,
+        shift: u32,
+        serialize: bool,
+    ) -> bool {
+        debug_assert!(addrs.len() == 32 && gmask < 32 && (shift == 3 || shift == 4));
+        let p = addrs.as_ptr() as *const __m256i;
+        let raw = [
+            _mm256_loadu_si256(p),
+            _mm256_loadu_si256(p.add(1)),
+            _mm256_loadu_si256(p.add(2)),
+            _mm256_loadu_si256(p.add(3)),
+        ];
+        let any = _mm256_or_si256(_mm256_or_si256(raw[0], raw[1]), _mm256_or_si256(raw[2], raw[3]));
+        if _mm256_testz_si256(any, _mm256_set1_epi32(align as i32)) == 0 {
+            return false;
+        }
+        let sh = _mm_cvtsi32_si128(unit_shift as i32);
+        let key = [
+            _mm256_srl_epi32(raw[0], sh),
+            _mm256_srl_epi32(raw[1], sh),
+            _mm256_srl_epi32(raw[2], sh),
+            _mm256_srl_epi32(raw[3], sh),
+        ];
+        let all = _mm256_set1_epi32(-1);
+        let mut counted = [all; 4];
+        if !serialize {
+            // each lane's previous lane in its phase; the first lane of a phase has none
+            let rot = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
+            let lane0 = _mm256_setr_epi32(-1, 0, 0, 0, 0, 0, 0, 0);
+            for v in 0..4 {
+                let r = _mm256_permutevar8x32_epi32(key[v], rot);
+                let before = if shift == 4 && v % 2 == 1 {
+                    _mm256_permutevar8x32_epi32(key[v - 1], rot)
+                } else {
+                    _mm256_xor_si256(r, all)
+                };
+                let prev = _mm256_blendv_epi8(r, before, lane0);
+                counted[v] = _mm256_xor_si256(_mm256_cmpeq_epi32(key[v], prev), all);
+            }
+        }
+        let one = _mm256_set1_epi32(1);
+        let gm = _mm256_set1_epi32(gmask as i32);
+        let mut bits = [_mm256_setzero_si256(); 4];
+        for v in 0..4 {
+            bits[v] = _mm256_and_si256(_mm256_sllv_epi32(one, _mm256_and_si256(key[v], gm)), counted[v]);
+        }
+        // (macros, not closures: a closure would not be compiled for AVX2)
+        macro_rules! lanes_of {
+            ($c:expr) => {
+                (_mm256_movemask_ps(_mm256_castsi256_ps($c)) as u32).count_ones()
+            };
+        }
+        macro_rules! groups_of {
+            ($b:expr) => {{
+                let b = $b;
+                let x = _mm_or_si128(_mm256_castsi256_si128(b), _mm256_extracti128_si256::<1>(b));
+                let x = _mm_or_si128(x, _mm_shuffle_epi32::<0b01_00_11_10>(x));
+                let x = _mm_or_si128(x, _mm_shuffle_epi32::<0b10_11_00_01>(x));
+                (_mm_cvtsi128_si32(x) as u32).count_ones()
+            }};
+        }
+        let mut free = true;
+        if shift == 3 {
+            for v in 0..4 {
+                free &= groups_of!(bits[v]) == lanes_of!(counted[v]);
+            }
+        } else {
+            for h in 0..2 {
+                let lanes = lanes_of!(counted[2 * h]) + lanes_of!(counted[2 * h + 1]);
+                free &= groups_of!(_mm256_or_si256(bits[2 * h], bits[2 * h + 1])) == lanes;
+            }
+        }
+        free
+    }
+
+    /// [`super::phase_units`] for one phase of 1 to `8 × V` lanes (`V` = 1, 2 or 4) and
+    /// at most 64 groups (`gmask < 64`); `None` where a lane's address is not a multiple
+    /// of `align + 1` (then the caller counts words).
+    ///
+    /// The lanes' addresses sit in `V` vectors of eight; lanes past the end, and for
+    /// multicast lanes repeating the previous lane's key, become padding with a group of
+    /// their own (`64 + lane`). Then:
+    /// 1. addresses in arithmetic progression: the closed form ([`super::progression`]);
+    /// 2. no two counted lanes in one group (a bitmask of the groups, up to 32): 1;
+    /// 3. lanes per group: the groups as bytes of one vector (16 or 32), compared with
+    ///    each of its rotations (the count of each lane's group at each lane);
+    /// 4. serialize, or no group with two lanes: the largest count; multicast: the
+    ///    groups from the largest count down have their keys compared until no group
+    ///    further down can have more distinct keys than one already seen.
+    ///
+    /// # Safety
+    /// Only for code compiled for AVX2 and POPCNT ([`super::Fast::evaluate_avx2`]).
+    #[inline(always)]
+    pub(super) unsafe fn units<const V: usize, const FULL: bool>(
+        addrs: &[u32],
+        align: u32,
+        unit_shift: u32,
+        gmask: u32,
+        serialize: bool,
+    ) -> Option<u32> {
+        let n = addrs.len();
+        debug_assert!((1..=8 * V).contains(&n) && matches!(V, 1 | 2 | 4) && gmask < 64);
+        debug_assert!(!FULL || n == 8 * V);
+        let p = addrs.as_ptr();
+        let idx0 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let eight = _mm256_set1_epi32(8);
+        let nv = _mm256_set1_epi32(n as i32);
+        let nv1 = _mm256_set1_epi32(n as i32 - 1);
+        let d = if n > 1 { addrs[1].wrapping_sub(addrs[0]) } else { 0 };
+        let dv = _mm256_set1_epi32(d as i32);
+        // raw addresses (zero past the end), the lanes present
+        let mut raw = [_mm256_setzero_si256(); 4];
+        let mut live = [_mm256_setzero_si256(); 4];
+        let mut any = _mm256_setzero_si256();
+        let mut idx = idx0;
+        for v in 0..V {
+            live[v] = if FULL { _mm256_set1_epi32(-1) } else { _mm256_cmpgt_epi32(nv, idx) };
+            if FULL || 8 * v + 8 <= n {
+                raw[v] = _mm256_loadu_si256(p.add(8 * v) as *const __m256i);
+            } else if 8 * v < n {
+                // a masked load reads nothing past the slice (masked-off lanes never fault)
+                raw[v] = _mm256_maskload_epi32(p.add(8 * v) as *const i32, live[v]);
+            }
+            any = _mm256_or_si256(any, raw[v]);
+            idx = _mm256_add_epi32(idx, eight);
+        }
+        // whether each lane's successor is `d` further
+        let mut steps_differ = _mm256_setzero_si256();
+        let next_idx = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0);
+        let mut idx = idx0;
+        let mut turned = _mm256_permutevar8x32_epi32(raw[0], next_idx);
+        for v in 0..V {
+            let turned_next =
+                if v + 1 < V { _mm256_permutevar8x32_epi32(raw[v + 1], next_idx) } else { turned };
+            let next = _mm256_blend_epi32::<0x80>(turned, turned_next);
+            turned = turned_next;
+            let has_next =
+                if FULL && v + 1 < V { _mm256_set1_epi32(-1) } else { _mm256_cmpgt_epi32(nv1, idx) };
+            let step = _mm256_sub_epi32(next, raw[v]);
+            let bad = _mm256_andnot_si256(_mm256_cmpeq_epi32(step, dv), has_next);
+            steps_differ = _mm256_or_si256(steps_differ, bad);
+            idx = _mm256_add_epi32(idx, eight);
+        }
+        if _mm256_testz_si256(any, _mm256_set1_epi32(align as i32)) == 0 {
+            return None;
+        }
+        if n == 1 {
+            return Some(1);
+        }
+        if _mm256_testz_si256(steps_differ, steps_differ) == 1 {
+            if let Some(w) = super::progression(addrs, d, unit_shift, gmask, serialize) {
+                return Some(w);
+            }
+        }
+        let sh = _mm_cvtsi32_si128(unit_shift as i32);
+        let mut key = [_mm256_setzero_si256(); 4];
+        for v in 0..V {
+            key[v] = _mm256_srl_epi32(raw[v], sh);
+        }
+        // counted lanes: present and, for multicast, not a repeat of the previous key
+        let mut counted = live;
+        if !serialize {
+            let rot = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
+            let mut prev_last = _mm256_xor_si256(
+                _mm256_permutevar8x32_epi32(key[0], rot),
+                _mm256_setr_epi32(-1, 0, 0, 0, 0, 0, 0, 0),
+            );
+            for v in 0..V {
+                let r = _mm256_permutevar8x32_epi32(key[v], rot);
+                let prev = _mm256_blend_epi32::<1>(r, prev_last);
+                prev_last = r;
+                counted[v] = _mm256_andnot_si256(_mm256_cmpeq_epi32(key[v], prev), live[v]);
+            }
+        }
+        let gm = _mm256_set1_epi32(gmask as i32);
+        let mut group = [_mm256_setzero_si256(); 4];
+        let mut pad = _mm256_add_epi32(idx0, _mm256_set1_epi32(64));
+        let mut ncounted = 0;
+        for v in 0..4 {
+            group[v] = if v < V {
+                ncounted += (_mm256_movemask_ps(_mm256_castsi256_ps(counted[v])) as u32).count_ones();
+                _mm256_blendv_epi8(pad, _mm256_and_si256(key[v], gm), counted[v])
+            } else {
+                pad
+            };
+            pad = _mm256_add_epi32(pad, eight);
+        }
+        if gmask < 32 {
+            // a bitmask of the groups used (padding groups shift the bit out)
+            let one = _mm256_set1_epi32(1);
+            let mut bits = _mm256_setzero_si256();
+            for g in &group[..V] {
+                bits = _mm256_or_si256(bits, _mm256_sllv_epi32(one, *g));
+            }
+            let x = _mm_or_si128(_mm256_castsi256_si128(bits), _mm256_extracti128_si256::<1>(bits));
+            let x = _mm_or_si128(x, _mm_shuffle_epi32::<0b01_00_11_10>(x));
+            let x = _mm_or_si128(x, _mm_shuffle_epi32::<0b10_11_00_01>(x));
+            if (_mm_cvtsi128_si32(x) as u32).count_ones() == ncounted {
+                return Some(1);
+            }
+        }
+        // groups as the bytes of one vector, in lane order
+        let g = _mm256_packus_epi16(
+            _mm256_packus_epi32(group[0], group[1]),
+            _mm256_packus_epi32(group[2], group[3]),
+        );
+        let g = _mm256_permutevar8x32_epi32(g, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        // minus the other lanes in each lane's group: compare with every rotation
+        let c = if V == 4 {
+            let t = _mm256_permute2x128_si256::<0x01>(g, g);
+            let mut c = _mm256_cmpeq_epi8(g, t);
+            macro_rules! rotations {
+                ($($r:literal)*) => {$(
+                    c = _mm256_add_epi8(c, _mm256_cmpeq_epi8(g, _mm256_alignr_epi8::<$r>(t, g)));
+                    c = _mm256_add_epi8(c, _mm256_cmpeq_epi8(g, _mm256_alignr_epi8::<$r>(g, t)));
+                )*};
+            }
+            rotations!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+            c
+        } else {
+            // lanes 0 to 15 in the low half
+            let x = _mm256_castsi256_si128(g);
+            let mut c = _mm_setzero_si128();
+            macro_rules! rotations {
+                ($($r:literal)*) => {$(
+                    c = _mm_add_epi8(c, _mm_cmpeq_epi8(x, _mm_alignr_epi8::<$r>(x, x)));
+                )*};
+            }
+            rotations!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+            _mm256_zextsi128_si256(c)
+        };
+        // the largest count: 1 + the most other lanes
+        let others = _mm256_sub_epi8(_mm256_setzero_si256(), c);
+        let x = _mm_max_epu8(_mm256_castsi256_si128(others), _mm256_extracti128_si256::<1>(others));
+        let x = _mm_max_epu8(x, _mm_srli_si128::<8>(x));
+        let x = _mm_max_epu8(x, _mm_srli_si128::<4>(x));
+        let x = _mm_max_epu8(x, _mm_srli_si128::<2>(x));
+        let x = _mm_max_epu8(x, _mm_srli_si128::<1>(x));
+        let top = 1 + (_mm_cvtsi128_si32(x) as u32 & 0xFF);
+        if serialize || top == 1 {
+            return Some(top);
+        }
+        let mut keys = [0u32; 32];
+        for (v, k) in key[..V].iter().enumerate() {
+            _mm256_storeu_si256(keys.as_mut_ptr().add(8 * v) as *mut __m256i, *k);
+        }
+        let mut groups = [0u8; 32];
+        _mm256_storeu_si256(groups.as_mut_ptr() as *mut __m256i, g);
+        let mut best = 1;
+        let mut level = top;
+        while level > best {
+            let at_level = _mm256_cmpeq_epi8(c, _mm256_set1_epi8(1 - level as i8));
+            let mut at = _mm256_movemask_epi8(at_level) as u32;
+            while at != 0 {
+                let lane = at.trailing_zeros() as usize;
+                let same = _mm256_cmpeq_epi8(g, _mm256_set1_epi8(groups[lane] as i8));
+                let mut members = _mm256_movemask_epi8(same) as u32;
+                at &= !members;
+                // distinct keys among the group's `level` lanes
+                let mut seen = [0u32; 32];
+                let mut distinct = 0;
+                while members != 0 {
+                    let k = keys[members.trailing_zeros() as usize];
+                    members &= members - 1;
+                    if !seen[..distinct].contains(&k) {
+                        seen[distinct] = k;
+                        distinct += 1;
+                    }
+                }
+                if distinct as u32 == level {
+                    return Some(level);
+                }
+                best = best.max(distinct as u32);
+            }
+            level -= 1;
+        }
+        Some(best)
+    }
 }

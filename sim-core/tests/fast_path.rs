@@ -96,6 +96,7 @@ proptest! {
     fn fast_path_equals_general_path(hw in hardware(), reqs in prop::collection::vec(request(), 1..8)) {
         hw.validate().map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
         let mut fast = BankModel::new(&hw);
+        let mut scalar = BankModel::new(&hw).without_simd();
         let mut general = BankModel::new(&hw);
         for (bytes, op, elems) in &reqs {
             let (lanes, addrs) = lanes_addrs(hw.warp, elems);
@@ -103,8 +104,131 @@ proptest! {
             let f = fast.evaluate(&req);
             let g = general.evaluate_general(&req);
             prop_assert_eq!(f, g, "fast vs general: {:?} {} B {:?} {:?}", op, bytes, lanes, addrs);
+            let s = scalar.evaluate(&req);
+            prop_assert_eq!(s, g, "fast without SIMD vs general: {:?} {} B {:?} {:?}", op, bytes, lanes, addrs);
             let (p, _) = general.picture(&req);
             prop_assert_eq!(f, p, "fast vs picture");
+        }
+    }
+}
+
+/// Hardware of the SIMD kernels' domain: a linear mapping on a power-of-two bank count
+/// up to 64, any bank width, warp, phase table and pair merge.
+fn pow2_hardware() -> impl Strategy<Value = Hardware> {
+    (0u32..=6, hardware()).prop_map(|(banks_log2, hw)| Hardware {
+        banks: 1 << banks_log2,
+        mapping: BankMapping::Linear,
+        ..hw
+    })
+}
+
+/// Requests the kernels special-case, with every lane of the warp drawn from one shape:
+/// few distinct elements (repeats, shared words, crowded groups), random elements of a
+/// small range, strides (progressions), lane pairs or quads on one element (the pair
+/// merge, repeats of the previous lane), tile rows; mostly aligned, at times one lane
+/// off by a byte; dense, sparse or contiguous runs of lanes.
+fn aligned_request() -> impl Strategy<Value = (u8, Op, Vec<Option<u32>>)> {
+    let op = prop::sample::select(vec![Op::Load, Op::Load, Op::Store, Op::Atomic, Op::Reduction]);
+    let width = prop::sample::select(vec![1u8, 2, 4, 8, 16]);
+    (width, op, 0u8..7, 0u8..4, any::<u64>(), prop::collection::vec(any::<u32>(), 64)).prop_map(
+        |(bytes, op, shape, lanes, seed, raw)| {
+            let b = bytes as u32;
+            let stride = (seed % 70) as u32;
+            let base = (seed >> 8) as u32 % 1024;
+            let (lo, len) = ((seed >> 20) as usize % 64, 1 + (seed >> 28) as usize % 64);
+            let odd = (seed >> 40) as usize % 256;
+            let addrs = raw
+                .iter()
+                .enumerate()
+                .map(|(lane, &r)| {
+                    let active = match lanes {
+                        0 => true,
+                        1 => r >> 31 == 1,
+                        2 => (lo..lo + len).contains(&lane),
+                        _ => r >> 28 == 0,
+                    };
+                    let l = lane as u32;
+                    let elem = match shape {
+                        0 => r % 8,
+                        1 => r % 200,
+                        2 => base + l * stride,
+                        3 => base + l / 2 * stride,
+                        4 => base + l / 4,
+                        5 => (l / 8) * (32 + stride % 5) + l % 8,
+                        _ => (r % 4096) * 33,
+                    };
+                    let addr = elem * b + (lane == odd && b > 1) as u32;
+                    active.then_some(addr)
+                })
+                .collect();
+            (bytes, op, addrs)
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+
+    #[test]
+    fn simd_and_scalar_fast_paths_equal_general_path(
+        hw in pow2_hardware(),
+        reqs in prop::collection::vec(aligned_request(), 1..8),
+    ) {
+        hw.validate().map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
+        let mut fast = BankModel::new(&hw);
+        let mut scalar = BankModel::new(&hw).without_simd();
+        let mut general = BankModel::new(&hw);
+        for (bytes, op, elems) in &reqs {
+            let (lanes, addrs) = lanes_addrs(hw.warp, elems);
+            let req = WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs: &addrs };
+            let g = general.evaluate_general(&req);
+            prop_assert_eq!(fast.evaluate(&req), g, "fast vs general: {:?} {} B {:?} {:?}", op, bytes, lanes, addrs);
+            prop_assert_eq!(scalar.evaluate(&req), g, "scalar vs general: {:?} {} B {:?} {:?}", op, bytes, lanes, addrs);
+        }
+    }
+}
+
+/// Full warps of H100-like 8- and 16-byte accesses (phases of 8 or 16 lanes, the pair
+/// merge): each lane on its own group of banks, but at times on a neighbour's group, or on
+/// its partner lane's element, so that phases are conflict-free or just miss it.
+fn full_warp_request() -> impl Strategy<Value = (u8, Op, Vec<u32>)> {
+    let op = prop::sample::select(vec![Op::Load, Op::Store, Op::Atomic, Op::Reduction]);
+    let width = prop::sample::select(vec![8u8, 16]);
+    (width, op, any::<u64>(), prop::collection::vec(any::<u32>(), 32)).prop_map(|(bytes, op, seed, raw)| {
+        let b = bytes as u32;
+        let groups = 128 / b; // groups of banks one phase's lanes cover
+        let base = (seed % 64) as u32 * groups;
+        let paired = seed >> 8 & 1 == 1;
+        let addrs = raw
+            .iter()
+            .enumerate()
+            .map(|(lane, &r)| {
+                let l = if paired { lane as u32 / 2 } else { lane as u32 };
+                let slip = (r % 32 == 0) as u32; // one group over
+                let row = if r >> 8 & 3 == 0 { (r >> 10) % 4 } else { 0 }; // another element, same group
+                let elem = base + row * groups + (l + slip) % groups;
+                elem * b + if r >> 16 & 127 == 0 { b / 2 } else { 0 } // now and then unaligned
+            })
+            .collect();
+        (bytes, op, addrs)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    #[test]
+    fn full_warps_of_wide_accesses_equal_general_path(reqs in prop::collection::vec(full_warp_request(), 1..8)) {
+        let hw = sim_core::presets_for_tests::h100_like();
+        let mut fast = BankModel::new(&hw);
+        let mut scalar = BankModel::new(&hw).without_simd();
+        let mut general = BankModel::new(&hw);
+        let lanes: Vec<u16> = (0..32).collect();
+        for (bytes, op, addrs) in &reqs {
+            let req = WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs };
+            let g = general.evaluate_general(&req);
+            prop_assert_eq!(fast.evaluate(&req), g, "fast vs general: {:?} {} B {:?}", op, bytes, addrs);
+            prop_assert_eq!(scalar.evaluate(&req), g, "scalar vs general: {:?} {} B {:?}", op, bytes, addrs);
         }
     }
 }

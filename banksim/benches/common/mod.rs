@@ -196,6 +196,7 @@ pub fn simulate_file(path: &Path, hw: &Hardware, threads: usize) -> Result<(Summ
 
 /// Reads and decodes the file into warp requests without simulating them; returns the
 /// requests and a checksum of what was decoded (so that nothing is optimised away).
+#[inline(never)] // a frame of its own in profiles
 pub fn read_decode(path: &Path) -> Result<(u64, u64), BinaryError> {
     let mut reader = Reader::open(path)?;
     let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
@@ -226,6 +227,7 @@ pub fn decoded_chunks(path: &Path) -> Result<Vec<Chunk>, BinaryError> {
 }
 
 /// The bank model alone over decoded requests; the total wavefronts.
+#[inline(never)] // a frame of its own in profiles
 pub fn model_only(chunks: &[Chunk], hw: &Hardware) -> u64 {
     let mut model = BankModel::new(hw);
     let mut w = 0u64;

@@ -37,10 +37,11 @@ pub struct CalibrateArgs {
     /// block, as measured on the H100 through Vulkan) or `limits` (the preset's limits).
     #[arg(long, value_enum, default_value = "carveout")]
     occupancy: OccupancyArg,
-    /// Gap issue fractions to try (the timing's `gap_issue_fraction`); the one with the
-    /// smallest squared error on the fit families wins.
-    #[arg(long, value_name = "F,F,..", value_delimiter = ',', default_value = "0,0.25,0.5,0.75,1")]
-    fractions: Vec<f64>,
+    /// Issue cycles per IR operation to try: how long an operation of other work holds
+    /// its warp's scheduler, whatever its latency (the cycles per operation). The value
+    /// with the smallest squared error on the fit families wins.
+    #[arg(long, value_name = "C,C,..", value_delimiter = ',', default_value = "0,1,2,3")]
+    issue_per_op: Vec<f64>,
     /// Output folder: predictions.csv, calibration.ron, speedups.png.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -179,16 +180,16 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
 
     let families = variants.iter().map(|v| &v.family).collect::<std::collections::HashSet<_>>().len();
-    let bar = ProgressBar::new(((variants.len() + families) * args.fractions.len()) as u64);
+    let bar = ProgressBar::new(((variants.len() + families) * args.issue_per_op.len()) as u64);
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} engine runs {msg}").expect("template"));
-    if args.fractions.iter().any(|f| !(0.0..=1.0).contains(f)) {
-        bail!("--fractions {:?}: each must be between 0 and 1", args.fractions);
+    if args.issue_per_op.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
+        bail!("--issue-per-op {:?}: each must be a non-negative number", args.issue_per_op);
     }
     let occupancy = match args.occupancy {
         OccupancyArg::Carveout => Occupancy::h100_carveout(),
         OccupancyArg::Limits => Occupancy::Limits,
     };
-    let cal = predict_suite(&hw, &variants, args.clock_mhz, &occupancy, &args.fractions, &|label| {
+    let cal = predict_suite(&hw, &variants, args.clock_mhz, &occupancy, &args.issue_per_op, &|label| {
         bar.set_message(label.to_string());
         bar.inc(1);
     })?;
@@ -259,9 +260,10 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
         timing: &'a sim_core::Timing,
         clock_mhz: f64,
         overlap: f64,
+        dispatch_overhead_us: f64,
         occupancy: String,
-        gap_issue_fraction: f64,
-        fraction_search_sse: &'a [(f64, f64)],
+        issue_per_op: f64,
+        issue_per_op_search_sse: &'a [(f64, f64)],
         cycles_per_op: &'a [(String, f64)],
         max_abs_speedup_error_fit: f64,
         max_abs_speedup_error_holdout: f64,
@@ -277,9 +279,10 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
         timing: hw.timing.as_ref().expect("checked"),
         clock_mhz: cal.clock_mhz,
         overlap: cal.overlap,
+        dispatch_overhead_us: cal.overhead_us,
         occupancy: format!("{:?}", cal.model.occupancy),
-        gap_issue_fraction: cal.model.gap_issue_fraction,
-        fraction_search_sse: &cal.search,
+        issue_per_op: cal.model.issue_per_op,
+        issue_per_op_search_sse: &cal.search,
         cycles_per_op: &cal.cycles_per_op,
         max_abs_speedup_error_fit: worst(Role::Fit),
         max_abs_speedup_error_holdout: worst(Role::Holdout),
@@ -287,11 +290,12 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
     let body = ron::ser::to_string_pretty(&out, ron::ser::PrettyConfig::default())?;
     Ok(format!(
         "// `banksim calibrate --suite {} --measured {} --traces DIR --config {} --clock-mhz {}`\n\
-         // timing: the preset's engine parameters (from the ncu microbenchmarks); cycles_per_op:\n\
-         // issue cycles per IR operation of other work, solved per kernel family from its\n\
-         // reference variant (pass it to `banksim run --cycles --cycles-per-op` for a capture);\n\
-         // overlap: share of the engine's predicted change that shows in the measured time,\n\
-         // fitted on the `fit` families only.\n{body}\n",
+         // timing: the preset's engine parameters (from the ncu and empty-kernel\n\
+         // microbenchmarks); cycles_per_op: cycles a warp spends per IR operation of other\n\
+         // work, solved per kernel family from its reference variant (pass it to `banksim run\n\
+         // --cycles --cycles-per-op` for a capture); issue_per_op: scheduler cycles per\n\
+         // operation; overlap: share of the engine's predicted change that shows in the\n\
+         // measured time; both fitted on the `fit` families only.\n{body}\n",
         args.suite.display(),
         args.measured.display(),
         args.config,
@@ -302,10 +306,11 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
 fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
     writeln!(
         out,
-        "fitted on the fit families: overlap {:.4}, gap issue fraction {} (squared error per fraction tried: {})",
+        "fitted on the fit families: overlap {:.4}, issue cycles per op {} (squared error per value tried: {}); dispatch overhead {:.2} us",
         cal.overlap,
-        cal.model.gap_issue_fraction,
-        cal.search.iter().map(|(f, e)| format!("{f}: {e:.4}")).collect::<Vec<_>>().join(", ")
+        cal.model.issue_per_op,
+        cal.search.iter().map(|(f, e)| format!("{f}: {e:.4}")).collect::<Vec<_>>().join(", "),
+        cal.overhead_us
     )?;
     writeln!(
         out,

@@ -59,7 +59,7 @@ fn writes_predictions_calibration_and_a_scatter_plot() {
         traces.to_str().unwrap(),
         "--occupancy",
         "limits",
-        "--fractions",
+        "--issue-per-op",
         "1",
         "--out",
         out.to_str().unwrap(),

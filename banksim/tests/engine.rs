@@ -261,3 +261,27 @@ fn a_loads_latency_shows_only_from_the_first_use_of_its_value() {
         assert_eq!(per_step(stride, Some(30)), (latency + 10.0).max(41.0), "stride {stride}, wait 30");
     }
 }
+
+#[test]
+fn an_sm_launches_one_block_per_launch_interval() {
+    // 10 one-warp blocks of one conflict-free load each, all resident on one SM: they
+    // start `block_launch_cycles` apart, so the last one's load is back 9 intervals + 29
+    // cycles later (without an interval, the loads queue for the pipe: the last enters it
+    // at cycle 9)
+    let lanes: Vec<u16> = (0..32).collect();
+    let addrs: Vec<u32> = (0..32).map(|l| l * 4).collect();
+    let mut reqs = traces::Requests::new(32);
+    for block in 0..10 {
+        reqs.push(block, 0, 0, Op::Load, 4, 0, Some(false), None, &lanes, &addrs);
+    }
+    let cycles = |interval: u32| {
+        let mut hw = configs::preset("h100").unwrap();
+        let t = hw.timing.as_mut().unwrap();
+        (t.sms, t.block_launch_cycles) = (1, interval);
+        engine::run(&hw, &reqs, &EngineOptions::default()).unwrap().cycles
+    };
+    assert_eq!(cycles(0), 9 + 29);
+    assert_eq!(cycles(100), 9 * 100 + 29);
+    // the H100 preset's measured interval
+    assert_eq!(configs::preset("h100").unwrap().timing.unwrap().block_launch_cycles, 157);
+}

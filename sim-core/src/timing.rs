@@ -35,6 +35,11 @@ pub struct Timing {
     /// memory does. Default 0 (no limit).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub block_launch_cycles: u32,
+    /// Fixed cycles of a dispatch besides running its blocks (launch and drain, the time
+    /// of an empty kernel). The engine does not simulate it; whoever compares engine
+    /// cycles with a measured dispatch adds it (`banksim calibrate`). Default 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dispatch_overhead_cycles: u32,
 }
 
 fn is_zero(v: &u32) -> bool {

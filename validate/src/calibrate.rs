@@ -11,11 +11,15 @@
 //! [`predict_suite`] is the calibration of the kernel suite (`validate/suite.csv`): per
 //! kernel family, the cycles per IR operation of other work are solved from the
 //! measured time of the family's reference variant (the "given the measured time of
-//! one variant" of the validation target); the engine then predicts every other
-//! variant, and one global `overlap` κ (how much of the engine's predicted change
-//! shows in the measured time) is fitted by least squares on the families marked `fit`
-//! and applied unchanged to the `holdout` families.
+//! one variant" of the validation target) less the dispatch's fixed overhead (the
+//! timing's `dispatch_overhead_cycles`, measured with an empty kernel); the engine then
+//! predicts every other variant, and one global `overlap` κ (how much of the engine's
+//! predicted change shows in the measured time) is fitted by least squares on the
+//! families marked `fit` and applied unchanged to the `holdout` families. The issue
+//! cycles an operation holds its scheduler for (whatever its latency, the cycles per
+//! operation) are one global value, searched on the `fit` families too.
 
+use rayon::prelude::*;
 use sim_core::engine::{self, EngineError, EngineOptions};
 use sim_core::replicate::Replicated;
 use sim_core::Hardware;
@@ -190,8 +194,11 @@ impl Occupancy {
 pub struct Model {
     /// Blocks per SM.
     pub occupancy: Occupancy,
-    /// The timing's `gap_issue_fraction`.
-    pub gap_issue_fraction: f64,
+    /// Cycles one IR operation of other work holds its warp's scheduler (issue slots;
+    /// an IR operation is one or a few machine instructions). The warp itself spends
+    /// the cycles per operation on it: a family's `gap_issue_fraction` is this divided
+    /// by its cycles per operation (at most 1).
+    pub issue_per_op: f64,
 }
 
 /// Engine cycles of `v`'s timed dispatch at `cycles_per_op` (times its scale). When
@@ -206,7 +213,8 @@ pub fn dispatch_cycles(
     let sms = hw.timing.as_ref().map_or(1, |t| t.sms);
     let mut hw = hw.clone();
     if let Some(t) = hw.timing.as_mut() {
-        t.gap_issue_fraction = model.gap_issue_fraction;
+        t.gap_issue_fraction =
+            if cycles_per_op > model.issue_per_op { model.issue_per_op / cycles_per_op } else { 1.0 };
     }
     if let Occupancy::SmallestCarveout { sizes, reserved } = &model.occupancy {
         let smem = v
@@ -315,9 +323,12 @@ pub struct SuiteCalibration {
     pub clock_mhz: f64,
     /// Fitted share of the engine's predicted change that shows in measured time.
     pub overlap: f64,
-    /// The model parameters chosen (the gap issue fraction fitted from `fractions`).
+    /// Fixed time of a dispatch (the timing's `dispatch_overhead_cycles`), microseconds.
+    pub overhead_us: f64,
+    /// The model parameters chosen (the issue cycles per operation searched).
     pub model: Model,
-    /// Sum of squared relative time errors on the fit families, per fraction tried.
+    /// Sum of squared relative time errors on the fit families, per issue cycles per
+    /// operation tried.
     pub search: Vec<(f64, f64)>,
     /// Per family: solved cycles per IR operation.
     pub cycles_per_op: Vec<(String, f64)>,
@@ -325,20 +336,21 @@ pub struct SuiteCalibration {
     pub predictions: Vec<Prediction>,
 }
 
-/// Calibrates the suite: see the module documentation. `progress` is called once per
-/// engine evaluation finished (for a progress bar).
+/// Calibrates the suite: see the module documentation. `issue_per_op` lists the issue
+/// cycles per operation to try. `progress` is called once per engine evaluation
+/// finished (for a progress bar).
 pub fn predict_suite(
     hw: &Hardware,
     variants: &[Variant],
     clock_mhz: f64,
     occupancy: &Occupancy,
-    fractions: &[f64],
+    issue_per_op: &[f64],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<SuiteCalibration, CalibrateError> {
     let mut best: Option<(f64, SuiteCalibration)> = None;
     let mut search = Vec::new();
-    for &fraction in fractions {
-        let model = Model { occupancy: occupancy.clone(), gap_issue_fraction: fraction };
+    for &ipo in issue_per_op {
+        let model = Model { occupancy: occupancy.clone(), issue_per_op: ipo };
         let cal = predict_with(hw, &model, variants, clock_mhz, progress)?;
         let sse: f64 = cal
             .predictions
@@ -346,13 +358,13 @@ pub fn predict_suite(
             .filter(|p| p.role == Role::Fit && !p.reference)
             .map(|p| ((p.predicted_us - p.measured_us) / p.measured_us).powi(2))
             .sum();
-        search.push((fraction, sse));
+        search.push((ipo, sse));
         if best.as_ref().is_none_or(|b| sse < b.0) {
             best = Some((sse, cal));
         }
     }
     let (_, mut best) =
-        best.ok_or_else(|| CalibrateError::Shape { what: "no gap issue fractions to try".into() })?;
+        best.ok_or_else(|| CalibrateError::Shape { what: "no issue cycles per operation to try".into() })?;
     best.search = search;
     Ok(best)
 }
@@ -374,20 +386,35 @@ fn predict_with(
             None => families.push((&v.family, vec![i])),
         }
     }
+    let overhead = hw.timing.as_ref().map_or(0.0, |t| t.dispatch_overhead_cycles as f64);
+    // per family (in parallel): the reference's cycles per operation, then every member
+    let solved: Vec<(f64, Vec<f64>)> = families
+        .par_iter()
+        .map(|(_, members)| {
+            let r = &variants[members[0]];
+            let target = (r.measured_us * clock_mhz - overhead).max(0.0);
+            let c = solve_cycles_per_op(hw, model, r, target).map_err(|e| engine_err(&r.label, e))?;
+            progress(&r.label);
+            let cycles = members
+                .iter()
+                .map(|&i| {
+                    let v = &variants[i];
+                    let e = dispatch_cycles(hw, model, v, c).map_err(|e| engine_err(&v.label, e));
+                    progress(&v.label);
+                    e
+                })
+                .collect::<Result<Vec<f64>, _>>()?;
+            Ok((c, cycles))
+        })
+        .collect::<Result<_, CalibrateError>>()?;
     let mut cpo = vec![0.0; variants.len()];
     let mut cycles = vec![0.0; variants.len()];
     let mut per_family = Vec::new();
-    for (name, members) in &families {
-        let r = &variants[members[0]];
-        let target = r.measured_us * clock_mhz;
-        let c = solve_cycles_per_op(hw, model, r, target).map_err(|e| engine_err(&r.label, e))?;
-        progress(&r.label);
+    for ((name, members), (c, member_cycles)) in families.iter().zip(solved) {
         per_family.push((name.to_string(), c));
-        for &i in members {
+        for (&i, e) in members.iter().zip(member_cycles) {
             cpo[i] = c;
-            cycles[i] =
-                dispatch_cycles(hw, model, &variants[i], c).map_err(|e| engine_err(&variants[i].label, e))?;
-            progress(&variants[i].label);
+            cycles[i] = e;
         }
     }
     // overlap: least squares on relative time errors of the fit families' variants
@@ -427,6 +454,7 @@ fn predict_with(
     Ok(SuiteCalibration {
         clock_mhz,
         overlap,
+        overhead_us: overhead / clock_mhz,
         model: model.clone(),
         search: Vec::new(),
         cycles_per_op: per_family,

@@ -290,22 +290,44 @@ fn attr_code(a: &LaneAttr) -> Option<u8> {
 }
 
 /// (op, bytes, dep) of a code; `None` for an invalid code.
+#[inline]
 fn decode_code(code: u8) -> Option<(Op, u8, Option<bool>)> {
-    let op = *Op::ALL.get((code & 7) as usize)?;
-    let width = (code >> 3) & 7;
-    let bytes = match (op, width) {
-        (Op::Barrier, 0) => 0,
-        (Op::Barrier, _) | (_, 0) | (_, 6..) => return None,
-        (_, w) => 1u8 << (w - 1),
-    };
-    let dep = match code >> 6 {
-        0 => None,
-        1 => Some(false),
-        2 => Some(true),
-        _ => return None,
-    };
-    Some((op, bytes, dep))
+    CODES[code as usize]
 }
+
+/// [`decode_code`] of every code, computed once.
+const CODES: [Option<(Op, u8, Option<bool>)>; 256] = {
+    const fn decode(code: u8) -> Option<(Op, u8, Option<bool>)> {
+        let op = match code & 7 {
+            0 => Op::Load,
+            1 => Op::Store,
+            2 => Op::Atomic,
+            3 => Op::Reduction,
+            4 => Op::Barrier,
+            _ => return None,
+        };
+        let width = (code >> 3) & 7;
+        let bytes = match (op, width) {
+            (Op::Barrier, 0) => 0,
+            (Op::Barrier, _) | (_, 0) | (_, 6..) => return None,
+            (_, w) => 1u8 << (w - 1),
+        };
+        let dep = match code >> 6 {
+            0 => None,
+            1 => Some(false),
+            2 => Some(true),
+            _ => return None,
+        };
+        Some((op, bytes, dep))
+    }
+    let mut table = [None; 256];
+    let mut code = 0;
+    while code < 256 {
+        table[code] = decode(code as u8);
+        code += 1;
+    }
+    table
+};
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -1347,6 +1369,36 @@ impl RawChunk {
 /// `dst[i] = base + (offset << shift)`; returns the largest `offset << shift`.
 /// `packed` holds exactly `ceil(len × bits / 8)` bytes and `shift + bits <= 32`.
 fn unpack(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u32 {
+    // whole bytes per offset (random words of a few hundred KiB take 16 bits): plain
+    // loops over fixed-size byte groups, which the compiler vectorizes
+    macro_rules! whole_bytes {
+        ($k:literal) => {{
+            debug_assert!(shift + 8 * $k <= 32 && packed.len() == dst.len() * $k);
+            let mut max = 0u32;
+            for (d, b) in dst.iter_mut().zip(packed.chunks_exact($k)) {
+                let mut w = [0u8; 4];
+                w[..$k].copy_from_slice(b);
+                let v = u32::from_le_bytes(w) << shift;
+                max = max.max(v);
+                *d = base.wrapping_add(v);
+            }
+            return max;
+        }};
+    }
+    // otherwise eight offsets at a time from `bits` bytes, with the width a constant
+    macro_rules! fixed {
+        ($($b:literal)*) => {
+            match bits {
+                8 => whole_bytes!(1),
+                16 => whole_bytes!(2),
+                24 => whole_bytes!(3),
+                32 => whole_bytes!(4),
+                $($b => return unpack_fixed::<$b>(packed, shift, base, dst),)*
+                _ => {}
+            }
+        };
+    }
+    fixed!(1 2 3 4 5 6 7 9 10 11 12 13 14 15 17 18 19 20 21 22 23);
     let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
     let mut max = 0u32;
     let whole = packed.len().saturating_sub(7);
@@ -1365,6 +1417,46 @@ fn unpack(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u
         let v = ((((word >> (bit % 8)) as u32 & mask) as u64) << shift) as u32;
         max = max.max(v);
         *d = base.wrapping_add(v);
+    }
+    max
+}
+
+/// [`unpack`] for offsets of `B` bits (`0 < B < 24`, `shift + B <= 32`): each eight
+/// offsets are `B` bytes, read as one integer of up to 192 bits (with `B` a constant,
+/// every offset's position is one too).
+#[inline(never)]
+fn unpack_fixed<const B: usize>(packed: &[u8], shift: u32, base: u32, dst: &mut [u32]) -> u32 {
+    debug_assert!(B < 24 && shift as usize + B <= 32 && packed.len() == (dst.len() * B).div_ceil(8));
+    let mask = (1u32 << B) - 1;
+    let mut max = 0u32;
+    let mut eight = |d: &mut [u32], b: &[u8]| {
+        let mut w = [0u8; 24];
+        w[..b.len()].copy_from_slice(b);
+        let lo = u128::from_le_bytes(w[..16].try_into().unwrap_or_default());
+        let hi = u64::from_le_bytes(w[16..].try_into().unwrap_or_default());
+        for (j, d) in d.iter_mut().enumerate() {
+            let at = j * B;
+            let x = if at + B <= 128 {
+                (lo >> at) as u32
+            } else if at >= 128 {
+                (hi >> (at - 128)) as u32
+            } else {
+                (lo >> at) as u32 | (hi as u32) << (128 - at)
+            };
+            let v = (x & mask) << shift;
+            max = max.max(v);
+            *d = base.wrapping_add(v);
+        }
+    };
+    let whole = dst.len() / 8;
+    let mut out = dst.chunks_exact_mut(8);
+    for (d, b) in (&mut out).zip(packed.chunks_exact(B)) {
+        eight(d, b);
+    }
+    // the last offsets (fewer than eight), from the bytes after the whole groups of eight
+    let tail = out.into_remainder();
+    if !tail.is_empty() {
+        eight(tail, &packed[whole * B..]);
     }
     max
 }
@@ -1556,8 +1648,9 @@ impl Chunk {
     }
 
     /// All requests in (block, warp, step) order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = RequestRef<'_>> + '_ {
-        (0..self.len()).map(move |i| self.get(i))
+    #[inline]
+    pub fn iter(&self) -> ChunkRequests<'_> {
+        ChunkRequests { chunk: self, next: 0 }
     }
 
     /// Appends the chunk's per-thread records to `trace` (in (block, slice, step, lane)
@@ -1598,6 +1691,35 @@ impl Chunk {
     }
 }
 
+/// The warp requests of a [`Chunk`], in order ([`Chunk::iter`]). A named type with an
+/// inlined `next`, so that a caller's loop over requests compiles into one loop.
+#[derive(Clone, Debug)]
+pub struct ChunkRequests<'a> {
+    chunk: &'a Chunk,
+    next: usize,
+}
+
+impl<'a> Iterator for ChunkRequests<'a> {
+    type Item = RequestRef<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<RequestRef<'a>> {
+        if self.next >= self.chunk.len() {
+            return None;
+        }
+        self.next += 1;
+        Some(self.chunk.get(self.next - 1))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.chunk.len() - self.next;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for ChunkRequests<'_> {}
+
 impl sim_core::engine::Workload for Chunk {
     fn len(&self) -> usize {
         self.r_block.len()
@@ -1635,4 +1757,46 @@ pub fn is_binary(path: &Path) -> std::io::Result<bool> {
     let mut f = std::fs::File::open(path)?;
     let mut m = [0u8; 8];
     Ok(read_full(&mut f, &mut m)? == 8 && &m == MAGIC)
+}
+
+#[cfg(test)]
+mod tests {
+    /// `unpack` (whole bytes, the per-width loops, the general loop) gives what reading
+    /// the bits one by one gives, for every width, shift and lane count.
+    #[test]
+    fn unpack_equals_bit_by_bit_reading() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for bits in 0..=32u32 {
+            for shift in [0, 1, 4, 32 - bits] {
+                for n in 1..=64usize {
+                    let packed: Vec<u8> =
+                        (0..(n * bits as usize).div_ceil(8)).map(|_| next() as u8).collect();
+                    let base = next() as u32 % 1000;
+                    let want: Vec<u32> = (0..n)
+                        .map(|i| {
+                            let v = (0..bits as usize)
+                                .map(|k| {
+                                    let bit = i * bits as usize + k;
+                                    ((packed[bit / 8] >> (bit % 8)) & 1) as u64
+                                })
+                                .enumerate()
+                                .fold(0u64, |acc, (k, b)| acc | b << k);
+                            ((v << shift) as u32).wrapping_add(base)
+                        })
+                        .collect();
+                    let mut got = vec![0; n];
+                    let max = super::unpack(&packed, bits, shift, base, &mut got);
+                    assert_eq!(got, want, "{bits} bits, shift {shift}, {n} lanes");
+                    let want_max = want.iter().map(|w| w.wrapping_sub(base)).max().unwrap_or(0);
+                    assert_eq!(max, want_max, "{bits} bits, shift {shift}, {n} lanes: the largest offset");
+                }
+            }
+        }
+    }
 }

@@ -14,7 +14,8 @@
 //! ```text
 //! file    = header chunk* end
 //! header  = magic "\x89BNKSIM\n" (8 bytes), version u16 = 1, flags u16 (bit 0: the
-//!           trace has the gap/dep columns), slice lanes u8 = 64, 3 zero bytes,
+//!           trace has the gap/dep columns; bit 1: every gap is followed by a wait),
+//!           slice lanes u8 = 64, 3 zero bytes,
 //!           CRC-32 u32 of the 16 bytes before it
 //! chunk   = "CHNK", groups u32, lanes u32 (active lanes = records),
 //!           first (block, slice, step) 3 x u32, last (block, slice, step) 3 x u32,
@@ -34,7 +35,7 @@
 //! | 2 step | `v` step − previous step − 1 within the same (block, slice), else `v` step |
 //! | 3 mask | contiguous lanes: first lane (u8 < 64), count (u8); otherwise 0xFF then the mask (u64) |
 //! | 4 attr | one code (uniform group), or 0xFF then one code per active lane; code = op (bits 0-2: ld, st, atom, red, bar) + width (bits 3-5: 0 for bar, else log2(bytes) + 1) + dep (bits 6-7: none, 0, 1) |
-//! | 5 gap | `v` gap, once per group, or once per active lane after a 0xFF attr |
+//! | 5 gap | `v` gap, once per group, or once per active lane after a 0xFF attr; with flag bit 1, each gap is followed by `v` its wait: 0 for none, else wait + 1 (at most gap + 1) |
 //! | 6 addr mode | 0 all zero; 1 affine; 2 delta; 3 repeat the previous group's addresses; 4 packed |
 //! | 7 addr | affine: `z` first − previous first address, `z` stride per lane number (addr = first + stride × (lane − first lane)); delta: `z` first − previous first address, then `z` from each active lane's address to the next's; packed: `z` lowest − previous first address, u8 shift, u8 bits (shift + bits ≤ 32), then one `bits`-bit offset per active lane, packed LSB first into ⌈lanes × bits / 8⌉ bytes (addr = lowest + (offset << shift)) |
 //!
@@ -97,6 +98,7 @@ pub const MAX_CHUNK_BYTES: u32 = 1 << 30;
 /// active lanes.
 pub const CHUNK_LANES: u32 = 1 << 16;
 const FLAG_TIMING: u16 = 1;
+const FLAG_WAIT: u16 = 2;
 const PER_LANE: u8 = 0xFF;
 const EXPLICIT_MASK: u8 = 0xFF;
 const MODE_ZERO: u8 = 0;
@@ -245,6 +247,9 @@ pub struct LaneAttr {
     pub gap: u32,
     /// Dependence on the thread's previous load.
     pub dep: Option<bool>,
+    /// Cycles of `gap` before the first use of the previous load's value (a file
+    /// written with waits only, see [`Writer::with_waits`]).
+    pub wait: Option<u32>,
 }
 
 /// The attributes of a group's lanes.
@@ -369,16 +374,28 @@ pub struct Writer<W: Write> {
     total_groups: u64,
     total_lanes: u64,
     chunk_lanes: u32,
+    /// Whether the file stores a wait after every gap (flag bit 1).
+    waits: bool,
 }
 
 impl<W: Write> Writer<W> {
     /// Starts a binary trace on `out`; `name` is used in messages, `timing_columns`
     /// records whether the source had the gap/dep columns.
-    pub fn new(mut out: W, name: &str, timing_columns: bool) -> Result<Writer<W>, WriteError> {
+    pub fn new(out: W, name: &str, timing_columns: bool) -> Result<Writer<W>, WriteError> {
+        Writer::start(out, name, timing_columns, false)
+    }
+
+    /// [`Writer::new`] for records with waits (the text format's `wait` column): every
+    /// gap is stored with its wait.
+    pub fn with_waits(out: W, name: &str) -> Result<Writer<W>, WriteError> {
+        Writer::start(out, name, true, true)
+    }
+
+    fn start(mut out: W, name: &str, timing_columns: bool, waits: bool) -> Result<Writer<W>, WriteError> {
         let mut header = [0u8; HEADER_LEN];
         header[..8].copy_from_slice(MAGIC);
         header[8..10].copy_from_slice(&VERSION.to_le_bytes());
-        let flags = if timing_columns { FLAG_TIMING } else { 0 };
+        let flags = if timing_columns { FLAG_TIMING } else { 0 } | if waits { FLAG_WAIT } else { 0 };
         header[10..12].copy_from_slice(&flags.to_le_bytes());
         header[12] = SLICE_LANES as u8;
         let crc = crc32fast::hash(&header[..16]);
@@ -399,6 +416,7 @@ impl<W: Write> Writer<W> {
             total_groups: 0,
             total_lanes: 0,
             chunk_lanes: CHUNK_LANES,
+            waits,
         })
     }
 
@@ -437,15 +455,19 @@ impl<W: Write> Writer<W> {
         if g.slice > u32::MAX / SLICE_LANES {
             return Err(invalid("thread index beyond 2^32".into()));
         }
-        let attr_ok =
-            |a: &LaneAttr, addr: u32| attr_code(a).is_some() && addr as u64 + a.bytes as u64 <= 1 << 32;
+        let waits = self.waits;
+        let attr_ok = |a: &LaneAttr, addr: u32| {
+            attr_code(a).is_some()
+                && addr as u64 + a.bytes as u64 <= 1 << 32
+                && a.wait.is_none_or(|w| waits && w <= a.gap)
+        };
         let codes_ok = match g.attrs {
             Attrs::Uniform(a) => g.addrs.iter().all(|&addr| attr_ok(&a, addr)),
             Attrs::PerLane(v) => v.len() == n && v.iter().zip(g.addrs).all(|(a, &addr)| attr_ok(a, addr)),
         };
         if !codes_ok {
             return Err(invalid(
-                "invalid attributes: a width of 1, 2, 4, 8 or 16 bytes (0 for a barrier), one per lane, and address + width below 2^32".into(),
+                "invalid attributes: a width of 1, 2, 4, 8 or 16 bytes (0 for a barrier), one per lane, address + width below 2^32, and a wait (in a file written with waits) at most the gap".into(),
             ));
         }
         let new_run = self.last.is_none_or(|(b, s, _)| (b, s) != (g.block, g.slice));
@@ -496,21 +518,28 @@ impl<W: Write> Writer<W> {
             c_mask.push(EXPLICIT_MASK);
             c_mask.extend_from_slice(&g.mask.to_le_bytes());
         }
+        let waits = self.waits;
+        let put_gap = |c_gap: &mut Vec<u8>, a: &LaneAttr| {
+            put_varint(c_gap, a.gap as u64);
+            if waits {
+                put_varint(c_gap, a.wait.map_or(0, |w| w as u64 + 1));
+            }
+        };
         match g.attrs {
             Attrs::Uniform(a) => {
                 c_attr.push(attr_code(&a).unwrap_or(0));
-                put_varint(c_gap, a.gap as u64);
+                put_gap(c_gap, &a);
             }
             Attrs::PerLane(v) => {
                 let uniform = v.iter().all(|a| a == &v[0]);
                 if uniform {
                     c_attr.push(attr_code(&v[0]).unwrap_or(0));
-                    put_varint(c_gap, v[0].gap as u64);
+                    put_gap(c_gap, &v[0]);
                 } else {
                     c_attr.push(PER_LANE);
                     for a in v {
                         c_attr.push(attr_code(a).unwrap_or(0));
-                        put_varint(c_gap, a.gap as u64);
+                        put_gap(c_gap, a);
                     }
                 }
             }
@@ -651,7 +680,12 @@ pub fn write_chunked<W: Write>(trace: &Trace, out: W, chunk_lanes: u32) -> Resul
         let r = &recs[i as usize];
         (r.block, r.thread / SLICE_LANES, r.step, r.thread, i)
     });
-    let mut w = Writer::new(out, &trace.source, trace.has_timing_columns)?.with_chunk_lanes(chunk_lanes);
+    let mut w = if recs.iter().any(|r| r.wait.is_some()) {
+        Writer::with_waits(out, &trace.source)?
+    } else {
+        Writer::new(out, &trace.source, trace.has_timing_columns)?
+    }
+    .with_chunk_lanes(chunk_lanes);
     let mut attrs: Vec<LaneAttr> = Vec::with_capacity(64);
     let mut addrs: Vec<u32> = Vec::with_capacity(64);
     let mut i = 0;
@@ -678,17 +712,7 @@ pub fn write_chunked<W: Write>(trace: &Trace, out: W, chunk_lanes: u32) -> Resul
                 });
             }
             mask |= bit;
-            if r.wait.is_some() {
-                return Err(WriteError::Invalid {
-                    file: trace.source.clone(),
-                    block: r.block,
-                    slice: r.thread / SLICE_LANES,
-                    step: r.step,
-                    problem: "this version of the binary format has no `wait` column: keep the trace as text"
-                        .into(),
-                });
-            }
-            attrs.push(LaneAttr { op: r.op, bytes: r.bytes, gap: r.gap, dep: r.dep });
+            attrs.push(LaneAttr { op: r.op, bytes: r.bytes, gap: r.gap, dep: r.dep, wait: r.wait });
             addrs.push(r.addr);
             j += 1;
         }
@@ -713,6 +737,8 @@ pub struct Header {
     pub version: u16,
     /// Whether the source trace had the gap/dep columns.
     pub timing_columns: bool,
+    /// Whether every gap is stored with its wait.
+    pub waits: bool,
 }
 
 /// Totals from the end marker.
@@ -790,7 +816,7 @@ impl<R: Read> Reader<R> {
             });
         }
         let flags = u16::from_le_bytes([h[10], h[11]]);
-        if flags & !FLAG_TIMING != 0 {
+        if flags & !(FLAG_TIMING | FLAG_WAIT) != 0 {
             return Err(unsupported(10, "flags", flags as u64));
         }
         if h[12] as u32 != SLICE_LANES {
@@ -808,7 +834,11 @@ impl<R: Read> Reader<R> {
             name,
             offset: HEADER_LEN as u64,
             file_len,
-            header: Header { version, timing_columns: flags & FLAG_TIMING != 0 },
+            header: Header {
+                version,
+                timing_columns: flags & FLAG_TIMING != 0,
+                waits: flags & FLAG_WAIT != 0,
+            },
             last: None,
             seen: Totals::default(),
             end: None,
@@ -940,6 +970,7 @@ impl<R: Read> Reader<R> {
         }
         self.last = Some(last);
         raw.name = self.name.clone();
+        raw.waits = self.header.waits;
         raw.offset = at;
         raw.index = self.seen.chunks;
         raw.groups = groups;
@@ -1018,6 +1049,8 @@ pub struct RawChunk {
     last: (u32, u32, u32),
     cols: [u32; COLUMNS],
     bytes: Vec<u8>,
+    /// Whether every gap is followed by a wait (the file's flag bit 1).
+    waits: bool,
 }
 
 /// A column being decoded.
@@ -1079,11 +1112,14 @@ pub struct Chunk {
     /// Attribute code, or `PER_LANE` (then `g_gap` is the start in `lane_code`).
     g_code: Vec<u8>,
     g_gap: Vec<u32>,
+    /// Wait + 1, 0 for none (groups with one code).
+    g_wait: Vec<u32>,
     /// Start of the group's lanes in `addrs`.
     g_start: Vec<u32>,
     addrs: Vec<u32>,
     lane_code: Vec<u8>,
     lane_gap: Vec<u32>,
+    lane_wait: Vec<u32>,
     // requests
     warp_size: u32,
     r_block: Vec<u32>,
@@ -1091,6 +1127,8 @@ pub struct Chunk {
     r_step: Vec<u32>,
     r_code: Vec<u8>,
     r_gap: Vec<u32>,
+    /// Wait + 1, 0 for none.
+    r_wait: Vec<u32>,
     r_start: Vec<u32>,
     r_lanes: Vec<u32>,
     r_count: Vec<u8>,
@@ -1119,10 +1157,12 @@ impl RawChunk {
         out.g_mask.clear();
         out.g_code.clear();
         out.g_gap.clear();
+        out.g_wait.clear();
         out.g_start.clear();
         out.addrs.clear();
         out.lane_code.clear();
         out.lane_gap.clear();
+        out.lane_wait.clear();
         out.clear_requests();
         let n = self.groups as usize;
         out.g_block.reserve(n);
@@ -1131,6 +1171,7 @@ impl RawChunk {
         out.g_mask.reserve(n);
         out.g_code.reserve(n);
         out.g_gap.reserve(n);
+        out.g_wait.reserve(n);
         out.g_start.reserve(n);
         // the header's lane count (checked against the groups below) sizes the output
         out.addrs.resize(self.lanes as usize, 0);
@@ -1156,6 +1197,19 @@ impl RawChunk {
             let v =
                 c.varint().ok_or_else(|| corrupt(c, &format!("truncated or overlong varint ({what})")))?;
             u32::try_from(v).map_err(|_| corrupt(c, &format!("{what} {v} does not fit in 32 bits")))
+        };
+        // a gap and, in a file with waits, its wait (+ 1, 0 for none; at most the gap)
+        let waits = self.waits;
+        let gap_wait = |c: &mut Col<'_>| -> Result<(u32, u32), BinaryError> {
+            let gap = u32_of(c, "gap")?;
+            if !waits {
+                return Ok((gap, 0));
+            }
+            let w = u32_of(c, "wait")?;
+            if w > 0 && w - 1 > gap {
+                return Err(corrupt(c, &format!("wait {} beyond its gap {gap}", w - 1)));
+            }
+            Ok((gap, w))
         };
         for gi in 0..n {
             let db = u32_of(c_block, "block delta")?;
@@ -1202,15 +1256,20 @@ impl RawChunk {
                         return Err(corrupt(c_attr, &format!("invalid op/width code {c:#04x}")));
                     }
                     out.lane_code.push(c);
-                    out.lane_gap.push(u32_of(c_gap, "gap")?);
+                    let (gap, wait) = gap_wait(c_gap)?;
+                    out.lane_gap.push(gap);
+                    out.lane_wait.push(wait);
                 }
+                out.g_wait.push(0);
                 s
             } else {
                 if decode_code(code).is_none() {
                     c_attr.pos -= 1;
                     return Err(corrupt(c_attr, &format!("invalid op/width code {code:#04x}")));
                 }
-                u32_of(c_gap, "gap")?
+                let (gap, wait) = gap_wait(c_gap)?;
+                out.g_wait.push(wait);
+                gap
             };
             // addresses, written into the pre-sized `out.addrs`
             let a0 = filled;
@@ -1488,6 +1547,7 @@ impl Chunk {
         self.r_step.clear();
         self.r_code.clear();
         self.r_gap.clear();
+        self.r_wait.clear();
         self.r_start.clear();
         self.r_lanes.clear();
         self.r_count.clear();
@@ -1521,6 +1581,7 @@ impl Chunk {
         self.r_step.reserve(n);
         self.r_code.reserve(n);
         self.r_gap.reserve(n);
+        self.r_wait.reserve(n);
         self.r_start.reserve(n);
         self.r_lanes.reserve(n);
         self.r_count.reserve(n);
@@ -1570,10 +1631,13 @@ impl Chunk {
             }
             at
         };
-        let (code, gap) = if self.g_code[g] == PER_LANE {
+        let (code, gap, wait) = if self.g_code[g] == PER_LANE {
             let s = (self.g_gap[g] + skip) as usize;
             let codes = &self.lane_code[s..s + count as usize];
             let gaps = &self.lane_gap[s..s + count as usize];
+            // the warp stalls at its earliest lane's first use (0: none, else wait + 1)
+            let waits = &self.lane_wait[s..s + count as usize];
+            let wait = waits.iter().copied().filter(|&w| w > 0).min().unwrap_or(0);
             let first = codes[0];
             let mut dep = decode_code(first).and_then(|(_, _, d)| d);
             for &c in &codes[1..] {
@@ -1595,15 +1659,16 @@ impl Chunk {
                 }
                 dep = merge_dep(dep, decode_code(c).and_then(|(_, _, d)| d));
             }
-            (first & 0x3F | dep_bits(dep) << 6, gaps.iter().copied().max().unwrap_or(0))
+            (first & 0x3F | dep_bits(dep) << 6, gaps.iter().copied().max().unwrap_or(0), wait)
         } else {
-            (self.g_code[g], self.g_gap[g])
+            (self.g_code[g], self.g_gap[g], self.g_wait[g])
         };
         self.r_block.push(self.g_block[g]);
         self.r_warp.push(warp);
         self.r_step.push(self.g_step[g]);
         self.r_code.push(code);
         self.r_gap.push(gap);
+        self.r_wait.push(wait);
         self.r_start.push(start);
         self.r_lanes.push(lanes_at);
         self.r_count.push(count as u8);
@@ -1640,7 +1705,7 @@ impl Chunk {
             bytes,
             gap: self.r_gap[i],
             dep,
-            wait: None,
+            wait: self.r_wait[i].checked_sub(1),
             line: 0,
             lanes: &self.lanes[l..l + n],
             addrs: &self.addrs[s..s + n],
@@ -1666,11 +1731,11 @@ impl Chunk {
             while m != 0 {
                 let lane = m.trailing_zeros();
                 m &= m - 1;
-                let (code, gap) = if per_lane {
+                let (code, gap, wait) = if per_lane {
                     p += 1;
-                    (self.lane_code[p - 1], self.lane_gap[p - 1])
+                    (self.lane_code[p - 1], self.lane_gap[p - 1], self.lane_wait[p - 1])
                 } else {
-                    (self.g_code[g], self.g_gap[g])
+                    (self.g_code[g], self.g_gap[g], self.g_wait[g])
                 };
                 let (op, bytes, dep) = decode_code(code).unwrap_or((Op::Barrier, 0, None));
                 trace.records.push(Record {
@@ -1682,7 +1747,7 @@ impl Chunk {
                     bytes,
                     gap,
                     dep,
-                    wait: None,
+                    wait: wait.checked_sub(1),
                 });
                 trace.lines.push(0);
                 k += 1;
@@ -1773,7 +1838,8 @@ mod tests {
             seed
         };
         for bits in 0..=32u32 {
-            for shift in [0, 1, 4, 32 - bits] {
+            // the format guarantees shift + bits <= 32 (`unpack`'s precondition)
+            for shift in [0, 1, 4, 32 - bits].into_iter().filter(|s| s + bits <= 32) {
                 for n in 1..=64usize {
                     let packed: Vec<u8> =
                         (0..(n * bits as usize).div_ceil(8)).map(|_| next() as u8).collect();

@@ -30,8 +30,8 @@ fn binary_requests(bytes: &[u8], warp: u32) -> Result<Vec<String>, String> {
         chunk.split(warp).map_err(|e| e.to_string())?;
         out.extend(chunk.iter().map(|r| {
             format!(
-                "{} {} {} {} {} {} {:?} {:?} {:?}",
-                r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.lanes, r.addrs
+                "{} {} {} {} {} {} {:?} {:?} {:?} {:?}",
+                r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.wait, r.lanes, r.addrs
             )
         }));
     }
@@ -44,8 +44,8 @@ fn text_requests(trace: &Trace, warp: u32) -> Result<Vec<String>, String> {
         .iter()
         .map(|r| {
             format!(
-                "{} {} {} {} {} {} {:?} {:?} {:?}",
-                r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.lanes, r.addrs
+                "{} {} {} {} {} {} {:?} {:?} {:?} {:?}",
+                r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.wait, r.lanes, r.addrs
             )
         })
         .collect())
@@ -55,12 +55,14 @@ fn text_requests(trace: &Trace, warp: u32) -> Result<Vec<String>, String> {
 /// with one instruction per warp or mixed per thread, addresses in the shapes the
 /// encoder special-cases (affine, repeated, zero) and random ones.
 fn trace() -> impl Strategy<Value = Trace> {
-    let rec = (0u32..3, 0u32..200, 0u32..6, 0u8..5, 0u32..5, any::<u32>(), 0u32..3, 0u8..3);
-    (prop::collection::vec(rec, 0..300), any::<bool>(), 0u8..4).prop_map(|(recs, timing, style)| {
+    let rec = (0u32..3, 0u32..200, 0u32..6, 0u8..5, 0u32..5, any::<u32>(), 0u32..3, 0u8..3, 0u32..10);
+    (prop::collection::vec(rec, 0..300), 0u8..3, 0u8..4).prop_map(|(recs, columns, style)| {
+        // columns 0: none, 1: gap and dep, 2: with waits as well
+        let timing = columns > 0;
         let mut t = Trace::new("random");
         t.has_timing_columns = timing;
         let mut seen = std::collections::HashSet::new();
-        for (block, thread, step, op, w, r, gap, dep) in recs {
+        for (block, thread, step, op, w, r, gap, dep, wait) in recs {
             if !seen.insert((block, thread, step)) {
                 continue;
             }
@@ -79,7 +81,9 @@ fn trace() -> impl Strategy<Value = Trace> {
             };
             let (gap, dep) =
                 if timing { (gap * 7, [None, Some(false), Some(true)][dep as usize]) } else { (0, None) };
-            t.push(Record { block, thread, step, op, addr, bytes, gap, dep, wait: None });
+            // a wait within the gap for most records, none for some
+            let wait = (columns == 2 && wait < 8).then(|| wait % (gap + 1));
+            t.push(Record { block, thread, step, op, addr, bytes, gap, dep, wait });
         }
         t
     })
@@ -305,14 +309,23 @@ fn writer_refuses_duplicates_and_disorder() {
     t.push(r);
     assert!(matches!(binary::write(&t, Vec::new()), Err(WriteError::Duplicate { .. })));
     let mut w = Writer::new(Vec::new(), "w", false).unwrap();
-    let a = LaneAttr { op: Op::Load, bytes: 4, gap: 0, dep: None };
+    let a = LaneAttr { op: Op::Load, bytes: 4, gap: 0, dep: None, wait: None };
     let g = |step| Group { block: 0, slice: 0, step, mask: 1, attrs: Attrs::Uniform(a), addrs: &[0] };
     w.push(&g(1)).unwrap();
     assert!(matches!(w.push(&g(1)), Err(WriteError::Invalid { .. })));
     assert!(matches!(w.push(&g(0)), Err(WriteError::Invalid { .. })));
-    let bad = LaneAttr { op: Op::Load, bytes: 3, gap: 0, dep: None };
+    let bad = LaneAttr { op: Op::Load, bytes: 3, gap: 0, dep: None, wait: None };
     let e = w.push(&Group { block: 0, slice: 0, step: 2, mask: 1, attrs: Attrs::Uniform(bad), addrs: &[0] });
     assert!(matches!(e, Err(WriteError::Invalid { .. })));
+    // a wait needs a writer with waits, and lies within its gap
+    let waited = LaneAttr { gap: 5, wait: Some(5), ..a };
+    let g2 = Group { block: 0, slice: 0, step: 2, mask: 1, attrs: Attrs::Uniform(waited), addrs: &[0] };
+    assert!(matches!(w.push(&g2), Err(WriteError::Invalid { .. })), "wait in a file without waits");
+    let mut ww = Writer::with_waits(Vec::new(), "ww").unwrap();
+    ww.push(&g2).unwrap();
+    let beyond = LaneAttr { wait: Some(6), ..waited };
+    let e = ww.push(&Group { step: 3, attrs: Attrs::Uniform(beyond), ..g2 });
+    assert!(matches!(e, Err(WriteError::Invalid { .. })), "wait beyond the gap");
     let e = w.push(&Group { block: 0, slice: 0, step: 2, mask: 3, attrs: Attrs::Uniform(a), addrs: &[0] });
     assert!(matches!(e, Err(WriteError::Invalid { .. })), "two lanes, one address");
 }

@@ -200,6 +200,8 @@ struct FnCx<'i> {
     vars: FnVars,
     /// Per original expression: computed from a workgroup load's value.
     tainted: Vec<bool>,
+    /// Per original expression: known at compile time (costs nothing, see [`crate::ops`]).
+    consts: Vec<bool>,
 }
 
 impl FnCx<'_> {
@@ -600,8 +602,15 @@ impl Pass<'_> {
             let none = e.u32(crate::decode::NO_USE);
             prologue.push(Statement::Store { pointer: vars.first_use, value: none }, Span::UNDEFINED);
         }
-        let cx =
-            FnCx { info, name: name.to_string(), arg_base: vec![None; f.arguments.len()], vars, tainted };
+        let consts = crate::ops::constants(f);
+        let cx = FnCx {
+            info,
+            name: name.to_string(),
+            arg_base: vec![None; f.arguments.len()],
+            vars,
+            tainted,
+            consts,
+        };
         let body = std::mem::take(&mut f.body);
         let body = self.block(f, &cx, body)?;
         prologue.extend_block(body);
@@ -976,12 +985,12 @@ impl Pass<'_> {
         let mut out = Block::with_capacity(block.len());
         let mut count = Count { pending: 0, look_for_use: true };
         for (stmt, span) in block.span_into_iter() {
-            let cost = crate::ops::statement_cost(f, self.global_vars, &stmt);
+            let cost = crate::ops::statement_cost(f, self.global_vars, &cx.consts, &stmt);
             match stmt {
                 Statement::Emit(range) => {
                     let mut pending: Option<(Handle<Expression>, Handle<Expression>)> = None;
                     for h in range {
-                        let cost = crate::ops::expression_cost(f, self.global_vars, h);
+                        let cost = crate::ops::expression_cost(f, self.global_vars, &cx.consts, h);
                         let shared_load = matches!(f.expressions[h], Expression::Load { pointer } if self.is_shared(cx, pointer));
                         let uses = cost > 0 && cx.tainted(h) && count.look_for_use;
                         if let Expression::CooperativeLoad { ref data, .. } = f.expressions[h] {
@@ -1204,7 +1213,8 @@ impl Pass<'_> {
             }));
         }
         let vars = self.vars(&mut g);
-        let cx = FnCx { info, name: name.clone(), arg_base, vars, tainted };
+        let consts = crate::ops::constants(&g);
+        let cx = FnCx { info, name: name.clone(), arg_base, vars, tainted, consts };
         let body = std::mem::take(&mut g.body);
         g.body = self.block(&mut g, &cx, body)?;
         g.name = Some(format!("{name}_banksim{}", self.clones));

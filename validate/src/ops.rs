@@ -16,8 +16,10 @@
 //! | arithmetic, comparison, `select`, conversion, built-in math, derivative, `arrayLength` | 1 |
 //! | dynamic index into an array, vector or matrix (address arithmetic) | 1 |
 //! | load or store through a storage or uniform buffer, atomic on one | 1 |
-//! | `if`, `switch`, function call, barrier | 1 |
+//! | `if`, `switch`, barrier | 1 |
 //! | loads and stores of locals, privates and workgroup memory (the latter are the trace's requests), constant indices, literals | 0 |
+//! | anything computed from literals, constants and overrides alone, and `if` / `switch` on it (the compiler folds them) | 0 |
+//! | a function call (compilers inline them; the callee's own work counts) | 0 |
 //!
 //! A block's cost is added when it is entered, so a `break` or `return` part-way
 //! through still counts the block's remainder: the count is per path, not per
@@ -35,41 +37,44 @@ pub fn count_function(
     globals: &naga::Arena<GlobalVariable>,
     counter: Handle<GlobalVariable>,
 ) {
+    let consts = constants(f);
     let ptr = f.expressions.append(Expression::GlobalVariable(counter), Span::UNDEFINED);
     let body = std::mem::take(&mut f.body);
-    f.body = count_block(f, globals, ptr, body);
+    f.body = count_block(f, globals, &consts, ptr, body);
 }
 
 fn count_block(
     f: &mut Function,
     globals: &naga::Arena<GlobalVariable>,
+    consts: &[bool],
     ptr: Handle<Expression>,
     block: Block,
 ) -> Block {
     let mut n = 0u32;
     let mut out = Block::with_capacity(block.len() + 4);
     for (stmt, span) in block.span_into_iter() {
-        n += statement_cost(f, globals, &stmt);
+        n += statement_cost(f, globals, consts, &stmt);
+        let count = |f: &mut Function, b| count_block(f, globals, consts, ptr, b);
         let stmt = match stmt {
-            Statement::Block(b) => Statement::Block(count_block(f, globals, ptr, b)),
+            Statement::Block(b) => Statement::Block(count(f, b)),
             Statement::If { condition, accept, reject } => {
-                let accept = count_block(f, globals, ptr, accept);
-                let reject = count_block(f, globals, ptr, reject);
+                let accept = count(f, accept);
+                let reject = count(f, reject);
                 Statement::If { condition, accept, reject }
             }
             Statement::Switch { selector, cases } => {
                 let cases = cases
                     .into_iter()
                     .map(|mut c| {
-                        c.body = count_block(f, globals, ptr, c.body);
+                        c.body = count(f, c.body);
                         c
                     })
                     .collect();
                 Statement::Switch { selector, cases }
             }
             Statement::Loop { body, continuing, break_if } => {
-                let body = count_block(f, globals, ptr, body);
-                let continuing = count_block(f, globals, ptr, continuing);
+                let body = count(f, body);
+                let continuing = count(f, continuing);
                 Statement::Loop { body, continuing, break_if }
             }
             s => s,
@@ -99,16 +104,19 @@ pub fn add(f: &mut Function, ptr: Handle<Expression>, n: u32) -> Block {
     out
 }
 
-/// Cost of one statement itself: its emitted expressions, and the branch, call,
-/// barrier or buffer access it makes; nested blocks not included.
-pub fn statement_cost(f: &Function, globals: &naga::Arena<GlobalVariable>, s: &Statement) -> u32 {
+/// Cost of one statement itself: its emitted expressions, and the branch, barrier or
+/// buffer access it makes; nested blocks not included. `consts` is [`constants`].
+pub fn statement_cost(
+    f: &Function,
+    globals: &naga::Arena<GlobalVariable>,
+    consts: &[bool],
+    s: &Statement,
+) -> u32 {
+    let known = |h: Handle<Expression>| consts.get(h.index()).copied().unwrap_or(false);
     match *s {
-        Statement::Emit(ref range) => range.clone().map(|h| expression_cost(f, globals, h)).sum(),
-        Statement::If { .. }
-        | Statement::Switch { .. }
-        | Statement::Call { .. }
-        | Statement::ControlBarrier(_)
-        | Statement::MemoryBarrier(_) => 1,
+        Statement::Emit(ref range) => range.clone().map(|h| expression_cost(f, globals, consts, h)).sum(),
+        Statement::If { condition: c, .. } | Statement::Switch { selector: c, .. } => !known(c) as u32,
+        Statement::ControlBarrier(_) | Statement::MemoryBarrier(_) => 1,
         Statement::Store { pointer, .. } | Statement::Atomic { pointer, .. } => {
             global_memory(f, globals, pointer)
         }
@@ -116,8 +124,46 @@ pub fn statement_cost(f: &Function, globals: &naga::Arena<GlobalVariable>, s: &S
     }
 }
 
-/// Cost of one emitted expression.
-pub fn expression_cost(f: &Function, globals: &naga::Arena<GlobalVariable>, h: Handle<Expression>) -> u32 {
+/// Per expression of `f` (by handle index): whether it is known when the shader is
+/// compiled: a literal, constant, override or zero value, or an operation on such
+/// values alone (a compiler folds it).
+pub fn constants(f: &Function) -> Vec<bool> {
+    let mut known = vec![false; f.expressions.len()];
+    for (h, e) in f.expressions.iter() {
+        let all = |hs: &[Handle<Expression>]| hs.iter().all(|x| known[x.index()]);
+        known[h.index()] = match *e {
+            Expression::Literal(_)
+            | Expression::Constant(_)
+            | Expression::Override(_)
+            | Expression::ZeroValue(_) => true,
+            Expression::Binary { left, right, .. } => all(&[left, right]),
+            Expression::Unary { expr, .. } | Expression::As { expr, .. } => known[expr.index()],
+            Expression::Splat { value, .. } => known[value.index()],
+            Expression::Swizzle { vector, .. } => known[vector.index()],
+            Expression::Compose { ref components, .. } => all(components),
+            Expression::Select { condition, accept, reject } => all(&[condition, accept, reject]),
+            Expression::Relational { argument, .. } => known[argument.index()],
+            Expression::Math { arg, arg1, arg2, arg3, .. } => {
+                known[arg.index()] && [arg1, arg2, arg3].iter().flatten().all(|x| known[x.index()])
+            }
+            Expression::AccessIndex { base, .. } => known[base.index()],
+            Expression::Access { base, index } => all(&[base, index]),
+            _ => false,
+        };
+    }
+    known
+}
+
+/// Cost of one emitted expression (`consts` is [`constants`]).
+pub fn expression_cost(
+    f: &Function,
+    globals: &naga::Arena<GlobalVariable>,
+    consts: &[bool],
+    h: Handle<Expression>,
+) -> u32 {
+    if consts.get(h.index()).copied().unwrap_or(false) {
+        return 0;
+    }
     match f.expressions[h] {
         Expression::Binary { .. }
         | Expression::Unary { .. }
@@ -229,6 +275,22 @@ mod tests {
         // body: sh[v] index (1) + `*` (1) + `+` (1) (the load itself is free);
         // continuing: k + 1 (1) — 6 per iteration
         assert_eq!(costs(src), vec![2, 2, 3, 1]);
+    }
+
+    #[test]
+    fn what_the_compiler_folds_or_inlines_costs_nothing() {
+        let src = "
+            override PADDED: bool = false;
+            const K: u32 = 4u;
+            @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+            fn twice(x: u32) -> u32 { return x * 2u; }
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) li: u32) {
+                if (PADDED) { out[li] = twice(li + K * 2u); }
+            }";
+        // entry: `if` on an override (0); accept: `K * 2u` (0), `li + ...` (1), the call
+        // (0; twice's multiply counts in twice), the index into out (1), the store (1)
+        assert_eq!(costs(src), vec![3]);
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub struct CalibrateArgs {
     /// Issue cycles per IR operation to try: how long an operation of other work holds
     /// its warp's scheduler, whatever its latency (the cycles per operation). The value
     /// with the smallest squared error on the fit families wins.
-    #[arg(long, value_name = "C,C,..", value_delimiter = ',', default_value = "1.6,2,2.2,2.4,2.6,2.8")]
+    #[arg(long, value_name = "C,C,..", value_delimiter = ',', default_value = "0.8,1,1.2")]
     issue_per_op: Vec<f64>,
     /// Output folder: predictions.csv, calibration.ron, speedups.png.
     #[arg(long, value_name = "DIR")]

@@ -1109,6 +1109,9 @@ impl Pass<'_> {
                     let continuing = body.and_then(|b| Ok((b, self.block(f, cx, continuing)?)));
                     self.loop_stack.pop();
                     let (body, continuing) = continuing?;
+                    let mut bounded = crate::ops::add(f, cx.vars.ops, crate::ops::LOOP_BOUNDING_OPS);
+                    bounded.extend_block(body);
+                    let body = bounded;
                     let body = if self.sites.len() > before {
                         let counter = f.local_variables.append(
                             LocalVariable {

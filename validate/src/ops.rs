@@ -20,10 +20,15 @@
 //! | loads and stores of locals, privates and workgroup memory (the latter are the trace's requests), constant indices, literals | 0 |
 //! | anything computed from literals, constants and overrides alone, and `if` / `switch` on it (the compiler folds them) | 0 |
 //! | a function call (compilers inline them; the callee's own work counts) | 0 |
+//! | every loop iteration: the bound wgpu's shader translation (naga's SPIR-V writer, like Tint) adds to every loop so that none runs forever (a 64-bit iteration counter: compare, `all`, branch, decrement, carry compare, conversion, subtract) | [`LOOP_BOUNDING_OPS`] = 7 |
 //!
 //! A block's cost is added when it is entered, so a `break` or `return` part-way
 //! through still counts the block's remainder: the count is per path, not per
 //! instruction.
+
+/// Operations per loop iteration of the loop bounding wgpu's shader translation adds
+/// to every loop (see the module documentation).
+pub const LOOP_BOUNDING_OPS: u32 = 7;
 
 use naga::{
     AddressSpace, BinaryOperator, Block, Expression, Function, GlobalVariable, Handle, Literal, Span,
@@ -73,9 +78,10 @@ fn count_block(
                 Statement::Switch { selector, cases }
             }
             Statement::Loop { body, continuing, break_if } => {
-                let body = count(f, body);
+                let mut bounded = add(f, ptr, LOOP_BOUNDING_OPS);
+                bounded.extend_block(count(f, body));
                 let continuing = count(f, continuing);
-                Statement::Loop { body, continuing, break_if }
+                Statement::Loop { body: bounded, continuing, break_if }
             }
             s => s,
         };
@@ -221,7 +227,7 @@ mod tests {
         let mut f = std::mem::take(&mut module.entry_points[0].function);
         count_function(&mut f, &module.global_variables, counter);
         let mut out = Vec::new();
-        walk(&f, &f.body, &mut out);
+        walk(&f, &f.body, counter, &mut out);
         module.entry_points[0].function = f;
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
             .validate(&module)
@@ -229,32 +235,36 @@ mod tests {
         out
     }
 
-    fn walk(f: &Function, b: &Block, out: &mut Vec<u32>) {
-        let mut first = true;
+    /// Every amount added to `counter`, in statement order (an `Add` whose left operand
+    /// loads it).
+    fn walk(f: &Function, b: &Block, counter: Handle<GlobalVariable>, out: &mut Vec<u32>) {
         for s in b.iter() {
             match s {
-                Statement::Emit(r) if first => {
+                Statement::Emit(r) => {
                     for h in r.clone() {
-                        if let Expression::Binary { right, .. } = f.expressions[h] {
-                            if let Expression::Literal(Literal::U32(n)) = f.expressions[right] {
-                                out.push(n);
-                            }
+                        let Expression::Binary { op: BinaryOperator::Add, left, right } = f.expressions[h]
+                        else {
+                            continue;
+                        };
+                        let Expression::Load { pointer } = f.expressions[left] else { continue };
+                        let adds_to_counter = f.expressions[pointer] == Expression::GlobalVariable(counter);
+                        if let (true, Expression::Literal(Literal::U32(n))) =
+                            (adds_to_counter, &f.expressions[right])
+                        {
+                            out.push(*n);
                         }
                     }
                 }
-                Statement::Block(b) => walk(f, b, out),
+                Statement::Block(b) => walk(f, b, counter, out),
                 Statement::If { accept, reject, .. } => {
-                    walk(f, accept, out);
-                    walk(f, reject, out);
+                    walk(f, accept, counter, out);
+                    walk(f, reject, counter, out);
                 }
                 Statement::Loop { body, continuing, .. } => {
-                    walk(f, body, out);
-                    walk(f, continuing, out);
+                    walk(f, body, counter, out);
+                    walk(f, continuing, counter, out);
                 }
                 _ => {}
-            }
-            if !matches!(s, Statement::Emit(_)) {
-                first = false;
             }
         }
     }
@@ -273,8 +283,8 @@ mod tests {
         // entry: dynamic index into out (1) + store to a storage buffer (1); loop body:
         // `k < 8` (1) + the `if` that breaks (1), then the statement block of the `for`'s
         // body: sh[v] index (1) + `*` (1) + `+` (1) (the load itself is free);
-        // continuing: k + 1 (1) — 6 per iteration
-        assert_eq!(costs(src), vec![2, 2, 3, 1]);
+        // continuing: k + 1 (1) — 6 per iteration, and the loop bounding's 7
+        assert_eq!(costs(src), vec![2, LOOP_BOUNDING_OPS, 2, 3, 1]);
     }
 
     #[test]

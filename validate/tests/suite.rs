@@ -283,6 +283,32 @@ fn stride_sweeps_match_formula_and_gcd_degrees() {
     }
 }
 
+#[test]
+fn loads_wait_at_the_first_use_of_their_value() {
+    // steady-state loop loads of thread 5: (gap, wait). The chase computes the next
+    // index from v last (loop control first), the sum adds the value first, the ALU loop
+    // converts it after its first loop-bound check and compare
+    let waits = |file: &str, overrides: &[(&str, f64)]| {
+        let c = run(file, [1, 1, 1], overrides, &["0.0=u32:8,6"]);
+        let loads: Vec<(u32, Option<u32>)> = c
+            .trace
+            .records
+            .iter()
+            .filter(|r| r.op == Op::Load && r.thread == 5)
+            .map(|r| (r.gap, r.wait))
+            .collect();
+        assert!(loads[1..].windows(2).all(|w| w[0] == w[1]), "{file}: steady state {loads:?}");
+        loads[2]
+    };
+    let (gap, wait) = waits("stride_dependent.wgsl", &[]);
+    assert_eq!(wait, Some(gap - 1), "the chase uses v in the index just before the load (gap {gap})");
+    let (gap, wait) = waits("stride_independent.wgsl", &[]);
+    assert!(gap > 0 && wait == Some(0), "the sum uses the value first: gap {gap}, wait {wait:?}");
+    let (gap, wait) = waits("stride_alu.wgsl", &[("ALU", 4.0)]);
+    let w = wait.expect("the ALU work uses the value");
+    assert!(w > 0 && w < gap / 4, "f32(v) comes early in the ALU loop: gap {gap}, wait {w}");
+}
+
 fn gemm_expected(skew: u32) -> Trace {
     let pa = (16 + skew) / 4; // vectors per row of As
     let b_base = 64 * pa * 16;

@@ -380,6 +380,9 @@ struct Resident {
     end: Cycle,
     /// Scheduler of each node's warp.
     scheduler: Vec<u8>,
+    /// Whether the node's request has a `wait`: it starts its gap in program order and
+    /// meets its data part-way.
+    splits: Vec<bool>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -504,31 +507,38 @@ impl Sm {
         match res.graph[n] {
             Node::Join => {
                 res.issued[node as usize] = at;
-                self.finish(ctx, slot, node, at, at);
+                self.finish(slot, node, at, at);
             }
             Node::Request(i) | Node::Arrive(i) => {
                 let r = ctx.work.request(i as usize);
                 let s = res.scheduler[node as usize] as usize;
                 let (order, data) = (res.order_ready[node as usize], res.data_ready[node as usize]);
                 let start = at.max(self.sched_free[s]);
-                self.stats.stalls.issue += start - at;
                 match r.wait {
                     // the work before the first use runs under the load's latency; the
                     // rest resumes when the data is back
                     Some(w) if data > start + w as Cycle => {
+                        self.stats.stalls.issue += start - at;
                         self.sched_free[s] = start + held(ctx.timing, w);
                         self.stats.stalls.latency += data - (start + w as Cycle);
                         self.push(data, EventKind::Resume, slot, node);
                     }
                     _ => {
                         self.stats.stalls.latency += at.saturating_sub(order);
-                        self.sched_free[s] =
-                            start + held(ctx.timing, r.gap) + ctx.timing.issue_cycles as Cycle;
-                        self.push(start + r.gap as Cycle, EventKind::Issue, slot, node);
+                        self.work_then_issue(ctx, at, s, r.gap, slot, node);
                     }
                 }
             }
         }
+    }
+
+    /// From `at`, the warp on scheduler `s` does `work` cycles of other work (holding the
+    /// scheduler for its share) and then issues `node`.
+    fn work_then_issue(&mut self, ctx: &Ctx<'_>, at: Cycle, s: usize, work: u32, slot: usize, node: u32) {
+        let start = at.max(self.sched_free[s]);
+        self.stats.stalls.issue += start - at;
+        self.sched_free[s] = start + held(ctx.timing, work) + ctx.timing.issue_cycles as Cycle;
+        self.push(start + work as Cycle, EventKind::Issue, slot, node);
     }
 
     /// The rest of a request's gap after its `wait`, once the data it needs is back.
@@ -540,10 +550,7 @@ impl Sm {
         let r = ctx.work.request(i as usize);
         let s = res.scheduler[node as usize] as usize;
         let rest = r.gap - r.wait.unwrap_or(0).min(r.gap);
-        let start = at.max(self.sched_free[s]);
-        self.stats.stalls.issue += start - at;
-        self.sched_free[s] = start + held(ctx.timing, rest) + ctx.timing.issue_cycles as Cycle;
-        self.push(start + rest as Cycle, EventKind::Issue, slot, node);
+        self.work_then_issue(ctx, at, s, rest, slot, node);
     }
 
     fn on_issue(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
@@ -552,7 +559,7 @@ impl Sm {
         res.issued[node as usize] = at;
         let Node::Request(i) = res.graph[NodeIndex::new(node as usize)] else {
             // a barrier arrival
-            return self.finish(ctx, slot, node, at, at + t.issue_cycles as Cycle);
+            return self.finish(slot, node, at, at + t.issue_cycles as Cycle);
         };
         let r = ctx.work.request(i as usize);
         let o =
@@ -585,12 +592,12 @@ impl Sm {
                 ideal: o.ideal,
             });
         }
-        self.finish(ctx, slot, node, at + t.issue_cycles as Cycle, done);
+        self.finish(slot, node, at + t.issue_cycles as Cycle, done);
     }
 
     /// Node `node` may let program-order successors go at `next` and data successors
     /// at `done`; releases successors whose edges are all satisfied.
-    fn finish(&mut self, ctx: &Ctx<'_>, slot: usize, node: u32, next: Cycle, done: Cycle) {
+    fn finish(&mut self, slot: usize, node: u32, next: Cycle, done: Cycle) {
         let res = self.slots[slot].as_mut().expect("resident block");
         let n = NodeIndex::new(node as usize);
         if res.graph[n] == Node::Join {
@@ -611,11 +618,11 @@ impl Sm {
             if res.waiting[k] == 0 {
                 // a request that needs the data only part-way through its gap starts its
                 // gap in program order; any other waits for the data first
-                let split = match res.graph[succ] {
-                    Node::Request(i) | Node::Arrive(i) => ctx.work.request(i as usize).wait.is_some(),
-                    Node::Join => false,
+                let at = if res.splits[k] {
+                    res.order_ready[k]
+                } else {
+                    res.order_ready[k].max(res.data_ready[k])
                 };
-                let at = if split { res.order_ready[k] } else { res.order_ready[k].max(res.data_ready[k]) };
                 ready.push((k as u32, at));
             }
         }
@@ -648,6 +655,7 @@ fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
     let (start, end) = ctx.blocks[block];
     let mut graph = DiGraph::<Node, Edge, u32>::with_capacity(end - start + 8, end - start + 8);
     let mut scheduler = Vec::with_capacity(end - start + 8);
+    let mut splits = Vec::with_capacity(end - start + 8);
     let mut joins: Vec<NodeIndex<u32>> = Vec::new();
     let schedulers = ctx.timing.schedulers_per_sm;
     let mut i = start;
@@ -665,6 +673,7 @@ fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
                 Node::Request(i as u32)
             });
             scheduler.push(sched);
+            splits.push(r.wait.is_some());
             if let Some(p) = prev {
                 let after_barrier = graph[p] != Node::Join;
                 if after_barrier {
@@ -687,6 +696,7 @@ fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
                     if joins.len() == barriers {
                         joins.push(graph.add_node(Node::Join));
                         scheduler.push(0);
+                        splits.push(false);
                     }
                     graph.add_edge(node, joins[barriers], Edge::Barrier);
                     prev = Some(joins[barriers]);
@@ -711,5 +721,6 @@ fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
         left: nodes,
         end: 0,
         scheduler,
+        splits,
     }
 }

@@ -89,25 +89,45 @@ fn lanes_addrs(warp: u32, elems: &[Option<u32>]) -> (Vec<u16>, Vec<u32>) {
     elems[..warp as usize].iter().enumerate().filter_map(|(t, a)| a.map(|a| (t as u16, a))).unzip()
 }
 
+/// The three ways to evaluate a request on one hardware: the fast path (SIMD where the
+/// CPU has it), the fast path without SIMD, and the general path.
+struct Paths {
+    fast: BankModel,
+    scalar: BankModel,
+    general: BankModel,
+}
+
+impl Paths {
+    fn new(hw: &Hardware) -> Paths {
+        Paths {
+            fast: BankModel::new(hw),
+            scalar: BankModel::new(hw).without_simd(),
+            general: BankModel::new(hw),
+        }
+    }
+
+    /// The request's outcome, failing (naming the request) unless all three agree.
+    fn agree(&mut self, req: &WarpRequest) -> Result<sim_core::Outcome, TestCaseError> {
+        let g = self.general.evaluate_general(req);
+        prop_assert_eq!(self.fast.evaluate(req), g, "fast vs general: {:?}", req);
+        prop_assert_eq!(self.scalar.evaluate(req), g, "fast without SIMD vs general: {:?}", req);
+        Ok(g)
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
     fn fast_path_equals_general_path(hw in hardware(), reqs in prop::collection::vec(request(), 1..8)) {
         hw.validate().map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
-        let mut fast = BankModel::new(&hw);
-        let mut scalar = BankModel::new(&hw).without_simd();
-        let mut general = BankModel::new(&hw);
+        let mut paths = Paths::new(&hw);
         for (bytes, op, elems) in &reqs {
             let (lanes, addrs) = lanes_addrs(hw.warp, elems);
             let req = WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs: &addrs };
-            let f = fast.evaluate(&req);
-            let g = general.evaluate_general(&req);
-            prop_assert_eq!(f, g, "fast vs general: {:?} {} B {:?} {:?}", op, bytes, lanes, addrs);
-            let s = scalar.evaluate(&req);
-            prop_assert_eq!(s, g, "fast without SIMD vs general: {:?} {} B {:?} {:?}", op, bytes, lanes, addrs);
-            let (p, _) = general.picture(&req);
-            prop_assert_eq!(f, p, "fast vs picture");
+            let o = paths.agree(&req)?;
+            let (p, _) = paths.general.picture(&req);
+            prop_assert_eq!(o, p, "fast vs picture");
         }
     }
 }
@@ -175,15 +195,10 @@ proptest! {
         reqs in prop::collection::vec(aligned_request(), 1..8),
     ) {
         hw.validate().map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
-        let mut fast = BankModel::new(&hw);
-        let mut scalar = BankModel::new(&hw).without_simd();
-        let mut general = BankModel::new(&hw);
+        let mut paths = Paths::new(&hw);
         for (bytes, op, elems) in &reqs {
             let (lanes, addrs) = lanes_addrs(hw.warp, elems);
-            let req = WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs: &addrs };
-            let g = general.evaluate_general(&req);
-            prop_assert_eq!(fast.evaluate(&req), g, "fast vs general: {:?} {} B {:?} {:?}", op, bytes, lanes, addrs);
-            prop_assert_eq!(scalar.evaluate(&req), g, "scalar vs general: {:?} {} B {:?} {:?}", op, bytes, lanes, addrs);
+            paths.agree(&WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs: &addrs })?;
         }
     }
 }
@@ -219,16 +234,10 @@ proptest! {
 
     #[test]
     fn full_warps_of_wide_accesses_equal_general_path(reqs in prop::collection::vec(full_warp_request(), 1..8)) {
-        let hw = sim_core::presets_for_tests::h100_like();
-        let mut fast = BankModel::new(&hw);
-        let mut scalar = BankModel::new(&hw).without_simd();
-        let mut general = BankModel::new(&hw);
+        let mut paths = Paths::new(&sim_core::presets_for_tests::h100_like());
         let lanes: Vec<u16> = (0..32).collect();
         for (bytes, op, addrs) in &reqs {
-            let req = WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs };
-            let g = general.evaluate_general(&req);
-            prop_assert_eq!(fast.evaluate(&req), g, "fast vs general: {:?} {} B {:?}", op, bytes, addrs);
-            prop_assert_eq!(scalar.evaluate(&req), g, "scalar vs general: {:?} {} B {:?}", op, bytes, addrs);
+            paths.agree(&WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs })?;
         }
     }
 }

@@ -2,12 +2,16 @@
 //! workgroup-memory accesses.
 //!
 //! The cycle engine needs, before every warp request, the issue cycles of the work the
-//! warp does that is not a shared-memory access (the trace's `gap`). The pass here
-//! measures it dynamically: every block of every function (loop bodies and `continuing`
-//! blocks included, so a loop's work counts once per iteration) starts by adding its own
-//! cost to a per-invocation counter `banksim_ops`, and every trace record carries the
-//! counter's value. The decoder turns the differences between an invocation's records
-//! into per-access gaps, in IR operations; calibration fits cycles per operation.
+//! warp does that is not a shared-memory access (the trace's `gap`). It is measured
+//! dynamically, on a per-invocation counter `banksim_ops` that every trace record
+//! carries: in functions with records the instrumentation pass adds each stretch of a
+//! block's cost before the next record, nested block or exit
+//! (`crate::instrument`, with [`statement_cost`] and [`expression_cost`]), so that a
+//! record's gap is the work since the previous one; in functions without records,
+//! [`count_function`] makes every block add its whole cost when entered. Loop bodies
+//! count once per iteration. The decoder turns the differences between an invocation's
+//! records into per-access gaps, in IR operations; calibration fits cycles per
+//! operation.
 //!
 //! Cost of one IR item (an estimate of instructions, not a compiler):
 //!
@@ -22,9 +26,9 @@
 //! | a function call (compilers inline them; the callee's own work counts) | 0 |
 //! | every loop iteration: the bound wgpu's shader translation (naga's SPIR-V writer, like Tint) adds to every loop so that none runs forever (a 64-bit iteration counter: compare, `all`, branch, decrement, carry compare, conversion, subtract) | [`LOOP_BOUNDING_OPS`] = 7 |
 //!
-//! A block's cost is added when it is entered, so a `break` or `return` part-way
-//! through still counts the block's remainder: the count is per path, not per
-//! instruction.
+//! Where a block's cost is added when it is entered ([`count_function`]), a `break` or
+//! `return` part-way through still counts the block's remainder: the count is per path,
+//! not per instruction.
 
 /// Operations per loop iteration of the loop bounding wgpu's shader translation adds
 /// to every loop (see the module documentation).

@@ -91,6 +91,11 @@ struct EngineArgs {
     /// traces (gaps in IR operations) the calibrated value, e.g. from `banksim calibrate`.
     #[arg(long, value_name = "CYCLES", default_value_t = 1.0, requires = "cycles")]
     cycles_per_op: f64,
+    /// Scheduler cycles each operation of `gap` holds (issue slots, whatever its latency
+    /// `--cycles-per-op`): the calibration's `issue_per_op` (1.0 on the H100). Default:
+    /// the preset's `gap_issue_fraction` (the whole gap).
+    #[arg(long, value_name = "CYCLES", requires = "cycles")]
+    issue_per_op: Option<f64>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -255,6 +260,15 @@ fn run(args: &RunArgs) -> Result<()> {
     }
     if e.grid == Some(0) {
         bail!("--grid 0: expected at least one block");
+    }
+    let mut hw = hw;
+    if let Some(ipo) = e.issue_per_op {
+        if !(ipo.is_finite() && ipo >= 0.0) {
+            bail!("--issue-per-op {ipo}: expected a finite number >= 0");
+        }
+        if let Some(t) = hw.timing.as_mut() {
+            t.gap_issue_fraction = sim_core::gap_issue_fraction(ipo, e.cycles_per_op);
+        }
     }
     let report = if e.cycles {
         let opts = EngineOptions {

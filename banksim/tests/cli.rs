@@ -176,6 +176,10 @@ fn run_grid_repeats_blocks_and_cycles_per_op_scales_the_gaps() {
     // gaps of 10 ops at 3 cycles each make the issue-bound block slower
     let slow = cycles(&["--cycles-per-op", "3"]);
     assert!(slow > 2 * one, "{one} vs {slow}");
+    // ... unless an op holds the scheduler 1 cycle of its 3: two warps per scheduler then
+    // overlap their work (each warp's own 64 x 31 cycles, not 2 x 64 x 31 per scheduler)
+    let overlapped = cycles(&["--cycles-per-op", "3", "--issue-per-op", "1"]);
+    assert!(3 * overlapped < 2 * slow && overlapped >= 64 * 31, "{slow} vs {overlapped}");
     let o = banksim(&["run", path.to_str().unwrap(), "--cycles", "--grid", "4", "--per-request", "x.csv"]);
     let (_, err) = text(&o);
     assert!(!o.status.success() && err.contains("do not combine with --per-request"), "{err}");

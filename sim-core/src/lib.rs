@@ -49,7 +49,7 @@ pub use hardware::{Hardware, PairMerge, PhaseLanes, SameWord, Violation};
 pub use mapping::BankMapping;
 pub use model::{BankModel, Cell, Outcome, WarpRequest};
 pub use op::{is_valid_width, width_index, Op, WIDTHS};
-pub use timing::Timing;
+pub use timing::{gap_issue_fraction, Timing};
 
 /// Hardware descriptions for doctests and unit tests. The real presets are RON files in
 /// `configs/`; this one mirrors `configs/presets/h100.ron`'s bank rules.

@@ -42,6 +42,17 @@ pub struct Timing {
     pub dispatch_overhead_cycles: u32,
 }
 
+/// The `gap_issue_fraction` of gaps counted in operations of `cycles_per_op` cycles each,
+/// of which an operation holds its scheduler `issue_per_op` cycles (at most the whole
+/// gap).
+pub fn gap_issue_fraction(issue_per_op: f64, cycles_per_op: f64) -> f64 {
+    if cycles_per_op > issue_per_op {
+        issue_per_op / cycles_per_op
+    } else {
+        1.0
+    }
+}
+
 fn is_zero(v: &u32) -> bool {
     *v == 0
 }

@@ -213,8 +213,7 @@ pub fn dispatch_cycles(
     let sms = hw.timing.as_ref().map_or(1, |t| t.sms);
     let mut hw = hw.clone();
     if let Some(t) = hw.timing.as_mut() {
-        t.gap_issue_fraction =
-            if cycles_per_op > model.issue_per_op { model.issue_per_op / cycles_per_op } else { 1.0 };
+        t.gap_issue_fraction = sim_core::gap_issue_fraction(model.issue_per_op, cycles_per_op);
     }
     if let Occupancy::SmallestCarveout { sizes, reserved } = &model.occupancy {
         let smem = v

@@ -267,7 +267,8 @@ fn dump_logs(logs: &Path) -> String {
     s
 }
 
-/// Waits for `file` (the merged results, written last and atomically), at most `limit`;
+/// Waits for `file` (the merged results.json, written atomically after results.csv), at
+/// most `limit`;
 /// fails early, with the jobs' logs, when the jobs have left the queue without it.
 fn wait_for(file: &Path, jobs: &[&str], logs: &Path, limit: Duration) -> Duration {
     let start = Instant::now();
@@ -340,7 +341,7 @@ fn study_on_a_real_slurm_merges_to_the_local_result_and_resubmits_only_missing_s
     let stdout = ok(banksim(&dir, &submit, &[]), "--submit");
     assert!(stdout.contains("shards 0-3 of 4 (0 complete)"), "{stdout}");
     let (array, merge) = job_ids(&stdout);
-    let first = wait_for(&out.join("results.csv"), &[&array, &merge], &out.join("slurm"), limit);
+    let first = wait_for(&out.join("results.json"), &[&array, &merge], &out.join("slurm"), limit);
     assert_same_results(&dir.join("local"), &out);
     let mut ran_on = BTreeSet::new();
     for i in 0..4 {
@@ -380,7 +381,7 @@ fn study_on_a_real_slurm_merges_to_the_local_result_and_resubmits_only_missing_s
     let stdout = ok(banksim(&dir, &submit, &[]), "re-submit");
     assert!(stdout.contains("shards 1,3 of 4 (2 complete)"), "{stdout}");
     let (array2, merge2) = job_ids(&stdout);
-    let second = wait_for(&out.join("results.csv"), &[&array2, &merge2], &out.join("slurm"), limit);
+    let second = wait_for(&out.join("results.json"), &[&array2, &merge2], &out.join("slurm"), limit);
     assert_same_results(&dir.join("local"), &out);
     assert_eq!((stamp(0), stamp(2)), stamps, "complete shards were not run again");
     let after: Vec<Vec<u8>> =

@@ -71,7 +71,7 @@
 //! assert_eq!(requests, 2); // warp 0 (lanes 0, 1) and warp 1 (lane 1)
 //! ```
 
-use crate::group::RequestRef;
+use crate::group::{merge_dep, merge_wait, RequestRef};
 use crate::record::{Record, Trace};
 use sim_core::Op;
 use std::io::{Read, Write};
@@ -1524,14 +1524,6 @@ fn width_of(code: u8) -> u8 {
     decode_code(code).map_or(0, |(_, b, _)| b)
 }
 
-fn merge_dep(a: Option<bool>, b: Option<bool>) -> Option<bool> {
-    match (a, b) {
-        (Some(true), _) | (_, Some(true)) => Some(true),
-        (Some(false), Some(false)) => Some(false),
-        (x, None) | (None, x) => x,
-    }
-}
-
 fn dep_bits(dep: Option<bool>) -> u8 {
     match dep {
         None => 0,
@@ -1637,7 +1629,7 @@ impl Chunk {
             let gaps = &self.lane_gap[s..s + count as usize];
             // the warp stalls at its earliest lane's first use (0: none, else wait + 1)
             let waits = &self.lane_wait[s..s + count as usize];
-            let wait = waits.iter().copied().filter(|&w| w > 0).min().unwrap_or(0);
+            let wait = waits.iter().map(|&w| w.checked_sub(1)).fold(None, merge_wait).map_or(0, |w| w + 1);
             let first = codes[0];
             let mut dep = decode_code(first).and_then(|(_, _, d)| d);
             for &c in &codes[1..] {

@@ -269,7 +269,8 @@ pub(crate) fn merge_wait(a: Option<u32>, b: Option<u32>) -> Option<u32> {
     }
 }
 
-fn merge_dep(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+/// Whether a request depends on its previous load: any lane that says so makes it so.
+pub(crate) fn merge_dep(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     match (a, b) {
         (Some(true), _) | (_, Some(true)) => Some(true),
         (Some(false), Some(false)) => Some(false),

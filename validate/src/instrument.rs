@@ -991,7 +991,11 @@ impl Pass<'_> {
                     let mut pending: Option<(Handle<Expression>, Handle<Expression>)> = None;
                     for h in range {
                         let cost = crate::ops::expression_cost(f, self.global_vars, &cx.consts, h);
-                        let shared_load = matches!(f.expressions[h], Expression::Load { pointer } if self.is_shared(cx, pointer));
+                        // the pointer of a workgroup load
+                        let shared_load = match f.expressions[h] {
+                            Expression::Load { pointer } if self.is_shared(cx, pointer) => Some(pointer),
+                            _ => None,
+                        };
                         let uses = cost > 0 && cx.tainted(h) && count.look_for_use;
                         if let Expression::CooperativeLoad { ref data, .. } = f.expressions[h] {
                             if self.is_shared(cx, data.pointer) {
@@ -1001,17 +1005,15 @@ impl Pass<'_> {
                                 });
                             }
                         }
-                        if shared_load || uses {
+                        if shared_load.is_some() || uses {
                             if let Some((a, b)) = pending.take() {
                                 out.push(Statement::Emit(naga::Range::new_from_bounds(a, b)), span);
                             }
                         }
-                        if let Expression::Load { pointer } = f.expressions[h] {
-                            if shared_load {
-                                Self::flush(f, cx, &mut out, &mut count);
-                                self.access(f, cx, &mut out, pointer, Op::Load, None)?;
-                                count.look_for_use = true;
-                            }
+                        if let Some(pointer) = shared_load {
+                            Self::flush(f, cx, &mut out, &mut count);
+                            self.access(f, cx, &mut out, pointer, Op::Load, None)?;
+                            count.look_for_use = true;
                         }
                         if uses {
                             Self::use_here(f, cx, &mut out, &mut count);

@@ -53,7 +53,7 @@ fn benches(c: &mut Criterion) {
     g.bench_function("read_decode", |b| b.iter(|| read_decode(black_box(&path)).expect("the mix")));
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a worker thread");
     g.bench_function("read_decode_model", |b| {
-        b.iter(|| one.install(|| simulate_file(black_box(&path), &hw, 1)).expect("the mix"))
+        b.iter(|| one.install(|| simulate_file(black_box(&path), &hw)).expect("the mix"))
     });
     g.finish();
 

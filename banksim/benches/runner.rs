@@ -98,8 +98,7 @@ fn main() {
     } else if let Some(path) = &args.stream {
         let threads = args.threads.iter().copied().max().unwrap_or(1);
         let t = Instant::now();
-        let (s, requests) =
-            pool(threads).install(|| simulate_file(path, &hw, threads)).unwrap_or_else(|e| fail(&e));
+        let (s, requests) = pool(threads).install(|| simulate_file(path, &hw)).unwrap_or_else(|e| fail(&e));
         let secs = t.elapsed().as_secs_f64();
         let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         println!(
@@ -223,7 +222,7 @@ fn table(args: &Args, hw: &Hardware) {
         line("read + decode only (page cache, 1 thread)", t_decode, String::new());
     }
     // 2. the whole pipeline on one core
-    let serial = || pool(1).install(|| simulate_file(&path, hw, 1)).unwrap_or_else(|e| fail(&e));
+    let serial = || pool(1).install(|| simulate_file(&path, hw)).unwrap_or_else(|e| fail(&e));
     let (t_file, (s1, _)) =
         if want("file") || want("parallel") { best(args.reps, serial) } else { (f64::NAN, serial()) };
     if want("file") {
@@ -262,7 +261,7 @@ fn table(args: &Args, hw: &Hardware) {
     if want("parallel") {
         for &threads in args.threads.iter().filter(|&&t| t > 1) {
             let (t, (s, _)) = best(args.reps, || {
-                pool(threads).install(|| simulate_file(&path, hw, threads)).unwrap_or_else(|e| fail(&e))
+                pool(threads).install(|| simulate_file(&path, hw)).unwrap_or_else(|e| fail(&e))
             });
             assert_eq!(s, s1, "parallel and serial summaries differ");
             line(

@@ -27,6 +27,7 @@ mod error;
 pub mod gen;
 mod group;
 pub mod import;
+pub mod parallel;
 mod record;
 pub mod spec;
 pub mod text;

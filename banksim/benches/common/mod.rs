@@ -15,7 +15,6 @@
 //! deterministic: block `b`'s requests depend only on `b`.
 #![allow(dead_code)] // each bench target uses a part
 
-use rayon::prelude::*;
 use sim_core::{stats::Summary, BankModel, Hardware, Op};
 use std::io::Write;
 use std::path::Path;
@@ -157,40 +156,30 @@ pub fn mix_bytes(blocks: u32, classes: &[Class]) -> Vec<u8> {
     w.finish().expect("in memory")
 }
 
-/// Simulates a binary trace on the bank model, chunk by chunk: chunks are read in order,
-/// a window of them is decoded and simulated in parallel (one scratch per window slot),
-/// and the per-chunk summaries are merged in chunk order. Memory: the window.
-pub fn simulate_file(path: &Path, hw: &Hardware, threads: usize) -> Result<(Summary, u64), BinaryError> {
-    let mut reader = Reader::open(path)?;
-    let window = 2 * threads;
-    let mut slots: Vec<(RawChunk, Chunk, BankModel, Summary, u64)> = (0..window)
-        .map(|_| (RawChunk::default(), Chunk::default(), BankModel::new(hw), Summary::default(), 0))
-        .collect();
-    let mut total = Summary::default();
-    let mut requests = 0;
-    loop {
-        let mut filled = 0;
-        while filled < window && reader.next_chunk(&mut slots[filled].0)? {
-            filled += 1;
-        }
-        if filled == 0 {
-            break;
-        }
-        slots[..filled].par_iter_mut().try_for_each(|(raw, chunk, model, summary, n)| {
+/// Simulates a binary trace on the bank model, chunk by chunk, as `banksim run` does:
+/// every thread of the current pool reads the next chunk in turn, decodes and simulates
+/// it, and the per-chunk summaries are merged in chunk order (`traces::parallel`).
+/// Memory: a few chunks per thread.
+pub fn simulate_file(path: &Path, hw: &Hardware) -> Result<(Summary, u64), BinaryError> {
+    let reader = Reader::open(path)?;
+    let (mut total, mut requests) = (Summary::default(), 0u64);
+    traces::parallel::for_each_chunk(
+        reader,
+        || (Chunk::default(), BankModel::new(hw)),
+        |(chunk, model), raw: &RawChunk| {
             raw.decode(chunk)?;
             chunk.split(hw.warp)?;
-            *summary = Summary::default();
+            let mut summary = Summary::default();
             for r in chunk.iter() {
                 summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
             }
-            *n = chunk.len() as u64;
-            Ok::<(), BinaryError>(())
-        })?;
-        for (_, _, _, s, n) in &slots[..filled] {
-            total.merge(s);
+            Ok::<_, BinaryError>((summary, chunk.len() as u64))
+        },
+        |(summary, n)| {
+            total.merge(&summary);
             requests += n;
-        }
-    }
+        },
+    )?;
     Ok((total, requests))
 }
 

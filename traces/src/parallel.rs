@@ -1,0 +1,174 @@
+//! Working through a binary trace's chunks on every thread of a rayon pool, with the
+//! results merged in file order.
+//!
+//! Every worker loops: it takes the reader (a short serial section: read the chunk's
+//! bytes and check its checksum), lets go of it, does its own work on the chunk
+//! (decode, simulate, ...) and hands the result to an in-order merge. Reading one chunk
+//! overlaps the work on the others, and no thread waits for a whole window of chunks
+//! to finish as a fork-join over batches would. Results that arrive early wait in a
+//! small buffer; a worker does not read further ahead than a few chunks per thread
+//! past the oldest unmerged one, so memory stays bounded (each worker's own buffers
+//! plus that many results) whatever the file size. The merge sees the results in
+//! chunk order whatever the thread count, so anything merged is deterministic.
+
+use crate::binary::{BinaryError, RawChunk, Reader};
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
+
+/// Chunks a worker may read ahead of the oldest chunk not yet merged, per thread.
+const AHEAD_PER_THREAD: u64 = 4;
+
+/// Runs `work` on every chunk of `reader` on all threads of the current rayon pool
+/// and calls `merge` with the results in chunk order.
+///
+/// `init` makes each worker's state (its decode buffers, its model), which `work`
+/// reuses from chunk to chunk. The first error in file order is returned, whether it
+/// came from reading a chunk (converted with `From<BinaryError>`) or from `work`;
+/// `merge` has then seen exactly the chunks before it.
+pub fn for_each_chunk<R, S, T, E>(
+    reader: Reader<R>,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, &RawChunk) -> Result<T, E> + Sync,
+    merge: impl FnMut(T) + Send,
+) -> Result<(), E>
+where
+    R: Read + Send,
+    T: Send,
+    E: From<BinaryError> + Send,
+{
+    let threads = rayon::current_num_threads().max(1) as u64;
+    let shared = Shared {
+        reader: Mutex::new(reader),
+        issued: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        merged: Mutex::new(Merge { next: 0, pending: BTreeMap::new(), merge, error: None }),
+        progress: Condvar::new(),
+        ahead: AHEAD_PER_THREAD * threads,
+    };
+    rayon::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|_| shared.worker(&init, &work));
+        }
+    });
+    match shared.merged.into_inner().unwrap_or_else(|p| p.into_inner()).error {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct Shared<R: Read, T, E, M> {
+    reader: Mutex<Reader<R>>,
+    /// Chunks read so far (the next chunk's index).
+    issued: AtomicU64,
+    /// Set at the end of the file or at an error: nothing more is read.
+    stop: AtomicBool,
+    merged: Mutex<Merge<T, E, M>>,
+    /// Signalled when the merge moves on or reading stops.
+    progress: Condvar,
+    ahead: u64,
+}
+
+struct Merge<T, E, M> {
+    /// Index of the next chunk to merge.
+    next: u64,
+    /// Results of later chunks, waiting for the earlier ones.
+    pending: BTreeMap<u64, T>,
+    merge: M,
+    /// The error of the earliest failing chunk seen so far.
+    error: Option<(u64, E)>,
+}
+
+impl<R: Read + Send, T: Send, E: Send, M: FnMut(T) + Send> Shared<R, T, E, M> {
+    fn worker<S>(&self, init: &impl Fn() -> S, work: &impl Fn(&mut S, &RawChunk) -> Result<T, E>)
+    where
+        E: From<BinaryError>,
+    {
+        let mut state = init();
+        let mut raw = RawChunk::default();
+        while let Some(index) = self.read(&mut raw) {
+            let result = work(&mut state, &raw);
+            self.deliver(index, result);
+        }
+    }
+
+    /// Reads the next chunk into `raw`; its index, or `None` when there is nothing more
+    /// to do.
+    fn read(&self, raw: &mut RawChunk) -> Option<u64>
+    where
+        E: From<BinaryError>,
+    {
+        {
+            // bounded look-ahead: wait until the merge is near enough
+            let mut m = self.merged.lock().unwrap_or_else(|p| p.into_inner());
+            while !self.stop.load(Ordering::Acquire)
+                && self.issued.load(Ordering::Acquire) >= m.next + self.ahead
+            {
+                m = self.progress.wait(m).unwrap_or_else(|p| p.into_inner());
+            }
+        }
+        let mut reader = self.reader.lock().unwrap_or_else(|p| p.into_inner());
+        if self.stop.load(Ordering::Acquire) {
+            return None;
+        }
+        let index = self.issued.load(Ordering::Acquire);
+        match reader.next_chunk(raw) {
+            Ok(true) => {
+                self.issued.store(index + 1, Ordering::Release);
+                Some(index)
+            }
+            Ok(false) => {
+                self.halt();
+                None
+            }
+            Err(e) => {
+                self.halt();
+                drop(reader);
+                self.deliver(index, Err(e.into()));
+                None
+            }
+        }
+    }
+
+    fn halt(&self) {
+        self.stop.store(true, Ordering::Release);
+        // take the merge lock so that no reader misses the wake-up between its check
+        // and its wait
+        let _m = self.merged.lock().unwrap_or_else(|p| p.into_inner());
+        self.progress.notify_all();
+    }
+
+    fn deliver(&self, index: u64, result: Result<T, E>) {
+        let mut m = self.merged.lock().unwrap_or_else(|p| p.into_inner());
+        match result {
+            Ok(t) => {
+                if m.error.as_ref().is_some_and(|&(at, _)| at < index) {
+                    return; // after the first error: never merged
+                }
+                m.pending.insert(index, t);
+            }
+            Err(e) => {
+                if m.error.as_ref().is_none_or(|&(at, _)| index < at) {
+                    m.error = Some((index, e));
+                }
+                self.stop.store(true, Ordering::Release);
+                m.pending.retain(|&k, _| k < index);
+                self.progress.notify_all();
+                return;
+            }
+        }
+        let mut moved = false;
+        while let Some(t) = {
+            let next = m.next;
+            m.pending.remove(&next)
+        } {
+            (m.merge)(t);
+            m.next += 1;
+            moved = true;
+        }
+        if moved {
+            self.progress.notify_all();
+        }
+    }
+}

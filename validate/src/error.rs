@@ -227,7 +227,7 @@ pub enum CaptureError {
         what: String,
     },
     /// More records than one storage buffer binding can hold.
-    #[error("the kernel makes {records} records ({bytes} bytes), more than the device's largest storage binding ({max_bytes} bytes): capture a smaller dispatch")]
+    #[error("the kernel makes {records} records ({bytes} bytes), more than the device's largest storage binding ({max_bytes} bytes): capture fewer workgroups, or fewer loop iterations (an override of the trip count, as the suite's stride kernels do)")]
     TooManyRecords {
         /// Records the kernel made.
         records: u64,

@@ -67,7 +67,11 @@ impl Gpu {
             adapter.ok_or_else(|| GpuError::NoAdapter { wanted: wanted.map(str::to_string), found })?;
         let info = adapter.get_info();
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        let features = if timestamps { wgpu::Features::TIMESTAMP_QUERY } else { wgpu::Features::empty() };
+        // what the adapter has of what kernels may use (`enable f16;`, subgroup built-ins)
+        // and of what measuring needs; a kernel needing a feature the adapter lacks gets
+        // wgpu's error naming it
+        let features = adapter.features()
+            & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SHADER_F16 | wgpu::Features::SUBGROUP);
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("banksim"),

@@ -48,6 +48,7 @@ pub fn load(
         None if found.len() == 1 => found[0].clone(),
         None => return Err(InstrumentError::NoEntryPoint { wanted: None, found }),
     };
+    check_override_values(&module, overrides)?;
     let constants: naga::back::PipelineConstants = overrides.iter().cloned().collect();
     let (module, info) = naga::back::pipeline_constants::process_overrides(
         &module,
@@ -55,7 +56,7 @@ pub fn load(
         Some((naga::ShaderStage::Compute, &entry)),
         &constants,
     )
-    .map_err(|e| InstrumentError::Override { message: e.to_string() })?;
+    .map_err(|e| InstrumentError::Override { message: with_causes(&e) })?;
     let mut module = module.into_owned();
     let info = if resolve_array_sizes(&mut module) {
         validator().validate(&module).map_err(|e| InstrumentError::Internal {
@@ -65,6 +66,55 @@ pub fn load(
         info.into_owned()
     };
     Ok(Loaded { module, info, entry, source: source.into(), file: file.into() })
+}
+
+/// Refuses a value its override's type cannot hold exactly (naga would truncate 2.5 to 2
+/// for a `u32`, or wrap -1).
+fn check_override_values(module: &Module, overrides: &[(String, f64)]) -> Result<(), InstrumentError> {
+    for (key, value) in overrides {
+        let Some((_, o)) = module.overrides.iter().find(|(_, o)| {
+            o.name.as_deref() == Some(key.as_str()) || o.id.is_some_and(|id| id.to_string() == *key)
+        }) else {
+            continue; // naga names unknown overrides
+        };
+        let kind = match module.types[o.ty].inner {
+            naga::TypeInner::Scalar(s) => s.kind,
+            _ => continue,
+        };
+        let name = o.name.clone().unwrap_or_else(|| key.clone());
+        let bad = |expected: &str| {
+            Err(InstrumentError::Override { message: format!("`{name}` is {expected}, not {value}") })
+        };
+        match kind {
+            naga::ScalarKind::Uint if value.fract() != 0.0 || *value < 0.0 || *value > u32::MAX as f64 => {
+                return bad("a u32 (a whole number from 0 to 2^32 - 1)")
+            }
+            naga::ScalarKind::Sint
+                if value.fract() != 0.0 || *value < i32::MIN as f64 || *value > i32::MAX as f64 =>
+            {
+                return bad("an i32 (a whole number)")
+            }
+            naga::ScalarKind::Bool if *value != 0.0 && *value != 1.0 => return bad("a bool (true or false)"),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// An error's message followed by its causes, so that a wrapper ("entry point main is
+/// invalid") keeps the reason.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let m = c.to_string();
+        if !message.contains(&m) {
+            message.push_str(": ");
+            message.push_str(&m);
+        }
+        cause = c.source();
+    }
+    message
 }
 
 /// Replaces override-sized array types by constant-sized ones (their overrides are

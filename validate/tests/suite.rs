@@ -500,6 +500,62 @@ fn unsupported_and_bad_kernels_are_clear_errors() {
     let ok =
         prepare(needs, "o.wgsl", &KernelOptions { overrides: vec![("N".into(), 8.0)], ..k.clone() }).unwrap();
     assert_eq!(ok.0.shared_bytes, 32);
+    // a value the override's type cannot hold is refused, not truncated or wrapped
+    for (value, what) in [(2.5, "not 2.5"), (-1.0, "not -1")] {
+        let e =
+            prepare(needs, "o.wgsl", &KernelOptions { overrides: vec![("N".into(), value)], ..k.clone() })
+                .unwrap_err();
+        assert!(e.to_string().contains("`N` is a u32") && e.to_string().contains(what), "{e}");
+    }
+    // an override that makes the entry point invalid says why
+    let size = "override W: u32 = 1; @compute @workgroup_size(W) fn main() {}";
+    let e = prepare(size, "w.wgsl", &KernelOptions { overrides: vec![("W".into(), 100000.0)], ..k.clone() })
+        .unwrap_err();
+    assert!(e.to_string().contains("Workgroup size is out of range"), "{e}");
+}
+
+/// Kernels using optional features the adapter has (lavapipe and the H100 have both):
+/// `f16` in workgroup memory, and a subgroup built-in feeding a shared store.
+#[test]
+fn f16_and_subgroup_kernels_capture() {
+    let f16 = "enable f16;
+        var<workgroup> h: array<f16, 64>;
+        var<workgroup> h3: array<vec3<f16>, 16>;           // stride 8, from byte 128
+        @group(0) @binding(0) var<storage, read_write> out: array<f32>;
+        @compute @workgroup_size(64) fn main(@builtin(local_invocation_index) t: u32) {
+            h[t] = f16(t);
+            if (t < 16u) { h3[t].z = 3.0h; }
+            workgroupBarrier();
+            out[t] = f32(h[63u - t]);
+        }";
+    let opts = CaptureOptions::new(KernelOptions { dispatch: [1, 1, 1], ..KernelOptions::default() });
+    let c = capture(gpu(), f16, "f16.wgsl", &opts).unwrap();
+    let mut want = Trace::new("f16");
+    for t in 0..64u32 {
+        want.push(rec(t, 0, Op::Store, 2 * t, 2));
+        if t < 16 {
+            want.push(rec(t, 1, Op::Store, 128 + 8 * t + 4, 2));
+        }
+        want.push(bar(t, 2));
+        want.push(rec(t, 3, Op::Load, 2 * (63 - t), 2));
+    }
+    assert_same("f16", &c.trace, &want);
+
+    let subgroups = "var<workgroup> p: array<u32, 64>;
+        @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+        @compute @workgroup_size(64) fn main(@builtin(local_invocation_index) t: u32) {
+            p[t] = subgroupAdd(1u);
+            workgroupBarrier();
+            out[t] = p[(t + 1u) % 64u];
+        }";
+    let c = capture(gpu(), subgroups, "subgroups.wgsl", &opts).unwrap();
+    let mut want = Trace::new("subgroups");
+    for t in 0..64u32 {
+        want.push(rec(t, 0, Op::Store, 4 * t, 4));
+        want.push(bar(t, 1));
+        want.push(rec(t, 2, Op::Load, 4 * ((t + 1) % 64), 4));
+    }
+    assert_same("subgroups", &c.trace, &want);
 }
 
 #[test]

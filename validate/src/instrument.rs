@@ -948,6 +948,74 @@ impl Pass<'_> {
         true
     }
 
+    /// Records a load through `ptr` whose value is the expression `load`: of a struct or
+    /// array, only the pieces the kernel uses, as a compiler loads them (`let p = a[i];
+    /// p.x` reads one member); every piece where the whole value is used (stored,
+    /// passed, indexed dynamically) or where no use is visible.
+    fn access_load(
+        &mut self,
+        f: &mut Function,
+        cx: &FnCx,
+        out: &mut Block,
+        ptr: Handle<Expression>,
+        load: Handle<Expression>,
+    ) -> Result<(), InstrumentError> {
+        let mut leaves = self.leaves(f, cx, ptr)?;
+        if let Pointee::Ty(ty) = self.pointee(cx, ptr) {
+            let mut used = Vec::new();
+            if self.used_leaves(f, cx, load, ty, 0, &mut used) && !used.is_empty() {
+                used.sort_unstable();
+                used.dedup();
+                leaves = used;
+            }
+        }
+        self.access_leaves(f, cx, out, ptr, Op::Load, None, leaves)
+    }
+
+    /// Collects into `out` the pieces of the value `h` (of type `ty`, at `offset` in the
+    /// loaded value) that its uses read: a member or constant element taken with
+    /// `AccessIndex` contributes its own used pieces, any other use the whole value.
+    /// `false` when the value's type has no fixed layout.
+    fn used_leaves(
+        &self,
+        f: &Function,
+        cx: &FnCx,
+        h: Handle<Expression>,
+        ty: Handle<Type>,
+        offset: u32,
+        out: &mut Vec<(u32, u8)>,
+    ) -> bool {
+        let inner = &self.types[ty].inner;
+        let prunable = matches!(inner, TypeInner::Struct { .. } | TypeInner::Array { .. });
+        let refs = cx.info[h].ref_count;
+        let mut partial = 0;
+        if prunable {
+            // only the function's own expressions (those `info` describes) are uses
+            for (e, expr) in f.expressions.iter().take(cx.tainted.len()) {
+                let Expression::AccessIndex { base, index } = *expr else { continue };
+                if base != h {
+                    continue;
+                }
+                let child = match *inner {
+                    TypeInner::Struct { ref members, .. } => {
+                        members.get(index as usize).map(|m| (m.ty, offset + m.offset))
+                    }
+                    TypeInner::Array { base, stride, .. } => Some((base, offset + index * stride)),
+                    _ => None,
+                };
+                let Some((cty, coff)) = child else { return self.type_leaves(ty, offset, out) };
+                partial += 1;
+                if !self.used_leaves(f, cx, e, cty, coff, out) {
+                    return false;
+                }
+            }
+        }
+        if !prunable || partial < refs {
+            return self.type_leaves(ty, offset, out);
+        }
+        true
+    }
+
     /// Records an access through `ptr` (appending the code to `out`).
     fn access(
         &mut self,
@@ -958,8 +1026,23 @@ impl Pass<'_> {
         op: Op,
         value: Option<Handle<Expression>>,
     ) -> Result<(), InstrumentError> {
-        let dep = cx.tainted(ptr) || value.is_some_and(|v| cx.tainted(v));
         let leaves = self.leaves(f, cx, ptr)?;
+        self.access_leaves(f, cx, out, ptr, op, value, leaves)
+    }
+
+    /// Records an access through `ptr` of the pieces `leaves`.
+    #[allow(clippy::too_many_arguments)]
+    fn access_leaves(
+        &mut self,
+        f: &mut Function,
+        cx: &FnCx,
+        out: &mut Block,
+        ptr: Handle<Expression>,
+        op: Op,
+        value: Option<Handle<Expression>>,
+        leaves: Vec<(u32, u8)>,
+    ) -> Result<(), InstrumentError> {
+        let dep = cx.tainted(ptr) || value.is_some_and(|v| cx.tainted(v));
         let addr = self.address(f, cx, out, ptr)?;
         let value = Self::materialize(f, out, addr);
         let what = format!("{} {}", op, self.at(f, ptr, &cx.name));
@@ -1012,7 +1095,7 @@ impl Pass<'_> {
                         }
                         if let Some(pointer) = shared_load {
                             Self::flush(f, cx, &mut out, &mut count);
-                            self.access(f, cx, &mut out, pointer, Op::Load, None)?;
+                            self.access_load(f, cx, &mut out, pointer, h)?;
                             count.look_for_use = true;
                         }
                         if uses {

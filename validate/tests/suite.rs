@@ -436,8 +436,10 @@ fn constructs_give_hand_derived_trace() {
             want.push(rec(t, 6, Op::Store, 160, 4));
         }
         want.push(bar(t, 7));
-        for (i, (off, bytes)) in [(0, 4), (8, 8), (16, 4), (20, 4), (24, 4)].into_iter().enumerate() {
-            want.push(rec(t, 8 + i as u32, Op::Load, b + off, bytes)); // the whole struct, piece by piece
+        // the struct copy, piece by piece, of the pieces used: `a`, `b` (a vector, whole)
+        // and `c[1]` (`c[0]` and `c[2]` are never read, so a compiler does not load them)
+        for (i, (off, bytes)) in [(0, 4), (8, 8), (20, 4)].into_iter().enumerate() {
+            want.push(rec(t, 8 + i as u32, Op::Load, b + off, bytes));
         }
         want.push(bar(t, 13));
         want.push(rec(t, 14, Op::Load, 160, 4));
@@ -451,13 +453,13 @@ fn constructs_give_hand_derived_trace() {
         }
     }
     assert_same("constructs", &c.trace, &want);
-    // raw records: the struct copy is one record for five pieces, and the loop records
+    // raw records: the struct copy is one record for three pieces, and the loop records
     // each iteration it starts, the last one (which only tests k < t) included
     let loop_records = (0..4u64).map(|t| t + 1).sum::<u64>();
     assert_eq!(
         c.records,
-        c.trace.len() as u64 - 4 * 4 + loop_records,
-        "five pieces of the struct copy are one record"
+        c.trace.len() as u64 - 4 * 2 + loop_records,
+        "three pieces of the struct copy are one record"
     );
 }
 
@@ -597,4 +599,46 @@ fn measure_times_repetitions_and_reports_the_adapter() {
     assert_eq!(&row[header.iter().position(|h| h == "adapter").unwrap()], m.adapter.name);
     let zero = MeasureOptions { reps: 0, ..opts };
     assert!(measure(gpu(), &src, &path, &zero).is_err(), "--reps 0 is an error");
+}
+
+/// A struct or array load records the pieces its uses read; a whole use (here: passed to
+/// a function) records every piece.
+#[test]
+fn loads_record_the_pieces_used() {
+    let src = "struct Cell { pos: vec4<f32>, vel: vec4<f32>, tag: u32, mass: f32, ids: array<u32, 4> }
+        var<workgroup> cells: array<Cell, 16>;              // stride 64: pos@0 vel@16 tag@32 mass@36 ids@40
+        var<workgroup> grid: array<array<u32, 4>, 16>;      // from byte 1024
+        @group(0) @binding(0) var<storage, read_write> out: array<f32>;
+        fn whole(c: Cell) -> f32 { return c.mass; }
+        @compute @workgroup_size(16)
+        fn main(@builtin(local_invocation_index) t: u32) {
+            cells[t].tag = t;
+            grid[t][1] = t;
+            workgroupBarrier();
+            let c = cells[(t + 1u) % 16u];
+            let g = grid[(t + 3u) % 16u];
+            let w = cells[t];
+            out[t] = f32(c.tag) + c.pos.y + f32(c.ids[2]) + f32(g[1]) + whole(w);
+        }";
+    let opts = CaptureOptions::new(KernelOptions { dispatch: [1, 1, 1], ..KernelOptions::default() });
+    let c = capture(gpu(), src, "pieces.wgsl", &opts).unwrap();
+    let mut want = Trace::new("pieces");
+    for t in 0..16u32 {
+        want.push(rec(t, 0, Op::Store, 64 * t + 32, 4));
+        want.push(rec(t, 1, Op::Store, 1024 + 16 * t + 4, 4));
+        want.push(bar(t, 2));
+        let n = 64 * ((t + 1) % 16);
+        // c: `pos` (the vector, whole), `tag`, `ids[2]`
+        want.push(rec(t, 3, Op::Load, n, 16));
+        want.push(rec(t, 4, Op::Load, n + 32, 4));
+        want.push(rec(t, 5, Op::Load, n + 48, 4));
+        // g: `g[1]` only
+        want.push(rec(t, 6, Op::Load, 1024 + 16 * ((t + 3) % 16) + 4, 4));
+        // w: every piece
+        let pieces = [(0, 16), (16, 16), (32, 4), (36, 4), (40, 4), (44, 4), (48, 4), (52, 4)];
+        for (i, (off, bytes)) in pieces.into_iter().enumerate() {
+            want.push(rec(t, 7 + i as u32, Op::Load, 64 * t + off, bytes));
+        }
+    }
+    assert_same("pieces", &c.trace, &want);
 }

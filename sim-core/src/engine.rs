@@ -228,8 +228,7 @@ pub struct EngineReport {
 /// Runs `work` on `hw`. Uses the current rayon thread pool.
 pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<EngineReport, EngineError> {
     let timing = hw.timing.clone().ok_or_else(|| EngineError::NoTiming { hardware: hw.name.clone() })?;
-    let blocks = block_ranges(work);
-    let (threads, smem) = footprint(work, hw.warp, opts);
+    let (blocks, threads, smem) = scan(work, hw.warp, opts);
     let warps_per_block = threads.div_ceil(hw.warp).max(1);
     let threads_rounded = warps_per_block * hw.warp;
     if threads_rounded > timing.max_threads_per_sm {
@@ -309,25 +308,21 @@ pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<E
     Ok(report)
 }
 
-/// Request index ranges of each block, in workload order.
-fn block_ranges(work: &dyn Workload) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
+/// One pass over the workload: each block's request range, and the threads and
+/// shared-memory bytes of a block (given in `opts`, or the most any block uses).
+fn scan(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (Vec<(usize, usize)>, u32, u32) {
+    let mut blocks = Vec::new();
+    let (mut threads, mut smem) = (0u32, 0u32);
     let mut start = 0;
-    for i in 1..=work.len() {
-        if i == work.len() || work.request(i).block != work.request(start).block {
-            out.push((start, i));
-            start = i;
-        }
-    }
-    out
-}
-
-/// Threads and shared-memory bytes of a block, given or taken from the workload.
-fn footprint(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (u32, u32) {
-    let mut threads = 0u32;
-    let mut smem = 0u32;
+    let mut block = None;
     for i in 0..work.len() {
         let r = work.request(i);
+        if block != Some(r.block) {
+            if block.is_some() {
+                blocks.push((start, i));
+            }
+            (start, block) = (i, Some(r.block));
+        }
         if let Some(&last) = r.lanes.last() {
             threads = threads.max(r.warp * warp + last as u32 + 1);
         }
@@ -335,7 +330,10 @@ fn footprint(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (u32, u32)
             smem = smem.max(a.saturating_add(r.bytes as u32));
         }
     }
-    (opts.threads_per_block.unwrap_or(threads), opts.smem_per_block.unwrap_or(smem))
+    if block.is_some() {
+        blocks.push((start, work.len()));
+    }
+    (blocks, opts.threads_per_block.unwrap_or(threads), opts.smem_per_block.unwrap_or(smem))
 }
 
 struct Ctx<'a> {
@@ -380,9 +378,11 @@ struct Resident {
     end: Cycle,
     /// Scheduler of each node's warp.
     scheduler: Vec<u8>,
-    /// Whether the node's request has a `wait`: it starts its gap in program order and
-    /// meets its data part-way.
-    splits: Vec<bool>,
+    /// Each node's `gap` (0 for joins).
+    gap: Vec<u32>,
+    /// Each node's `wait`: with one, it starts its gap in program order and meets its
+    /// data part-way.
+    wait: Vec<Option<u32>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -394,7 +394,28 @@ enum EventKind {
     BlockDone,
 }
 
-type Event = Reverse<(Cycle, u64, EventKind, u32, u32)>;
+/// An event: its cycle and sequence number (the order: earliest first, then first
+/// pushed) packed in one key, and its kind, slot and node packed in the payload.
+type Event = Reverse<(u128, u64)>;
+
+const KINDS: [EventKind; 4] = [EventKind::Ready, EventKind::Resume, EventKind::Issue, EventKind::BlockDone];
+
+fn event(at: Cycle, seq: u64, kind: EventKind, slot: u32, node: u32) -> Event {
+    debug_assert!(slot < 1 << 24);
+    let payload = (kind as u64) << 56 | (slot as u64) << 32 | node as u64;
+    Reverse(((at as u128) << 64 | seq as u128, payload))
+}
+
+/// (cycle, kind, slot, node) of an event.
+fn unpack(e: Event) -> (Cycle, EventKind, u32, u32) {
+    let Reverse((key, payload)) = e;
+    (
+        (key >> 64) as Cycle,
+        KINDS[(payload >> 56) as usize & 3],
+        (payload >> 32) as u32 & 0xFF_FFFF,
+        payload as u32,
+    )
+}
 
 struct Sm {
     index: u32,
@@ -440,7 +461,7 @@ impl Sm {
 
     fn push(&mut self, at: Cycle, kind: EventKind, slot: usize, node: u32) {
         self.seq += 1;
-        self.events.push(Reverse((at, self.seq, kind, slot as u32, node)));
+        self.events.push(event(at, self.seq, kind, slot as u32, node));
     }
 
     /// Takes `block` at cycle `at`; it is built when the SM next advances.
@@ -472,7 +493,7 @@ impl Sm {
         for (block, at) in std::mem::take(&mut self.to_launch) {
             self.launch(ctx, block, at);
         }
-        while let Some(Reverse((at, _, kind, slot, node))) = self.events.pop() {
+        while let Some((at, kind, slot, node)) = self.events.pop().map(unpack) {
             match kind {
                 EventKind::Ready => self.on_ready(ctx, at, slot as usize, node),
                 EventKind::Resume => self.on_resume(ctx, at, slot as usize, node),
@@ -483,8 +504,8 @@ impl Sm {
                     self.stats.cycles = self.stats.cycles.max(at);
                     if more_blocks {
                         // Take every other completion of the same cycle before pausing.
-                        while let Some(Reverse((t, _, EventKind::BlockDone, s, _))) =
-                            self.events.peek().copied()
+                        while let Some((t, EventKind::BlockDone, s, _)) =
+                            self.events.peek().copied().map(unpack)
                         {
                             if t != at {
                                 break;
@@ -509,12 +530,12 @@ impl Sm {
                 res.issued[node as usize] = at;
                 self.finish(slot, node, at, at);
             }
-            Node::Request(i) | Node::Arrive(i) => {
-                let r = ctx.work.request(i as usize);
+            Node::Request(_) | Node::Arrive(_) => {
+                let (gap, wait) = (res.gap[node as usize], res.wait[node as usize]);
                 let s = res.scheduler[node as usize] as usize;
                 let (order, data) = (res.order_ready[node as usize], res.data_ready[node as usize]);
                 let start = at.max(self.sched_free[s]);
-                match r.wait {
+                match wait {
                     // the work before the first use runs under the load's latency; the
                     // rest resumes when the data is back
                     Some(w) if data > start + w as Cycle => {
@@ -525,7 +546,7 @@ impl Sm {
                     }
                     _ => {
                         self.stats.stalls.latency += at.saturating_sub(order);
-                        self.work_then_issue(ctx, at, s, r.gap, slot, node);
+                        self.work_then_issue(ctx, at, s, gap, slot, node);
                     }
                 }
             }
@@ -544,12 +565,9 @@ impl Sm {
     /// The rest of a request's gap after its `wait`, once the data it needs is back.
     fn on_resume(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
         let res = self.slots[slot].as_ref().expect("resident block");
-        let (Node::Request(i) | Node::Arrive(i)) = res.graph[NodeIndex::new(node as usize)] else {
-            unreachable!("only requests and arrivals resume")
-        };
-        let r = ctx.work.request(i as usize);
+        let (gap, wait) = (res.gap[node as usize], res.wait[node as usize]);
         let s = res.scheduler[node as usize] as usize;
-        let rest = r.gap - r.wait.unwrap_or(0).min(r.gap);
+        let rest = gap - wait.unwrap_or(0).min(gap);
         self.work_then_issue(ctx, at, s, rest, slot, node);
     }
 
@@ -618,7 +636,7 @@ impl Sm {
             if res.waiting[k] == 0 {
                 // a request that needs the data only part-way through its gap starts its
                 // gap in program order; any other waits for the data first
-                let at = if res.splits[k] {
+                let at = if res.wait[k].is_some() {
                     res.order_ready[k]
                 } else {
                     res.order_ready[k].max(res.data_ready[k])
@@ -655,7 +673,8 @@ fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
     let (start, end) = ctx.blocks[block];
     let mut graph = DiGraph::<Node, Edge, u32>::with_capacity(end - start + 8, end - start + 8);
     let mut scheduler = Vec::with_capacity(end - start + 8);
-    let mut splits = Vec::with_capacity(end - start + 8);
+    let mut gaps = Vec::with_capacity(end - start + 8);
+    let mut waits = Vec::with_capacity(end - start + 8);
     let mut joins: Vec<NodeIndex<u32>> = Vec::new();
     let schedulers = ctx.timing.schedulers_per_sm;
     let mut i = start;
@@ -665,15 +684,19 @@ fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
         let mut prev: Option<NodeIndex<u32>> = None;
         let mut last_load: Option<NodeIndex<u32>> = None;
         let mut barriers = 0;
-        while i < end && ctx.work.request(i).warp == warp {
+        while i < end {
             let r = ctx.work.request(i);
+            if r.warp != warp {
+                break;
+            }
             let node = graph.add_node(if r.op == Op::Barrier {
                 Node::Arrive(i as u32)
             } else {
                 Node::Request(i as u32)
             });
             scheduler.push(sched);
-            splits.push(r.wait.is_some());
+            gaps.push(r.gap);
+            waits.push(r.wait);
             if let Some(p) = prev {
                 let after_barrier = graph[p] != Node::Join;
                 if after_barrier {
@@ -696,7 +719,8 @@ fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
                     if joins.len() == barriers {
                         joins.push(graph.add_node(Node::Join));
                         scheduler.push(0);
-                        splits.push(false);
+                        gaps.push(0);
+                        waits.push(None);
                     }
                     graph.add_edge(node, joins[barriers], Edge::Barrier);
                     prev = Some(joins[barriers]);
@@ -721,6 +745,7 @@ fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
         left: nodes,
         end: 0,
         scheduler,
-        splits,
+        gap: gaps,
+        wait: waits,
     }
 }

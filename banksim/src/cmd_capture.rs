@@ -145,7 +145,8 @@ pub fn run(args: &CaptureArgs) -> Result<()> {
         writeln!(out, "  byte {:>6}: {} ({} bytes)", v.offset, v.name, v.size)?;
     }
     for (r, what) in &c.buffers {
-        writeln!(out, "  buffer {}.{} `{}`: {what}", r.group, r.binding, r.name)?;
+        let kind = if r.handle.is_some() { "resource" } else { "buffer" };
+        writeln!(out, "  {kind} {}.{} `{}`: {what}", r.group, r.binding, r.name)?;
     }
     writeln!(
         out,

@@ -15,7 +15,7 @@
 //! in a runtime-sized array, one element per invocation of the dispatch.
 
 use crate::error::BindError;
-use crate::instrument::Resource;
+use crate::instrument::{HandleKind, Resource};
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -140,6 +140,20 @@ pub fn contents(
         .iter()
         .map(|r| {
             let given = binds.iter().rev().find(|b| b.group == r.group && b.binding == r.binding);
+            if let Some(h) = r.handle {
+                if given.is_some() {
+                    return Err(BindError::NotABuffer {
+                        group: r.group,
+                        binding: r.binding,
+                        name: r.name.clone(),
+                    });
+                }
+                let what = match h {
+                    HandleKind::Sampler { .. } => "a default sampler (nearest filtering)".to_string(),
+                    _ => "a zero-filled texture, one texel per invocation along each dimension".to_string(),
+                };
+                return Ok((Vec::new(), what));
+            }
             let (mut bytes, what) = match given {
                 Some(b) => {
                     let bytes = b.fill.bytes(r.group, r.binding)?;
@@ -180,6 +194,7 @@ mod tests {
 
     fn res(group: u32, binding: u32, fixed: u32, stride: Option<u32>) -> Resource {
         Resource {
+            handle: None,
             group,
             binding,
             name: format!("r{group}{binding}"),

@@ -77,6 +77,12 @@ pub fn prepare(
     Ok((inst, wgsl, entry))
 }
 
+/// Invocations of dispatch `d` along each dimension: the texel counts of the textures a
+/// kernel binds (one texel per invocation).
+pub fn texels(d: [u32; 3], workgroup_size: [u32; 3]) -> [u32; 3] {
+    [0, 1, 2].map(|i| d[i].saturating_mul(workgroup_size[i]))
+}
+
 fn check_dispatch(d: [u32; 3]) -> Result<u64, CaptureError> {
     if d.contains(&0) {
         return Err(CaptureError::Dispatch {
@@ -109,19 +115,19 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
     let mut first_count = None;
     for run in 1..=3u32 {
         // fresh buffers every run: the kernel may have written its inputs
-        let inputs: Vec<wgpu::Buffer> = inst
+        let inputs = inst
             .resources
             .iter()
             .zip(&contents)
-            .map(|(r, (bytes, _))| gpu.buffer(bytes, r.uniform))
-            .collect();
+            .map(|(r, (bytes, _))| gpu.resource(r, bytes, texels(d, inst.workgroup_size)))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut header = vec![0u8; (header_bytes + capacity * record_bytes) as usize];
         for (i, w) in [0, capacity as u32, d[0], d[1]].into_iter().enumerate() {
             header[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
         }
         let trace_buf = gpu.buffer(&header, false);
-        let mut all: Vec<&wgpu::Buffer> = inputs.iter().collect();
-        all.push(&trace_buf);
+        let mut all: Vec<wgpu::BindingResource> = inputs.iter().map(|b| b.binding()).collect();
+        all.push(trace_buf.as_entire_binding());
         let groups = gpu.bind(&kernel, &all)?;
         gpu.dispatch(&kernel, &groups, d, None)?;
         let count_bytes = gpu.read(&trace_buf, 0, 4)?;

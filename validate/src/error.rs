@@ -154,6 +154,16 @@ pub enum BindError {
         /// Bytes needed.
         needed: u64,
     },
+    /// `--bind` for a texture or sampler.
+    #[error("--bind {group}.{binding}: the shader's `{name}` is a texture or sampler, which capture fills itself (zeros, or a default sampler); --bind sets buffers only")]
+    NotABuffer {
+        /// Group.
+        group: u32,
+        /// Binding.
+        binding: u32,
+        /// Variable name.
+        name: String,
+    },
 }
 
 /// The GPU side failed.

@@ -1,7 +1,7 @@
 //! Opening a wgpu device and running one compute dispatch with buffers bound.
 
 use crate::error::GpuError;
-use crate::instrument::Resource;
+use crate::instrument::{HandleKind, Resource};
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
 
@@ -179,19 +179,20 @@ impl Gpu {
             label: Some("kernel"),
             source: wgpu::ShaderSource::Wgsl(wgsl.into()),
         });
-        let mut slots: Vec<(u32, u32, wgpu::BufferBindingType)> = resources
-            .iter()
-            .map(|r| {
-                let ty = if r.uniform {
-                    wgpu::BufferBindingType::Uniform
-                } else {
-                    wgpu::BufferBindingType::Storage { read_only: !r.writable }
-                };
-                (r.group, r.binding, ty)
-            })
-            .collect();
+        let buffer = |ty| wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None };
+        let mut slots: Vec<(u32, u32, wgpu::BindingType)> = Vec::with_capacity(resources.len() + 1);
+        for r in resources {
+            let ty = match r.handle {
+                None if r.uniform => buffer(wgpu::BufferBindingType::Uniform),
+                None => buffer(wgpu::BufferBindingType::Storage { read_only: !r.writable }),
+                Some(h) => handle_binding(h).map_err(|message| GpuError::Wgpu {
+                    message: format!("`{}` (@group({}) @binding({})): {message}", r.name, r.group, r.binding),
+                })?,
+            };
+            slots.push((r.group, r.binding, ty));
+        }
         if let Some((g, b)) = extra {
-            slots.push((g, b, wgpu::BufferBindingType::Storage { read_only: false }));
+            slots.push((g, b, buffer(wgpu::BufferBindingType::Storage { read_only: false })));
         }
         let groups = slots.iter().map(|s| s.0 + 1).max().unwrap_or(0);
         if groups > self.limits.max_bind_groups {
@@ -209,11 +210,7 @@ impl Gpu {
                     .map(|&(_, binding, ty)| wgpu::BindGroupLayoutEntry {
                         binding,
                         visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty,
-                            has_dynamic_offset: false,
-                            min_binding_size: None,
-                        },
+                        ty,
                         count: None,
                     })
                     .collect();
@@ -257,9 +254,90 @@ impl Gpu {
         self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: None, contents, usage })
     }
 
-    /// Binds `buffers` (one per slot of the kernel, in slot order) and returns the bind
+    /// What resource `r` binds: a buffer of `bytes`, or a zero-filled texture of
+    /// `texels` (one per invocation along each dimension of the dispatch, clamped to the
+    /// device's limits), or a default sampler.
+    pub fn resource(&self, r: &Resource, bytes: &[u8], texels: [u32; 3]) -> Result<Bound, GpuError> {
+        let Some(h) = r.handle else { return Ok(Bound::Buffer(self.buffer(bytes, r.uniform))) };
+        let (dim, arrayed, format, usage) = match h {
+            HandleKind::Sampler { comparison } => {
+                return Ok(Bound::Sampler(self.device.create_sampler(&wgpu::SamplerDescriptor {
+                    compare: comparison.then_some(wgpu::CompareFunction::LessEqual),
+                    ..Default::default()
+                })))
+            }
+            HandleKind::Sampled { dim, arrayed, kind, depth } => {
+                let format = match (depth, kind) {
+                    (true, _) => wgpu::TextureFormat::Depth32Float,
+                    (false, naga::ScalarKind::Uint) => wgpu::TextureFormat::Rgba32Uint,
+                    (false, naga::ScalarKind::Sint) => wgpu::TextureFormat::Rgba32Sint,
+                    (false, _) => wgpu::TextureFormat::Rgba8Unorm,
+                };
+                (dim, arrayed, format, wgpu::TextureUsages::TEXTURE_BINDING)
+            }
+            HandleKind::Storage { dim, arrayed, format, .. } => {
+                let format = storage_format(format).map_err(|message| GpuError::Wgpu { message })?;
+                (dim, arrayed, format, wgpu::TextureUsages::STORAGE_BINDING)
+            }
+        };
+        let l = &self.limits;
+        let [x, y, z] = texels.map(|t| t.max(1));
+        let (dimension, size, view) = match dim {
+            naga::ImageDimension::D1 => (
+                wgpu::TextureDimension::D1,
+                [x.min(l.max_texture_dimension_1d), 1, 1],
+                wgpu::TextureViewDimension::D1,
+            ),
+            naga::ImageDimension::D2 => {
+                let m = l.max_texture_dimension_2d;
+                let layers = if arrayed { z.min(l.max_texture_array_layers) } else { 1 };
+                let view = if arrayed {
+                    wgpu::TextureViewDimension::D2Array
+                } else {
+                    wgpu::TextureViewDimension::D2
+                };
+                (wgpu::TextureDimension::D2, [x.min(m), y.min(m), layers], view)
+            }
+            naga::ImageDimension::D3 => {
+                let m = l.max_texture_dimension_3d;
+                (wgpu::TextureDimension::D3, [x.min(m), y.min(m), z.min(m)], wgpu::TextureViewDimension::D3)
+            }
+            naga::ImageDimension::Cube => {
+                let side = x.max(y).min(l.max_texture_dimension_2d);
+                let view = if arrayed {
+                    wgpu::TextureViewDimension::CubeArray
+                } else {
+                    wgpu::TextureViewDimension::Cube
+                };
+                (wgpu::TextureDimension::D2, [side, side, 6], view)
+            }
+        };
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(&r.name),
+            size: wgpu::Extent3d { width: size[0], height: size[1], depth_or_array_layers: size[2] },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension,
+            format,
+            usage: usage | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        let view =
+            texture.create_view(&wgpu::TextureViewDescriptor { dimension: Some(view), ..Default::default() });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Wgpu { message: format!("texture `{}`: {e}", r.name) });
+        }
+        Ok(Bound::Texture(texture, view))
+    }
+
+    /// Binds `resources` (one per slot of the kernel, in slot order) and returns the bind
     /// groups.
-    pub fn bind(&self, kernel: &Kernel, buffers: &[&wgpu::Buffer]) -> Result<Vec<wgpu::BindGroup>, GpuError> {
+    pub fn bind(
+        &self,
+        kernel: &Kernel,
+        resources: &[wgpu::BindingResource<'_>],
+    ) -> Result<Vec<wgpu::BindGroup>, GpuError> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let groups = kernel
             .layouts
@@ -269,9 +347,9 @@ impl Gpu {
                 let entries: Vec<wgpu::BindGroupEntry> = kernel
                     .slots
                     .iter()
-                    .zip(buffers)
+                    .zip(resources)
                     .filter(|(s, _)| s.0 == g as u32)
-                    .map(|(s, b)| wgpu::BindGroupEntry { binding: s.1, resource: b.as_entire_binding() })
+                    .map(|(s, b)| wgpu::BindGroupEntry { binding: s.1, resource: b.clone() })
                     .collect();
                 self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: None,
@@ -375,5 +453,111 @@ pub struct Kernel {
     pipeline: wgpu::ComputePipeline,
     layouts: Vec<wgpu::BindGroupLayout>,
     /// (group, binding, type) of every buffer slot, resources first, then the trace buffer.
-    slots: Vec<(u32, u32, wgpu::BufferBindingType)>,
+    slots: Vec<(u32, u32, wgpu::BindingType)>,
+}
+
+/// A bound resource, kept alive while bound.
+pub enum Bound {
+    /// A storage or uniform buffer.
+    Buffer(wgpu::Buffer),
+    /// A texture and its view.
+    Texture(wgpu::Texture, wgpu::TextureView),
+    /// A sampler.
+    Sampler(wgpu::Sampler),
+}
+
+impl Bound {
+    /// What a bind group entry takes.
+    pub fn binding(&self) -> wgpu::BindingResource<'_> {
+        match self {
+            Bound::Buffer(b) => b.as_entire_binding(),
+            Bound::Texture(_, v) => wgpu::BindingResource::TextureView(v),
+            Bound::Sampler(s) => wgpu::BindingResource::Sampler(s),
+        }
+    }
+}
+
+/// The layout entry of a texture or sampler.
+fn handle_binding(h: HandleKind) -> Result<wgpu::BindingType, String> {
+    let view = |dim, arrayed| match (dim, arrayed) {
+        (naga::ImageDimension::D1, _) => wgpu::TextureViewDimension::D1,
+        (naga::ImageDimension::D2, false) => wgpu::TextureViewDimension::D2,
+        (naga::ImageDimension::D2, true) => wgpu::TextureViewDimension::D2Array,
+        (naga::ImageDimension::D3, _) => wgpu::TextureViewDimension::D3,
+        (naga::ImageDimension::Cube, false) => wgpu::TextureViewDimension::Cube,
+        (naga::ImageDimension::Cube, true) => wgpu::TextureViewDimension::CubeArray,
+    };
+    Ok(match h {
+        HandleKind::Sampler { comparison: true } => {
+            wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison)
+        }
+        HandleKind::Sampler { comparison: false } => {
+            wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering)
+        }
+        HandleKind::Sampled { dim, arrayed, kind, depth } => wgpu::BindingType::Texture {
+            sample_type: match (depth, kind) {
+                (true, _) => wgpu::TextureSampleType::Depth,
+                (false, naga::ScalarKind::Uint) => wgpu::TextureSampleType::Uint,
+                (false, naga::ScalarKind::Sint) => wgpu::TextureSampleType::Sint,
+                (false, _) => wgpu::TextureSampleType::Float { filterable: true },
+            },
+            view_dimension: view(dim, arrayed),
+            multisampled: false,
+        },
+        HandleKind::Storage { dim, arrayed, format, access } => wgpu::BindingType::StorageTexture {
+            access: match (
+                access.contains(naga::StorageAccess::LOAD),
+                access.contains(naga::StorageAccess::STORE),
+            ) {
+                (true, true) => wgpu::StorageTextureAccess::ReadWrite,
+                (true, false) => wgpu::StorageTextureAccess::ReadOnly,
+                _ => wgpu::StorageTextureAccess::WriteOnly,
+            },
+            format: storage_format(format)?,
+            view_dimension: view(dim, arrayed),
+        },
+    })
+}
+
+/// The wgpu format of a WGSL storage texel format.
+fn storage_format(f: naga::StorageFormat) -> Result<wgpu::TextureFormat, String> {
+    use naga::StorageFormat as S;
+    use wgpu::TextureFormat as T;
+    Ok(match f {
+        S::R32Float => T::R32Float,
+        S::R32Uint => T::R32Uint,
+        S::R32Sint => T::R32Sint,
+        S::Rg32Float => T::Rg32Float,
+        S::Rg32Uint => T::Rg32Uint,
+        S::Rg32Sint => T::Rg32Sint,
+        S::Rgba32Float => T::Rgba32Float,
+        S::Rgba32Uint => T::Rgba32Uint,
+        S::Rgba32Sint => T::Rgba32Sint,
+        S::Rgba16Float => T::Rgba16Float,
+        S::Rgba16Uint => T::Rgba16Uint,
+        S::Rgba16Sint => T::Rgba16Sint,
+        S::Rgba8Unorm => T::Rgba8Unorm,
+        S::Rgba8Snorm => T::Rgba8Snorm,
+        S::Rgba8Uint => T::Rgba8Uint,
+        S::Rgba8Sint => T::Rgba8Sint,
+        S::Bgra8Unorm => T::Bgra8Unorm,
+        S::R16Float => T::R16Float,
+        S::R16Uint => T::R16Uint,
+        S::R16Sint => T::R16Sint,
+        S::Rg16Float => T::Rg16Float,
+        S::Rg16Uint => T::Rg16Uint,
+        S::Rg16Sint => T::Rg16Sint,
+        S::R8Unorm => T::R8Unorm,
+        S::R8Snorm => T::R8Snorm,
+        S::R8Uint => T::R8Uint,
+        S::R8Sint => T::R8Sint,
+        S::Rg8Unorm => T::Rg8Unorm,
+        S::Rg8Snorm => T::Rg8Snorm,
+        S::Rg8Uint => T::Rg8Uint,
+        S::Rg8Sint => T::Rg8Sint,
+        S::Rgb10a2Unorm => T::Rgb10a2Unorm,
+        S::Rgb10a2Uint => T::Rgb10a2Uint,
+        S::Rg11b10Ufloat => T::Rg11b10Ufloat,
+        other => return Err(format!("storage texel format {other:?} is not supported by capture")),
+    })
 }

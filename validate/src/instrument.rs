@@ -118,6 +118,41 @@ pub struct Resource {
     pub fixed_size: u32,
     /// Element stride of the trailing runtime-sized array, if the type ends in one.
     pub runtime_stride: Option<u32>,
+    /// For a texture or sampler: what it is (then the buffer fields are unused).
+    pub handle: Option<HandleKind>,
+}
+
+/// A texture or sampler binding; capture and measurement bind a zero-filled texture of
+/// one texel per invocation of the dispatch along each dimension, or a default sampler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandleKind {
+    /// `texture_*<T>` or `texture_depth_*`, read with `textureLoad` / `textureSample*`.
+    Sampled {
+        /// 1-D, 2-D, 3-D or cube.
+        dim: naga::ImageDimension,
+        /// An array texture.
+        arrayed: bool,
+        /// Float, unsigned or signed texels.
+        kind: naga::ScalarKind,
+        /// A depth texture.
+        depth: bool,
+    },
+    /// `texture_storage_*<format, access>`.
+    Storage {
+        /// 1-D, 2-D, 3-D.
+        dim: naga::ImageDimension,
+        /// An array texture.
+        arrayed: bool,
+        /// Texel format.
+        format: naga::StorageFormat,
+        /// Read, write or both.
+        access: StorageAccess,
+    },
+    /// `sampler` or `sampler_comparison`.
+    Sampler {
+        /// A comparison sampler.
+        comparison: bool,
+    },
 }
 
 /// The result of [`instrument`].
@@ -300,9 +335,42 @@ pub fn instrument(
                     writable,
                     fixed_size,
                     runtime_stride,
+                    handle: None,
                 });
             }
             AddressSpace::Handle => {
+                let kind = match module.types[gv.ty].inner {
+                    TypeInner::Image { dim, arrayed, class } => match class {
+                        naga::ImageClass::Sampled { kind, multi: false } => {
+                            Some(HandleKind::Sampled { dim, arrayed, kind, depth: false })
+                        }
+                        naga::ImageClass::Depth { multi: false } => Some(HandleKind::Sampled {
+                            dim,
+                            arrayed,
+                            kind: naga::ScalarKind::Float,
+                            depth: true,
+                        }),
+                        naga::ImageClass::Storage { format, access } if dim != naga::ImageDimension::Cube => {
+                            Some(HandleKind::Storage { dim, arrayed, format, access })
+                        }
+                        _ => None,
+                    },
+                    TypeInner::Sampler { comparison } => Some(HandleKind::Sampler { comparison }),
+                    _ => None,
+                };
+                if let (Some(kind), Some(rb)) = (kind, gv.binding) {
+                    resources.push(Resource {
+                        group: rb.group,
+                        binding: rb.binding,
+                        name,
+                        uniform: false,
+                        writable: matches!(kind, HandleKind::Storage { access, .. } if access.contains(StorageAccess::STORE)),
+                        fixed_size: 0,
+                        runtime_stride: None,
+                        handle: Some(kind),
+                    });
+                    continue;
+                }
                 let at = gv
                     .binding
                     .map(|b| format!("@group({}) @binding({})", b.group, b.binding))
@@ -310,7 +378,7 @@ pub fn instrument(
                 return Err(InstrumentError::Unsupported {
                     at: location(source, file, module.global_variables.get_span(h)),
                     what: format!(
-                        "resource `{name}` {at} is a texture, sampler or acceleration structure: capture binds storage and uniform buffers only"
+                        "resource `{name}` {at} is a multisampled texture, an external texture or an acceleration structure: capture binds buffers, textures and samplers only"
                     ),
                 });
             }

@@ -219,9 +219,13 @@ pub fn measure(
     let constants: Vec<(&str, f64)> = opts.kernel.overrides.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     let kernel =
         gpu.pipeline(source, &loaded.entry, &constants, &inst.resources, None, opts.zero_init_workgroup)?;
-    let buffers: Vec<wgpu::Buffer> =
-        inst.resources.iter().zip(&contents).map(|(r, (bytes, _))| gpu.buffer(bytes, r.uniform)).collect();
-    let refs: Vec<&wgpu::Buffer> = buffers.iter().collect();
+    let bound = inst
+        .resources
+        .iter()
+        .zip(&contents)
+        .map(|(r, (bytes, _))| gpu.resource(r, bytes, crate::capture::texels(d, inst.workgroup_size)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let refs: Vec<wgpu::BindingResource> = bound.iter().map(|b| b.binding()).collect();
     let groups = gpu.bind(&kernel, &refs)?;
 
     let stamps = gpu.timestamps.then(|| {

@@ -478,7 +478,7 @@ fn unsupported_and_bad_kernels_are_clear_errors() {
     use validate::capture::prepare;
     use validate::InstrumentError;
     let k = KernelOptions::default();
-    let texture = "@group(0) @binding(0) var tex: texture_2d<f32>;
+    let texture = "@group(0) @binding(0) var tex: texture_multisampled_2d<f32>;
         var<workgroup> sh: array<f32, 4>;
         @compute @workgroup_size(4) fn main(@builtin(local_invocation_index) t: u32) {
             sh[t] = textureLoad(tex, vec2<i32>(0, 0), 0).x;
@@ -641,4 +641,54 @@ fn loads_record_the_pieces_used() {
         }
     }
     assert_same("pieces", &c.trace, &want);
+}
+
+/// Textures and samplers are bound (zero-filled, one texel per invocation; a default
+/// sampler): an image kernel staging a tile in workgroup memory captures, and `--bind`
+/// on a texture is a clear error.
+#[test]
+fn kernels_with_textures_and_samplers_capture() {
+    let src = "@group(0) @binding(0) var img: texture_2d<f32>;
+        @group(0) @binding(1) var out: texture_storage_2d<rgba8unorm, write>;
+        @group(0) @binding(2) var samp: sampler;
+        @group(0) @binding(3) var ids: texture_2d_array<u32>;
+        var<workgroup> tile: array<array<vec4<f32>, 10>, 10>;   // 160-byte rows
+        @compute @workgroup_size(8, 8)
+        fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(global_invocation_id) g: vec3<u32>) {
+            let p = vec2<i32>(g.xy);
+            let dims = textureDimensions(img);
+            tile[l.y + 1u][l.x + 1u] = textureLoad(img, p, 0)
+                + textureSampleLevel(img, samp, vec2<f32>(0.5), 0.0)
+                + vec4<f32>(f32(textureLoad(ids, p, 0, 0).x));
+            workgroupBarrier();
+            let s = tile[l.y][l.x + 1u] + tile[l.y + 1u][l.x];
+            textureStore(out, p, s + vec4<f32>(f32(dims.x)));
+        }";
+    let opts = CaptureOptions::new(KernelOptions { dispatch: [2, 1, 1], ..KernelOptions::default() });
+    let c = capture(gpu(), src, "image.wgsl", &opts).unwrap();
+    let mut want = Trace::new("image");
+    for b in 0..2u32 {
+        for t in 0..64u32 {
+            let (x, y) = (t % 8, t / 8);
+            let mut r = rec(t, 0, Op::Store, 160 * (y + 1) + 16 * (x + 1), 16);
+            r.block = b;
+            want.push(r);
+            let mut r = bar(t, 1);
+            r.block = b;
+            want.push(r);
+            for (step, addr) in [(2, 160 * y + 16 * (x + 1)), (3, 160 * (y + 1) + 16 * x)] {
+                let mut r = rec(t, step, Op::Load, addr, 16);
+                r.block = b;
+                want.push(r);
+            }
+        }
+    }
+    assert_same("image", &c.trace, &want);
+    let kinds: Vec<&str> = c.buffers.iter().map(|(_, what)| what.as_str()).collect();
+    assert!(kinds[0].contains("zero-filled texture") && kinds[2].contains("sampler"), "{kinds:?}");
+
+    let mut bad = opts.clone();
+    bad.kernel.binds = vec!["0.0=zeros:4".parse().unwrap()];
+    let e = capture(gpu(), src, "image.wgsl", &bad).unwrap_err();
+    assert!(e.to_string().contains("`img` is a texture or sampler"), "{e}");
 }

@@ -560,6 +560,19 @@ fn print_totals(
     if bars > 0 {
         writeln!(out, "({bars} warp barriers)")?;
     }
+    for op in [Op::GlobalLoad, Op::GlobalStore] {
+        let t = s.op(op);
+        if t.requests > 0 {
+            writeln!(
+                out,
+                "({} global {}s: {} lanes, {} 128-byte lines through the pipe)",
+                t.requests,
+                if op == Op::GlobalLoad { "load" } else { "store" },
+                t.lanes,
+                t.wavefronts
+            )?;
+        }
+    }
     Ok(())
 }
 

@@ -285,3 +285,52 @@ fn an_sm_launches_one_block_per_launch_interval() {
     // the H100 preset's measured interval
     assert_eq!(configs::preset("h100").unwrap().timing.unwrap().block_launch_cycles, 157);
 }
+
+#[test]
+fn global_accesses_cost_a_wavefront_per_line_and_share_the_shared_memory_pipe() {
+    let lanes: Vec<u16> = (0..32).collect();
+    let coalesced: Vec<u32> = (0..32).map(|l| 4096 + 4 * l).collect();
+    let strided: Vec<u32> = (0..32).map(|l| 4096 + 128 * l).collect();
+    let column: Vec<u32> = (0..32).map(|l| 128 * l).collect(); // 32-way shared conflict
+    let mut model = BankModel::new(&configs::preset("h100").unwrap());
+    let lines = |m: &mut BankModel, a: &[u32]| {
+        m.evaluate(&WarpRequest { op: Op::GlobalLoad, bytes: 4, lanes: &lanes, addrs: a })
+    };
+    assert_eq!((lines(&mut model, &coalesced).wavefronts, lines(&mut model, &coalesced).conflicts()), (1, 0));
+    assert_eq!((lines(&mut model, &strided).wavefronts, lines(&mut model, &strided).conflicts()), (32, 0));
+
+    let cycles = |reqs: &traces::Requests, latency: u32| {
+        let mut hw = configs::preset("h100").unwrap();
+        let t = hw.timing.as_mut().unwrap();
+        (t.sms, t.global_latency) = (1, latency);
+        engine::run(&hw, reqs, &EngineOptions::default()).unwrap().cycles
+    };
+    // a global load, then a store that needs its value: the store waits the latency
+    let mut one = traces::Requests::new(32);
+    one.push(0, 0, 0, Op::GlobalLoad, 4, 0, Some(false), None, &lanes, &coalesced);
+    one.push(
+        0,
+        0,
+        1,
+        Op::Store,
+        4,
+        0,
+        Some(true),
+        None,
+        &lanes,
+        &coalesced[..32].iter().map(|a| a - 4096).collect::<Vec<_>>(),
+    );
+    let (a, b) = (cycles(&one, 0), cycles(&one, 500));
+    assert_eq!(b - a, 500, "the dependent store waits the global latency");
+    // warp 1's global load queues behind warp 0's 32-way conflicted shared load in the
+    // one pipe: its data comes back 32 wavefronts later than without the conflict
+    let pair = |shared: &[u32]| {
+        let mut r = traces::Requests::new(32);
+        r.push(0, 0, 0, Op::Load, 4, 0, Some(false), None, &lanes, shared);
+        r.push(0, 1, 0, Op::GlobalLoad, 4, 1, Some(false), None, &lanes, &coalesced);
+        r
+    };
+    let diagonal: Vec<u32> = (0..32).map(|l| 4 * l).collect();
+    let (free, conflicted) = (cycles(&pair(&diagonal), 500), cycles(&pair(&column), 500));
+    assert_eq!(conflicted - free, 31, "the global load waits for the conflict's 31 extra wavefronts");
+}

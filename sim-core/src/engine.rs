@@ -326,8 +326,10 @@ fn scan(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (Vec<(usize, us
         if let Some(&last) = r.lanes.last() {
             threads = threads.max(r.warp * warp + last as u32 + 1);
         }
-        for &a in r.addrs {
-            smem = smem.max(a.saturating_add(r.bytes as u32));
+        if r.op.is_memory() {
+            for &a in r.addrs {
+                smem = smem.max(a.saturating_add(r.bytes as u32));
+            }
         }
     }
     if block.is_some() {
@@ -585,8 +587,10 @@ impl Sm {
         let busy = o.wavefronts as Cycle * t.pipe_cycles_per_wavefront as Cycle;
         let pipe_start = at.max(self.pipe_free);
         self.pipe_free = pipe_start + busy;
-        let returns = matches!(r.op, Op::Load | Op::Atomic);
-        let done = if returns {
+        let returns = r.op.returns();
+        let done = if r.op == Op::GlobalLoad {
+            pipe_start + busy + t.global_latency as Cycle
+        } else if returns {
             pipe_start + t.latency_base as Cycle + t.latency_per_wavefront as Cycle * o.wavefronts as Cycle
         } else {
             pipe_start + busy
@@ -714,7 +718,7 @@ fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
             }
             prev = Some(node);
             match r.op {
-                Op::Load | Op::Atomic => last_load = Some(node),
+                Op::Load | Op::Atomic | Op::GlobalLoad => last_load = Some(node),
                 Op::Barrier => {
                     if joins.len() == barriers {
                         joins.push(graph.add_node(Node::Join));

@@ -127,7 +127,7 @@ impl Hardware {
     #[inline]
     pub fn same_word(&self, op: Op) -> SameWord {
         match op {
-            Op::Load | Op::Barrier => self.broadcast,
+            Op::Load | Op::Barrier | Op::GlobalLoad | Op::GlobalStore => self.broadcast,
             Op::Store => self.write_collision,
             Op::Atomic => self.atomic,
             Op::Reduction => self.reduction,

@@ -99,7 +99,7 @@ struct Fast {
     /// log2(bank_bytes).
     word_shift: u32,
     /// What to do with a request, by op and width in bytes.
-    plans: [[Plan; 17]; 5],
+    plans: [[Plan; 17]; 8],
     /// Distinct words (multicast) or entries (serialize) per bank in this phase.
     count: [u32; 64],
     /// The first four distinct words of each bank in this phase.
@@ -156,7 +156,7 @@ impl Fast {
             }
             mapping => FastBanks::Other { mapping, banks: n },
         };
-        let mut plans = [[Plan::General; 17]; 5];
+        let mut plans = [[Plan::General; 17]; 8];
         plans[Op::Barrier as usize] = [Plan::Nothing; 17];
         for op in Op::ALL.into_iter().filter(|op| op.is_memory()) {
             let serialize = match hw.same_word(op) {
@@ -512,6 +512,9 @@ impl BankModel {
 
     fn run_with(&mut self, req: &WarpRequest<'_>, mut cells: Option<&mut Vec<Cell>>) -> Outcome {
         debug_assert_eq!(req.lanes.len(), req.addrs.len());
+        if req.op.is_global() {
+            return global_lines(req.addrs);
+        }
         if !req.op.is_memory() || req.lanes.is_empty() {
             return Outcome::default();
         }
@@ -1302,4 +1305,27 @@ mod avx2 {
         }
         Some(best)
     }
+}
+
+/// Bytes of one global-memory line: a global access costs one pipe wavefront per line
+/// the warp touches (see [`Op::GlobalLoad`]).
+pub const GLOBAL_LINE_BYTES: u32 = 128;
+
+/// A global access's wavefronts: the distinct [`GLOBAL_LINE_BYTES`] lines among
+/// `addrs` (never conflicts: `ideal` is the same).
+fn global_lines(addrs: &[u32]) -> Outcome {
+    let mut lines = [0u32; 64];
+    let mut n = 0;
+    for &a in addrs {
+        let line = a / GLOBAL_LINE_BYTES;
+        if !lines[..n].contains(&line) {
+            if n == lines.len() {
+                // more than 64 lanes (no supported warp size): count the rest as new
+                return Outcome { wavefronts: addrs.len() as u32, ideal: addrs.len() as u32 };
+            }
+            lines[n] = line;
+            n += 1;
+        }
+    }
+    Outcome { wavefronts: n as u32, ideal: n as u32 }
 }

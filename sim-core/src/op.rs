@@ -21,11 +21,19 @@ pub enum Op {
     Reduction = 3,
     /// A block-wide barrier (`bar`): no memory access.
     Barrier = 4,
+    /// A global-memory load (`gld`): not a shared access, but on GPUs whose L1 cache and
+    /// shared memory are one unit (NVIDIA since Volta) it passes through the same pipe,
+    /// one wavefront per 128-byte line the warp touches, and returns after the
+    /// timing's `global_latency`.
+    GlobalLoad = 5,
+    /// A global-memory store (`gst`): the pipe's wavefronts, nothing returns.
+    GlobalStore = 6,
 }
 
 impl Op {
     /// Every operation, in code order.
-    pub const ALL: [Op; 5] = [Op::Load, Op::Store, Op::Atomic, Op::Reduction, Op::Barrier];
+    pub const ALL: [Op; 7] =
+        [Op::Load, Op::Store, Op::Atomic, Op::Reduction, Op::Barrier, Op::GlobalLoad, Op::GlobalStore];
 
     /// The short name used in trace files and reports.
     pub fn name(self) -> &'static str {
@@ -35,17 +43,30 @@ impl Op {
             Op::Atomic => "atom",
             Op::Reduction => "red",
             Op::Barrier => "bar",
+            Op::GlobalLoad => "gld",
+            Op::GlobalStore => "gst",
         }
     }
 
-    /// Parses a short name (`ld`, `st`, `atom`, `red`, `bar`).
+    /// Parses a short name (`ld`, `st`, `atom`, `red`, `bar`, `gld`, `gst`).
     pub fn from_name(s: &str) -> Option<Op> {
         Op::ALL.into_iter().find(|op| op.name() == s)
     }
 
-    /// Whether the request touches memory (everything but a barrier).
+    /// Whether the request accesses shared memory (`ld`, `st`, `atom`, `red`): what the
+    /// bank model serves.
     pub fn is_memory(self) -> bool {
-        self != Op::Barrier
+        matches!(self, Op::Load | Op::Store | Op::Atomic | Op::Reduction)
+    }
+
+    /// Whether the request accesses global memory (`gld`, `gst`).
+    pub fn is_global(self) -> bool {
+        matches!(self, Op::GlobalLoad | Op::GlobalStore)
+    }
+
+    /// Whether the request returns data its warp may wait for (`ld`, `atom`, `gld`).
+    pub fn returns(self) -> bool {
+        matches!(self, Op::Load | Op::Atomic | Op::GlobalLoad)
     }
 }
 

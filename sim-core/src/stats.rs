@@ -42,7 +42,7 @@ impl OpTotals {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Totals per op, in [`Op::ALL`] order.
-    pub by_op: [OpTotals; 5],
+    pub by_op: [OpTotals; 7],
 }
 
 impl Summary {
@@ -56,7 +56,7 @@ impl Summary {
         &self.by_op[op as usize]
     }
 
-    /// Totals over all memory ops (barriers excluded).
+    /// Totals over the shared-memory ops (barriers and global accesses excluded).
     pub fn memory_total(&self) -> OpTotals {
         let mut t = OpTotals::default();
         for op in Op::ALL.into_iter().filter(|op| op.is_memory()) {

@@ -40,6 +40,11 @@ pub struct Timing {
     /// cycles with a measured dispatch adds it (`banksim calibrate`). Default 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub dispatch_overhead_cycles: u32,
+    /// Cycles from a global load's last wavefront in the pipe to its data (`gld`
+    /// requests: captured traces have them). Default 0 (traces without global accesses
+    /// do not need it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub global_latency: u32,
 }
 
 /// The `gap_issue_fraction` of gaps counted in operations of `cycles_per_op` cycles each,

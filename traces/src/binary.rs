@@ -34,7 +34,7 @@
 //! | 1 slice | `v` slice − previous slice if the block is the same, else `v` slice |
 //! | 2 step | `v` step − previous step − 1 within the same (block, slice), else `v` step |
 //! | 3 mask | contiguous lanes: first lane (u8 < 64), count (u8); otherwise 0xFF then the mask (u64) |
-//! | 4 attr | one code (uniform group), or 0xFF then one code per active lane; code = op (bits 0-2: ld, st, atom, red, bar) + width (bits 3-5: 0 for bar, else log2(bytes) + 1) + dep (bits 6-7: none, 0, 1) |
+//! | 4 attr | one code (uniform group), or 0xFF then one code per active lane; code = op (bits 0-2: ld, st, atom, red, bar, gld, gst) + width (bits 3-5: 0 for bar, else log2(bytes) + 1) + dep (bits 6-7: none, 0, 1) |
 //! | 5 gap | `v` gap, once per group, or once per active lane after a 0xFF attr; with flag bit 1, each gap is followed by `v` its wait: 0 for none, else wait + 1 (at most gap + 1) |
 //! | 6 addr mode | 0 all zero; 1 affine; 2 delta; 3 repeat the previous group's addresses; 4 packed |
 //! | 7 addr | affine: `z` first − previous first address, `z` stride per lane number (addr = first + stride × (lane − first lane)); delta: `z` first − previous first address, then `z` from each active lane's address to the next's; packed: `z` lowest − previous first address, u8 shift, u8 bits (shift + bits ≤ 32), then one `bits`-bit offset per active lane, packed LSB first into ⌈lanes × bits / 8⌉ bytes (addr = lowest + (offset << shift)) |
@@ -309,6 +309,8 @@ const CODES: [Option<(Op, u8, Option<bool>)>; 256] = {
             2 => Op::Atomic,
             3 => Op::Reduction,
             4 => Op::Barrier,
+            5 => Op::GlobalLoad,
+            6 => Op::GlobalStore,
             _ => return None,
         };
         let width = (code >> 3) & 7;

@@ -55,7 +55,7 @@ fn text_requests(trace: &Trace, warp: u32) -> Result<Vec<String>, String> {
 /// with one instruction per warp or mixed per thread, addresses in the shapes the
 /// encoder special-cases (affine, repeated, zero) and random ones.
 fn trace() -> impl Strategy<Value = Trace> {
-    let rec = (0u32..3, 0u32..200, 0u32..6, 0u8..5, 0u32..5, any::<u32>(), 0u32..3, 0u8..3, 0u32..10);
+    let rec = (0u32..3, 0u32..200, 0u32..6, 0u8..7, 0u32..5, any::<u32>(), 0u32..3, 0u8..3, 0u32..10);
     (prop::collection::vec(rec, 0..300), 0u8..3, 0u8..4).prop_map(|(recs, columns, style)| {
         // columns 0: none, 1: gap and dep, 2: with waits as well
         let timing = columns > 0;
@@ -67,7 +67,7 @@ fn trace() -> impl Strategy<Value = Trace> {
                 continue;
             }
             // style 0: one instruction per (block, step); otherwise per thread
-            let op = Op::ALL[if style == 0 { (step % 5) as usize } else { op as usize }];
+            let op = Op::ALL[if style == 0 { (step % 7) as usize } else { op as usize }];
             let bytes = if op == Op::Barrier {
                 0
             } else {

@@ -380,6 +380,9 @@ fn to_accelsim(trace: &Trace, grid: [u32; 3], block: [u32; 3], base: u64) -> (St
                 lines.push(format!("{pc:04x} {mask:08x} 0 BAR.SYNC.DEFER_BLOCKING 0 0 0"));
                 continue;
             }
+            Op::GlobalLoad | Op::GlobalStore => {
+                unreachable!("the generated kernels access shared memory only")
+            }
         };
         let g: Vec<u64> = r.addrs.iter().map(|&a| base + a as u64).collect();
         let contiguous = r.lanes.windows(2).all(|w| w[1] == w[0] + 1);

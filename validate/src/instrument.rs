@@ -570,6 +570,20 @@ fn add_globals(module: &mut Module, group: u32, binding: u32) -> Globals {
 }
 
 /// Whether the pointer type lies in workgroup memory.
+fn is_storage_ptr(inner: &TypeInner) -> bool {
+    matches!(
+        inner,
+        TypeInner::Pointer { space: AddressSpace::Storage { .. }, .. }
+            | TypeInner::ValuePointer { space: AddressSpace::Storage { .. }, .. }
+    )
+}
+
+/// Whether a load through `inner` returns a value the trace follows (taint): a
+/// workgroup or storage pointer.
+fn is_recorded_ptr(inner: &TypeInner) -> bool {
+    is_workgroup_ptr(inner) || is_storage_ptr(inner)
+}
+
 fn is_workgroup_ptr(inner: &TypeInner) -> bool {
     matches!(
         inner,
@@ -585,7 +599,11 @@ fn functions_needing(module: &Module, info: &ModuleInfo, base: &[Option<u32>]) -
     let shared: Vec<Handle<GlobalVariable>> = module
         .global_variables
         .iter()
-        .filter(|(h, _)| base.get(h.index()).is_some_and(|b| b.is_some()))
+        // the kernel's own globals (`base` has one entry each; the trace buffer came after)
+        .filter(|(h, g)| {
+            h.index() < base.len()
+                && (base[h.index()].is_some() || matches!(g.space, AddressSpace::Storage { .. }))
+        })
         .map(|(h, _)| h)
         .collect();
     for (h, f) in module.functions.iter() {
@@ -640,7 +658,7 @@ impl Pass<'_> {
     fn entry(&mut self, f: &mut Function, info: &FunctionInfo, name: &str) -> Result<(), InstrumentError> {
         // before anything is appended: `info` covers the original expressions only
         let tainted =
-            crate::deps::taint(f, self.global_vars, |p| is_workgroup_ptr(info[p].ty.inner_with(self.types)));
+            crate::deps::taint(f, self.global_vars, |p| is_recorded_ptr(info[p].ty.inner_with(self.types)));
         let vars = self.vars(f);
         // local_invocation_index and workgroup_id: reuse the entry point's, or add them
         let lid = self.builtin_arg(f, BuiltIn::LocalInvocationIndex, self.g.u32_ty);
@@ -810,6 +828,11 @@ impl Pass<'_> {
         is_workgroup_ptr(cx.info[ptr].ty.inner_with(self.types))
     }
 
+    /// Whether `ptr` points into a storage buffer (its accesses are `gld` / `gst`).
+    fn is_storage(&self, cx: &FnCx, ptr: Handle<Expression>) -> bool {
+        is_storage_ptr(cx.info[ptr].ty.inner_with(self.types))
+    }
+
     /// (stride, element count) of indexing into what `ptr` points at.
     fn indexing(
         &self,
@@ -820,6 +843,7 @@ impl Pass<'_> {
         let vector = |size: naga::VectorSize, scalar: Scalar| (scalar.width as u32, size as u32);
         let r = match self.pointee(cx, ptr) {
             Pointee::Ty(ty) => match self.types[ty].inner {
+                TypeInner::Array { size: ArraySize::Dynamic, stride, .. } => Some((stride, u32::MAX)),
                 TypeInner::Array { size, stride, .. } => self.length(size).map(|n| (stride, n)),
                 TypeInner::Vector { size, scalar } => Some(vector(size, scalar)),
                 TypeInner::Matrix { columns, rows, scalar } => {
@@ -872,6 +896,10 @@ impl Pass<'_> {
         match f.expressions[ptr].clone() {
             Expression::GlobalVariable(g) => match self.base.get(g.index()).copied().flatten() {
                 Some(offset) => Ok(Addr { dynamic: None, constant: offset }),
+                // a storage buffer: byte offsets within it (its lines are what counts)
+                None if matches!(self.global_vars[g].space, AddressSpace::Storage { .. }) => {
+                    Ok(Addr { dynamic: None, constant: 0 })
+                }
                 None => Err(InstrumentError::Unsupported {
                     at: self.at(f, ptr, &cx.name),
                     what: format!(
@@ -1027,6 +1055,7 @@ impl Pass<'_> {
         out: &mut Block,
         ptr: Handle<Expression>,
         load: Handle<Expression>,
+        op: Op,
     ) -> Result<(), InstrumentError> {
         let mut leaves = self.leaves(f, cx, ptr)?;
         if let Pointee::Ty(ty) = self.pointee(cx, ptr) {
@@ -1037,7 +1066,7 @@ impl Pass<'_> {
                 leaves = used;
             }
         }
-        self.access_leaves(f, cx, out, ptr, Op::Load, None, leaves)
+        self.access_leaves(f, cx, out, ptr, op, None, leaves)
     }
 
     /// Collects into `out` the pieces of the value `h` (of type `ty`, at `offset` in the
@@ -1144,7 +1173,12 @@ impl Pass<'_> {
                         let cost = crate::ops::expression_cost(f, self.global_vars, &cx.consts, h);
                         // the pointer of a workgroup load
                         let shared_load = match f.expressions[h] {
-                            Expression::Load { pointer } if self.is_shared(cx, pointer) => Some(pointer),
+                            Expression::Load { pointer } if self.is_shared(cx, pointer) => {
+                                Some((pointer, Op::Load))
+                            }
+                            Expression::Load { pointer } if self.is_storage(cx, pointer) => {
+                                Some((pointer, Op::GlobalLoad))
+                            }
                             _ => None,
                         };
                         let uses = cost > 0 && cx.tainted(h) && count.look_for_use;
@@ -1161,9 +1195,9 @@ impl Pass<'_> {
                                 out.push(Statement::Emit(naga::Range::new_from_bounds(a, b)), span);
                             }
                         }
-                        if let Some(pointer) = shared_load {
+                        if let Some((pointer, op)) = shared_load {
                             Self::flush(f, cx, &mut out, &mut count);
-                            self.access_load(f, cx, &mut out, pointer, h)?;
+                            self.access_load(f, cx, &mut out, pointer, h, op)?;
                             count.look_for_use = true;
                         }
                         if uses {
@@ -1183,6 +1217,11 @@ impl Pass<'_> {
                 Statement::Store { pointer, value } if self.is_shared(cx, pointer) => {
                     Self::flush(f, cx, &mut out, &mut count);
                     self.access(f, cx, &mut out, pointer, Op::Store, Some(value))?;
+                    count.look_for_use = true;
+                }
+                Statement::Store { pointer, value } if self.is_storage(cx, pointer) => {
+                    Self::flush(f, cx, &mut out, &mut count);
+                    self.access(f, cx, &mut out, pointer, Op::GlobalStore, Some(value))?;
                     count.look_for_use = true;
                 }
                 Statement::Atomic { pointer, ref fun, result, value } if self.is_shared(cx, pointer) => {
@@ -1352,7 +1391,7 @@ impl Pass<'_> {
         let mut g = self.originals[function].clone();
         let info = &self.info[function];
         let tainted =
-            crate::deps::taint(&g, self.global_vars, |p| is_workgroup_ptr(info[p].ty.inner_with(self.types)));
+            crate::deps::taint(&g, self.global_vars, |p| is_recorded_ptr(info[p].ty.inner_with(self.types)));
         let name = g.name.clone().unwrap_or_else(|| format!("function{}", function.index()));
         let shared_args: Vec<bool> =
             g.arguments.iter().map(|a| is_workgroup_ptr(&self.types[a.ty].inner)).collect();

@@ -19,7 +19,8 @@
 //! | --- | --- |
 //! | arithmetic, comparison, `select`, conversion, built-in math, derivative, `arrayLength` | 1 |
 //! | dynamic index into an array, vector or matrix (address arithmetic) | 1 |
-//! | load or store through a storage or uniform buffer, atomic on one | 1 |
+//! | load through a uniform buffer, atomic on a storage buffer | 1 |
+//! | load or store through a storage buffer (the trace's `gld` / `gst` requests) | 0 |
 //! | `if`, `switch`, barrier | 1 |
 //! | loads and stores of locals, privates and workgroup memory (the latter are the trace's requests), constant indices, literals | 0 |
 //! | anything computed from literals, constants and overrides alone, and `if` / `switch` on it (the compiler folds them) | 0 |
@@ -127,9 +128,9 @@ pub fn statement_cost(
         Statement::Emit(ref range) => range.clone().map(|h| expression_cost(f, globals, consts, h)).sum(),
         Statement::If { condition: c, .. } | Statement::Switch { selector: c, .. } => !known(c) as u32,
         Statement::ControlBarrier(_) | Statement::MemoryBarrier(_) => 1,
-        Statement::Store { pointer, .. } | Statement::Atomic { pointer, .. } => {
-            global_memory(f, globals, pointer)
-        }
+        // a store to a storage buffer is a trace record (`gst`), not other work
+        Statement::Store { .. } => 0,
+        Statement::Atomic { pointer, .. } => global_memory(f, globals, pointer),
         _ => 0,
     }
 }
@@ -184,8 +185,30 @@ pub fn expression_cost(
         | Expression::Derivative { .. }
         | Expression::ArrayLength(_)
         | Expression::Access { .. } => 1,
-        Expression::Load { pointer } => global_memory(f, globals, pointer),
+        // a load from a storage buffer is a trace record (`gld`), not other work
+        Expression::Load { pointer } => {
+            (buffer_space(f, globals, pointer) == Some(AddressSpace::Uniform)) as u32
+        }
         _ => 0,
+    }
+}
+
+/// The address space of the buffer `pointer` points into (storage or uniform), if any.
+pub fn buffer_space(
+    f: &Function,
+    globals: &naga::Arena<GlobalVariable>,
+    mut pointer: Handle<Expression>,
+) -> Option<AddressSpace> {
+    loop {
+        match f.expressions[pointer] {
+            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => pointer = base,
+            Expression::GlobalVariable(g) => {
+                let space = globals[g].space;
+                return matches!(space, AddressSpace::Storage { .. } | AddressSpace::Uniform)
+                    .then_some(space);
+            }
+            _ => return None,
+        }
     }
 }
 
@@ -284,11 +307,12 @@ mod tests {
                 for (var k = 0u; k < 8u; k++) { v = sh[v] * 3u + 1u; }
                 out[li] = v;
             }";
-        // entry: dynamic index into out (1) + store to a storage buffer (1); loop body:
+        // entry: dynamic index into out (1) (the store to a storage buffer is a `gst`
+        // record, free like the shared accesses); loop body:
         // `k < 8` (1) + the `if` that breaks (1), then the statement block of the `for`'s
         // body: sh[v] index (1) + `*` (1) + `+` (1) (the load itself is free);
         // continuing: k + 1 (1) — 6 per iteration, and the loop bounding's 7
-        assert_eq!(costs(src), vec![2, LOOP_BOUNDING_OPS, 2, 3, 1]);
+        assert_eq!(costs(src), vec![1, LOOP_BOUNDING_OPS, 2, 3, 1]);
     }
 
     #[test]
@@ -303,8 +327,9 @@ mod tests {
                 if (PADDED) { out[li] = twice(li + K * 2u); }
             }";
         // entry: `if` on an override (0); accept: `K * 2u` (0), `li + ...` (1), the call
-        // (0; twice's multiply counts in twice), the index into out (1), the store (1)
-        assert_eq!(costs(src), vec![3]);
+        // (0; twice's multiply counts in twice), the index into out (1), the store (0: a
+        // `gst` record)
+        assert_eq!(costs(src), vec![2]);
     }
 
     #[test]
@@ -316,8 +341,9 @@ mod tests {
             fn main(@builtin(local_invocation_index) li: u32) {
                 if (li < p.x) { out[li] = f32(li) * 2.0; } else { out[li] = sqrt(f32(li)); }
             }";
-        // entry: load p.x (1) + `<` (1) + `if` (1); accept: index (1) + f32() (1) + `*` (1)
-        // + store (1); reject: index (1) + f32() (1) + sqrt (1) + store (1)
-        assert_eq!(costs(src), vec![3, 4, 4]);
+        // entry: load p.x from the uniform buffer (1) + `<` (1) + `if` (1); accept: index
+        // (1) + f32() (1) + `*` (1) + store (0: a `gst` record); reject: index (1) + f32()
+        // (1) + sqrt (1) + store (0)
+        assert_eq!(costs(src), vec![3, 3, 3]);
     }
 }

@@ -37,11 +37,13 @@ fn run(name: &str, dispatch: [u32; 3], overrides: &[(&str, f64)], binds: &[&str]
 
 type Row = (u32, u32, u32, Op, u32, u8);
 
-/// Records sorted, with each block's steps renumbered 0, 1, 2, ... in order (the
+/// The shared-memory records (global accesses left out: the generators model shared
+/// memory) sorted, with each block's steps renumbered 0, 1, 2, ... in order (the
 /// capture numbers steps densely per block; generators may leave gaps).
 fn normalized(trace: &Trace) -> Vec<Row> {
+    let shared = || trace.records.iter().filter(|r| !r.op.is_global());
     let mut per_block: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    for r in &trace.records {
+    for r in shared() {
         per_block.entry(r.block).or_default().push(r.step);
     }
     let ranks: BTreeMap<u32, BTreeMap<u32, u32>> = per_block
@@ -52,11 +54,8 @@ fn normalized(trace: &Trace) -> Vec<Row> {
             (b, steps.into_iter().enumerate().map(|(i, s)| (s, i as u32)).collect())
         })
         .collect();
-    let mut rows: Vec<Row> = trace
-        .records
-        .iter()
-        .map(|r| (r.block, r.thread, ranks[&r.block][&r.step], r.op, r.addr, r.bytes))
-        .collect();
+    let mut rows: Vec<Row> =
+        shared().map(|r| (r.block, r.thread, ranks[&r.block][&r.step], r.op, r.addr, r.bytes)).collect();
     rows.sort_unstable();
     rows
 }
@@ -255,11 +254,13 @@ fn stride_sweeps_match_formula_and_gcd_degrees() {
                 &stride_expected(stride, 5, dependent, 2),
             );
             // the IR says which loads wait for the previous one (v = sh[v]) and which do
-            // not (acc += sh[i + 32 k]); stores of `i` depend on no load
+            // not (acc += sh[i + 32 k]); stores of `i` depend on no load; the result's
+            // global store needs the loaded values
             for r in &c.trace.records {
                 let want = match r.op {
                     Op::Load => Some(dependent),
                     Op::Store => Some(false),
+                    Op::GlobalStore => Some(true),
                     _ => None,
                 };
                 assert_eq!(r.dep, want, "{file} stride {stride}: dep of {r:?}");
@@ -691,4 +692,41 @@ fn kernels_with_textures_and_samplers_capture() {
     bad.kernel.binds = vec!["0.0=zeros:4".parse().unwrap()];
     let e = capture(gpu(), src, "image.wgsl", &bad).unwrap_err();
     assert!(e.to_string().contains("`img` is a texture or sampler"), "{e}");
+}
+
+/// Storage-buffer accesses are `gld` / `gst` records: the transpose's global load feeds
+/// its shared store (which waits for it), and its global store writes the shared load's
+/// value, at byte offsets within each buffer.
+#[test]
+fn global_accesses_are_records_with_their_dependences() {
+    let c = run("transpose32.wgsl", [2, 2, 1], &[], &[]);
+    let width = 64; // 2 workgroups of 32 columns
+    for r in c.trace.records.iter().filter(|r| r.block == 3) {
+        let (x, y) = (r.thread % 32, r.thread / 32);
+        let (bx, by) = (3 % 2, 3 / 2);
+        match r.op {
+            Op::GlobalLoad => {
+                assert_eq!(
+                    (r.step, r.addr, r.bytes),
+                    (0, 4 * ((by * 32 + y) * width + bx * 32 + x), 4),
+                    "{r:?}"
+                )
+            }
+            Op::Store => assert_eq!((r.step, r.dep), (1, Some(true)), "{r:?}"),
+            Op::GlobalStore => {
+                assert_eq!((r.step, r.dep), (4, Some(true)), "{r:?}");
+                assert_eq!(r.addr, 4 * ((bx * 32 + y) * width + by * 32 + x), "{r:?}");
+            }
+            _ => {}
+        }
+    }
+    let count = |op| c.trace.records.iter().filter(|r| r.op == op).count();
+    assert_eq!((count(Op::GlobalLoad), count(Op::GlobalStore)), (4096, 4096));
+    // one 128-byte line per warp request: coalesced
+    let hw = configs::preset("h100").unwrap();
+    let reqs = Requests::group(&c.trace, hw.warp).unwrap();
+    let mut model = BankModel::new(&hw);
+    for r in reqs.iter().filter(|r| r.op.is_global()) {
+        assert_eq!(model.evaluate(&r.warp_request()).wavefronts, 1);
+    }
 }

@@ -1292,6 +1292,7 @@ impl Pass<'_> {
                     continue;
                 }
                 Statement::Loop { body, continuing, break_if } => {
+                    let unrolled = crate::ops::is_unrolled(f, &body, &cx.consts);
                     Self::flush(f, cx, &mut out, &mut count);
                     let what = format!("loop in `{}`", cx.name);
                     let site = self.new_site(SiteKind::Loop, what)?;
@@ -1301,7 +1302,11 @@ impl Pass<'_> {
                     let continuing = body.and_then(|b| Ok((b, self.block(f, cx, continuing)?)));
                     self.loop_stack.pop();
                     let (body, continuing) = continuing?;
-                    let mut bounded = crate::ops::add(f, cx.vars.ops, crate::ops::LOOP_BOUNDING_OPS);
+                    let mut bounded = if unrolled {
+                        Block::new()
+                    } else {
+                        crate::ops::add(f, cx.vars.ops, crate::ops::LOOP_BOUNDING_OPS)
+                    };
                     bounded.extend_block(body);
                     let body = bounded;
                     let body = if self.sites.len() > before {

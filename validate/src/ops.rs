@@ -27,6 +27,8 @@
 //! | a function call (compilers inline them; the callee's own work counts) | 0 |
 //! | every loop iteration: the bound wgpu's shader translation (naga's SPIR-V writer, like Tint) adds to every loop so that none runs forever (a 64-bit iteration counter: compare, `all`, branch, decrement, carry compare, conversion, subtract) | [`LOOP_BOUNDING_OPS`] = 7 |
 //!
+//! | a loop with a trip count known at compile time, at most [`UNROLL_MAX`] (`for (var s = 1u; s < 512u; s *= 2u)`): the driver's compiler unrolls it, so its counter is a constant in each copy (its exit test, update and what is computed from the counter alone fold), and the loop bounding folds too | 0 per iteration |
+//!
 //! Where a block's cost is added when it is entered ([`count_function`]), a `break` or
 //! `return` part-way through still counts the block's remainder: the count is per path,
 //! not per instruction.
@@ -83,7 +85,8 @@ fn count_block(
                 Statement::Switch { selector, cases }
             }
             Statement::Loop { body, continuing, break_if } => {
-                let mut bounded = add(f, ptr, LOOP_BOUNDING_OPS);
+                let per_iteration = if is_unrolled(f, &body, consts) { 0 } else { LOOP_BOUNDING_OPS };
+                let mut bounded = if per_iteration > 0 { add(f, ptr, per_iteration) } else { Block::new() };
                 bounded.extend_block(count(f, body));
                 let continuing = count(f, continuing);
                 Statement::Loop { body: bounded, continuing, break_if }
@@ -99,6 +102,158 @@ fn count_block(
     head.extend_block(add(f, ptr, n));
     head.extend_block(out);
     head
+}
+
+/// Most iterations of a loop the compiler is taken to unroll fully (see
+/// [`unrolled_loop`]).
+pub const UNROLL_MAX: u32 = 16;
+
+/// The counter of a loop with a trip count known when the shader is compiled, at most
+/// [`UNROLL_MAX`]: `for (var i = A; i CMP B; i = i OP C)` with literals A, B, C and `i`
+/// stored nowhere else in the function. The driver's compiler unrolls such a loop, so
+/// neither its counter arithmetic, nor its exit test, nor the loop bounding wgpu adds
+/// (a counter that is then constant too) cost anything at run time.
+pub fn unrolled_loop(
+    f: &Function,
+    body: &Block,
+    continuing: &Block,
+    break_if: Option<Handle<Expression>>,
+) -> Option<Handle<naga::LocalVariable>> {
+    if break_if.is_some() {
+        return None;
+    }
+    // the exit test: `if (cond) {} else { break; }` (or `if (cond) { break; }`)
+    let (cond, exit_when) = exit_test(body)?;
+    let local = |p: Handle<Expression>| match f.expressions[p] {
+        Expression::LocalVariable(v) => Some(v),
+        _ => None,
+    };
+    let Expression::Binary { op: cmp, left, right } = f.expressions[cond] else { return None };
+    let Expression::Load { pointer } = f.expressions[left] else { return None };
+    let v = local(pointer)?;
+    let bound = literal(f, right)?;
+    // the update: the continuing block's one store, `i = i OP C`
+    let mut stores = continuing.iter().filter(|s| !matches!(s, Statement::Emit(_)));
+    let (Some(Statement::Store { pointer: up, value }), None) = (stores.next(), stores.next()) else {
+        return None;
+    };
+    if local(*up) != Some(v) {
+        return None;
+    }
+    let Expression::Binary { op, left: l, right: r } = f.expressions[*value] else { return None };
+    if !matches!(f.expressions[l], Expression::Load { pointer } if local(pointer) == Some(v)) {
+        return None;
+    }
+    let step = literal(f, r)?;
+    let start = literal(f, f.local_variables[v].init?)?;
+    // `i` changes nowhere else
+    let mut writes = 0;
+    each_statement(&f.body, &mut |s| match s {
+        Statement::Store { pointer, .. } if local(*pointer) == Some(v) => writes += 1,
+        Statement::Call { arguments, .. } if arguments.iter().any(|&a| local(a) == Some(v)) => writes += 2,
+        Statement::Atomic { pointer, .. } if local(*pointer) == Some(v) => writes += 2,
+        _ => {}
+    });
+    if writes != 1 {
+        return None;
+    }
+    // run the counter
+    let mut i = start;
+    for _ in 0..=UNROLL_MAX {
+        let holds = match cmp {
+            BinaryOperator::Less => i < bound,
+            BinaryOperator::LessEqual => i <= bound,
+            BinaryOperator::Greater => i > bound,
+            BinaryOperator::GreaterEqual => i >= bound,
+            BinaryOperator::NotEqual => i != bound,
+            BinaryOperator::Equal => i == bound,
+            _ => return None,
+        };
+        if holds == exit_when {
+            return Some(v);
+        }
+        i = match op {
+            BinaryOperator::Add => i.checked_add(step)?,
+            BinaryOperator::Subtract => i.checked_sub(step)?,
+            BinaryOperator::Multiply => i.checked_mul(step)?,
+            BinaryOperator::Divide if step != 0 => i / step,
+            BinaryOperator::ShiftLeft if (0..32).contains(&step) => i.checked_mul(1 << step)?,
+            BinaryOperator::ShiftRight if (0..32).contains(&step) => i >> step,
+            _ => return None,
+        };
+    }
+    None
+}
+
+/// A loop body's exit test, `if (cond) {} else { break; }` (or `if (cond) { break; }`)
+/// before anything but emits: the condition and the value that exits.
+fn exit_test(body: &Block) -> Option<(Handle<Expression>, bool)> {
+    let first = body.iter().find(|s| !matches!(s, Statement::Emit(_)))?;
+    let Statement::If { condition, accept, reject } = first else { return None };
+    let is_break = |b: &Block| b.len() == 1 && matches!(b[0], Statement::Break);
+    if accept.is_empty() && is_break(reject) {
+        Some((*condition, false))
+    } else if is_break(accept) && reject.is_empty() {
+        Some((*condition, true))
+    } else {
+        None
+    }
+}
+
+/// Whether the loop with `body` is one [`unrolled_loop`] unrolls, given the function's
+/// [`constants`] (which count the loads of such a loop's counter as constants): for
+/// when the function's body has been taken apart and the loop can only be looked at
+/// on its own.
+pub fn is_unrolled(f: &Function, body: &Block, consts: &[bool]) -> bool {
+    exit_test(body).is_some_and(|(cond, _)| match f.expressions[cond] {
+        Expression::Binary { left, .. } => {
+            matches!(f.expressions[left], Expression::Load { pointer }
+                if matches!(f.expressions[pointer], Expression::LocalVariable(_)))
+                && consts.get(left.index()).copied().unwrap_or(false)
+        }
+        _ => false,
+    })
+}
+
+/// The value of an integer literal (`u32`, `i32` or abstract), widened.
+fn literal(f: &Function, h: Handle<Expression>) -> Option<i64> {
+    match f.expressions[h] {
+        Expression::Literal(Literal::U32(x)) => Some(x as i64),
+        Expression::Literal(Literal::I32(x)) => Some(x as i64),
+        Expression::Literal(Literal::AbstractInt(x)) => Some(x),
+        _ => None,
+    }
+}
+
+/// The counters of every loop of `f` that [`unrolled_loop`] unrolls.
+pub fn unrolled_counters(f: &Function) -> Vec<Handle<naga::LocalVariable>> {
+    let mut out = Vec::new();
+    each_statement(&f.body, &mut |s| {
+        if let Statement::Loop { body, continuing, break_if } = s {
+            out.extend(unrolled_loop(f, body, continuing, *break_if));
+        }
+    });
+    out
+}
+
+/// Calls `visit` on every statement of `block`, nested ones included.
+fn each_statement(block: &Block, visit: &mut impl FnMut(&Statement)) {
+    for s in block.iter() {
+        visit(s);
+        match s {
+            Statement::Block(b) => each_statement(b, visit),
+            Statement::If { accept, reject, .. } => {
+                each_statement(accept, visit);
+                each_statement(reject, visit);
+            }
+            Statement::Switch { cases, .. } => cases.iter().for_each(|c| each_statement(&c.body, visit)),
+            Statement::Loop { body, continuing, .. } => {
+                each_statement(body, visit);
+                each_statement(continuing, visit);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Statements that add `n` to the counter `ptr` points at.
@@ -139,10 +294,15 @@ pub fn statement_cost(
 /// compiled: a literal, constant, override or zero value, or an operation on such
 /// values alone (a compiler folds it).
 pub fn constants(f: &Function) -> Vec<bool> {
+    let unrolled = unrolled_counters(f);
     let mut known = vec![false; f.expressions.len()];
     for (h, e) in f.expressions.iter() {
         let all = |hs: &[Handle<Expression>]| hs.iter().all(|x| known[x.index()]);
         known[h.index()] = match *e {
+            // the counter of a loop the compiler unrolls is a constant in each copy
+            Expression::Load { pointer } => {
+                matches!(f.expressions[pointer], Expression::LocalVariable(v) if unrolled.contains(&v))
+            }
             Expression::Literal(_)
             | Expression::Constant(_)
             | Expression::Override(_)
@@ -304,15 +464,49 @@ mod tests {
             @compute @workgroup_size(64)
             fn main(@builtin(local_invocation_index) li: u32) {
                 var v = li;
-                for (var k = 0u; k < 8u; k++) { v = sh[v] * 3u + 1u; }
+                for (var k = 0u; k < li; k++) { v = sh[v] * 3u + 1u; }
                 out[li] = v;
             }";
         // entry: dynamic index into out (1) (the store to a storage buffer is a `gst`
         // record, free like the shared accesses); loop body:
-        // `k < 8` (1) + the `if` that breaks (1), then the statement block of the `for`'s
+        // `k < li` (1) + the `if` that breaks (1), then the statement block of the `for`'s
         // body: sh[v] index (1) + `*` (1) + `+` (1) (the load itself is free);
         // continuing: k + 1 (1) — 6 per iteration, and the loop bounding's 7
         assert_eq!(costs(src), vec![1, LOOP_BOUNDING_OPS, 2, 3, 1]);
+    }
+
+    #[test]
+    fn loops_with_a_known_short_trip_count_are_unrolled() {
+        let body = |header: &str| {
+            format!(
+                "var<workgroup> sh: array<u32, 64>;
+                @compute @workgroup_size(64)
+                fn main(@builtin(local_invocation_index) li: u32) {{
+                    var v = li;
+                    {header} {{ v = sh[v] * 3u; }}
+                    sh[li] = v;
+                }}"
+            )
+        };
+        // unrolled: no loop bounding, the exit test and the counter's update fold away
+        // (`if` on a constant: 0, so the loop's blocks add nothing); the entry's store
+        // index (1) and the body's index and `*` (2) remain
+        for header in [
+            "for (var k = 0u; k < 8u; k++)",
+            "for (var s = 256u; s > 0u; s >>= 1u)",
+            "for (var s = 1u; s < 512u; s *= 2u)",
+            "for (var k = 16; k >= 1; k--)",
+        ] {
+            assert_eq!(costs(&body(header)), vec![1, 2], "{header}");
+        }
+        // not unrolled: too many iterations, a trip count known only at run time, or a
+        // counter the body changes too
+        for header in ["for (var k = 0u; k < 17u; k++)", "for (var k = 0u; k < li; k++)"] {
+            assert_eq!(costs(&body(header))[1], LOOP_BOUNDING_OPS, "{header}");
+        }
+        let changed =
+            body("for (var k = 0u; k < 8u; k++)").replace("v = sh[v] * 3u;", "v = sh[v] * 3u; k += v;");
+        assert_eq!(costs(&changed)[1], LOOP_BOUNDING_OPS);
     }
 
     #[test]

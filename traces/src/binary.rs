@@ -1161,7 +1161,6 @@ impl RawChunk {
         out.g_gap.clear();
         out.g_wait.clear();
         out.g_start.clear();
-        out.addrs.clear();
         out.lane_code.clear();
         out.lane_gap.clear();
         out.lane_wait.clear();
@@ -1175,7 +1174,9 @@ impl RawChunk {
         out.g_gap.reserve(n);
         out.g_wait.reserve(n);
         out.g_start.reserve(n);
-        // the header's lane count (checked against the groups below) sizes the output
+        // the header's lane count (checked against the groups below) sizes the output;
+        // every lane is written below (or the chunk is an error), so the buffer is not
+        // cleared first: resizing only zeroes what it grows by
         out.addrs.resize(self.lanes as usize, 0);
         let mut filled = 0usize;
         let mut start = 0usize;
@@ -1195,6 +1196,7 @@ impl RawChunk {
         let (mut pb, mut ps, mut pt) = (0u32, 0u32, 0u32);
         let mut prev_first = 0u32;
         let mut prev_range = 0..0usize;
+        let mut prev_highest = 0u32;
         let u32_of = |c: &mut Col<'_>, what: &str| -> Result<u32, BinaryError> {
             let v =
                 c.varint().ok_or_else(|| corrupt(c, &format!("truncated or overlong varint ({what})")))?;
@@ -1281,8 +1283,12 @@ impl RawChunk {
             }
             filled = a1;
             let mode = c_mode.byte().ok_or_else(|| corrupt(c_mode, "ends early"))?;
-            match mode {
-                MODE_ZERO => out.addrs[a0..a1].fill(0),
+            // the group's highest address, as each mode knows it
+            let highest: u32 = match mode {
+                MODE_ZERO => {
+                    out.addrs[a0..a1].fill(0);
+                    0
+                }
                 MODE_REPEAT => {
                     if prev_range.len() != lanes {
                         c_mode.pos -= 1;
@@ -1292,6 +1298,7 @@ impl RawChunk {
                         ));
                     }
                     out.addrs.copy_within(prev_range.clone(), a0);
+                    prev_highest
                 }
                 MODE_AFFINE | MODE_DELTA | MODE_PACKED => {
                     let base = c_addr.varint().ok_or_else(|| corrupt(c_addr, "truncated varint"))?;
@@ -1324,9 +1331,11 @@ impl RawChunk {
                                     *d = f.wrapping_add(st.wrapping_mul(l));
                                 }
                             }
+                            first.max(end.unwrap_or(first)) as u32
                         }
                         MODE_DELTA => {
                             let mut a = first;
+                            let mut highest = a;
                             dst[0] = a as u32;
                             for d in &mut dst[1..] {
                                 let v = c_addr.varint().ok_or_else(|| corrupt(c_addr, "truncated varint"))?;
@@ -1334,8 +1343,10 @@ impl RawChunk {
                                 if !(0..=u32::MAX as i64).contains(&a) {
                                     return Err(corrupt(c_addr, &format!("address {a} outside 0..2^32")));
                                 }
+                                highest = highest.max(a);
                                 *d = a as u32;
                             }
+                            highest as u32
                         }
                         _ => {
                             let (shift, bits) = (
@@ -1360,6 +1371,7 @@ impl RawChunk {
                                 return Err(corrupt(c_addr, "packed addresses beyond 2^32"));
                             }
                             c_addr.pos += len;
+                            (first as u64 + max as u64) as u32
                         }
                     }
                 }
@@ -1367,21 +1379,21 @@ impl RawChunk {
                     c_mode.pos -= 1;
                     return Err(corrupt(c_mode, &format!("unknown address mode {m}")));
                 }
-            }
+            };
             // address + width must stay below 2^32
             let group_addrs = &out.addrs[a0..a1];
             let fits = if code == PER_LANE {
                 let codes = &out.lane_code[gap_or_start as usize..];
                 group_addrs.iter().zip(codes).all(|(&a, &c)| a as u64 + width_of(c) as u64 <= 1 << 32)
             } else {
-                let max = group_addrs.iter().copied().max().unwrap_or(0);
-                max as u64 + width_of(code) as u64 <= 1 << 32
+                highest as u64 + width_of(code) as u64 <= 1 << 32
             };
             if !fits {
                 return Err(corrupt(c_addr, "address + width beyond 2^32"));
             }
             prev_first = out.addrs[a0];
             prev_range = a0..a1;
+            prev_highest = highest;
             out.g_block.push(block);
             out.g_slice.push(slice);
             out.g_step.push(step);

@@ -183,7 +183,9 @@ fn evaluate(
     let (mut wavefronts, mut ideal, mut conflicts) = (0, 0, 0);
     let mut groups = BTreeMap::new();
     let mut smem = 0u32;
-    for r in requests.iter() {
+    // shared-memory requests only: global accesses (captures have them) are no layout's
+    // concern, though the engine below runs them
+    for r in requests.iter().filter(|r| r.op.is_memory()) {
         let o = model.evaluate(&r.warp_request());
         wavefronts += o.wavefronts as u64;
         ideal += o.ideal as u64;
@@ -362,6 +364,7 @@ fn infer_shape(trace: &Trace, hw: &Hardware) -> Result<ArrayShape> {
         .map(|(s, _)| *s)
         .filter(|&s| s > 1)
         .unwrap_or(row_of_banks);
-    let end = trace.records.iter().map(|r| r.addr + r.bytes as u32).max().unwrap_or(0);
+    let end =
+        trace.records.iter().filter(|r| r.op.is_memory()).map(|r| r.addr + r.bytes as u32).max().unwrap_or(0);
     Ok(ArrayShape { base: 0, rows: end.div_ceil(cols * elem).max(1), cols, elem })
 }

@@ -219,6 +219,7 @@ pub fn dispatch_cycles(
         let smem = v
             .requests
             .iter()
+            .filter(|r| r.op.is_memory())
             .flat_map(|r| r.addrs.iter().map(move |&a| a.saturating_add(r.bytes as u32)))
             .max()
             .unwrap_or(0);

@@ -69,7 +69,7 @@ fn root(f: &Function, globals: &naga::Arena<GlobalVariable>, mut p: Handle<Expre
 }
 
 /// Calls `f` on every statement of `block`, nested blocks included.
-fn each_statement(block: &Block, f: &mut impl FnMut(&Statement)) {
+pub(crate) fn each_statement(block: &Block, f: &mut impl FnMut(&Statement)) {
     for s in block.iter() {
         f(s);
         match s {

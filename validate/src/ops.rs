@@ -148,7 +148,7 @@ pub fn unrolled_loop(
     let start = literal(f, f.local_variables[v].init?)?;
     // `i` changes nowhere else
     let mut writes = 0;
-    each_statement(&f.body, &mut |s| match s {
+    crate::deps::each_statement(&f.body, &mut |s| match s {
         Statement::Store { pointer, .. } if local(*pointer) == Some(v) => writes += 1,
         Statement::Call { arguments, .. } if arguments.iter().any(|&a| local(a) == Some(v)) => writes += 2,
         Statement::Atomic { pointer, .. } if local(*pointer) == Some(v) => writes += 2,
@@ -228,32 +228,12 @@ fn literal(f: &Function, h: Handle<Expression>) -> Option<i64> {
 /// The counters of every loop of `f` that [`unrolled_loop`] unrolls.
 pub fn unrolled_counters(f: &Function) -> Vec<Handle<naga::LocalVariable>> {
     let mut out = Vec::new();
-    each_statement(&f.body, &mut |s| {
+    crate::deps::each_statement(&f.body, &mut |s| {
         if let Statement::Loop { body, continuing, break_if } = s {
             out.extend(unrolled_loop(f, body, continuing, *break_if));
         }
     });
     out
-}
-
-/// Calls `visit` on every statement of `block`, nested ones included.
-fn each_statement(block: &Block, visit: &mut impl FnMut(&Statement)) {
-    for s in block.iter() {
-        visit(s);
-        match s {
-            Statement::Block(b) => each_statement(b, visit),
-            Statement::If { accept, reject, .. } => {
-                each_statement(accept, visit);
-                each_statement(reject, visit);
-            }
-            Statement::Switch { cases, .. } => cases.iter().for_each(|c| each_statement(&c.body, visit)),
-            Statement::Loop { body, continuing, .. } => {
-                each_statement(body, visit);
-                each_statement(continuing, visit);
-            }
-            _ => {}
-        }
-    }
 }
 
 /// Statements that add `n` to the counter `ptr` points at.

@@ -282,36 +282,25 @@ impl Gpu {
         };
         let l = &self.limits;
         let [x, y, z] = texels.map(|t| t.max(1));
-        let (dimension, size, view) = match dim {
-            naga::ImageDimension::D1 => (
-                wgpu::TextureDimension::D1,
-                [x.min(l.max_texture_dimension_1d), 1, 1],
-                wgpu::TextureViewDimension::D1,
-            ),
+        let (dimension, size) = match dim {
+            naga::ImageDimension::D1 => {
+                (wgpu::TextureDimension::D1, [x.min(l.max_texture_dimension_1d), 1, 1])
+            }
             naga::ImageDimension::D2 => {
                 let m = l.max_texture_dimension_2d;
                 let layers = if arrayed { z.min(l.max_texture_array_layers) } else { 1 };
-                let view = if arrayed {
-                    wgpu::TextureViewDimension::D2Array
-                } else {
-                    wgpu::TextureViewDimension::D2
-                };
-                (wgpu::TextureDimension::D2, [x.min(m), y.min(m), layers], view)
+                (wgpu::TextureDimension::D2, [x.min(m), y.min(m), layers])
             }
             naga::ImageDimension::D3 => {
                 let m = l.max_texture_dimension_3d;
-                (wgpu::TextureDimension::D3, [x.min(m), y.min(m), z.min(m)], wgpu::TextureViewDimension::D3)
+                (wgpu::TextureDimension::D3, [x.min(m), y.min(m), z.min(m)])
             }
             naga::ImageDimension::Cube => {
                 let side = x.max(y).min(l.max_texture_dimension_2d);
-                let view = if arrayed {
-                    wgpu::TextureViewDimension::CubeArray
-                } else {
-                    wgpu::TextureViewDimension::Cube
-                };
-                (wgpu::TextureDimension::D2, [side, side, 6], view)
+                (wgpu::TextureDimension::D2, [side, side, 6])
             }
         };
+        let view = view_dimension(dim, arrayed);
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let texture = self.device.create_texture(&wgpu::TextureDescriptor {
             label: Some(&r.name),
@@ -479,14 +468,6 @@ impl Bound {
 
 /// The layout entry of a texture or sampler.
 fn handle_binding(h: HandleKind) -> Result<wgpu::BindingType, String> {
-    let view = |dim, arrayed| match (dim, arrayed) {
-        (naga::ImageDimension::D1, _) => wgpu::TextureViewDimension::D1,
-        (naga::ImageDimension::D2, false) => wgpu::TextureViewDimension::D2,
-        (naga::ImageDimension::D2, true) => wgpu::TextureViewDimension::D2Array,
-        (naga::ImageDimension::D3, _) => wgpu::TextureViewDimension::D3,
-        (naga::ImageDimension::Cube, false) => wgpu::TextureViewDimension::Cube,
-        (naga::ImageDimension::Cube, true) => wgpu::TextureViewDimension::CubeArray,
-    };
     Ok(match h {
         HandleKind::Sampler { comparison: true } => {
             wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison)
@@ -501,7 +482,7 @@ fn handle_binding(h: HandleKind) -> Result<wgpu::BindingType, String> {
                 (false, naga::ScalarKind::Sint) => wgpu::TextureSampleType::Sint,
                 (false, _) => wgpu::TextureSampleType::Float { filterable: true },
             },
-            view_dimension: view(dim, arrayed),
+            view_dimension: view_dimension(dim, arrayed),
             multisampled: false,
         },
         HandleKind::Storage { dim, arrayed, format, access } => wgpu::BindingType::StorageTexture {
@@ -514,9 +495,21 @@ fn handle_binding(h: HandleKind) -> Result<wgpu::BindingType, String> {
                 _ => wgpu::StorageTextureAccess::WriteOnly,
             },
             format: storage_format(format)?,
-            view_dimension: view(dim, arrayed),
+            view_dimension: view_dimension(dim, arrayed),
         },
     })
+}
+
+/// The view dimension of a WGSL texture type.
+fn view_dimension(dim: naga::ImageDimension, arrayed: bool) -> wgpu::TextureViewDimension {
+    match (dim, arrayed) {
+        (naga::ImageDimension::D1, _) => wgpu::TextureViewDimension::D1,
+        (naga::ImageDimension::D2, false) => wgpu::TextureViewDimension::D2,
+        (naga::ImageDimension::D2, true) => wgpu::TextureViewDimension::D2Array,
+        (naga::ImageDimension::D3, _) => wgpu::TextureViewDimension::D3,
+        (naga::ImageDimension::Cube, false) => wgpu::TextureViewDimension::Cube,
+        (naga::ImageDimension::Cube, true) => wgpu::TextureViewDimension::CubeArray,
+    }
 }
 
 /// The wgpu format of a WGSL storage texel format.

@@ -828,9 +828,38 @@ impl Pass<'_> {
         is_workgroup_ptr(cx.info[ptr].ty.inner_with(self.types))
     }
 
-    /// Whether `ptr` points into a storage buffer (its accesses are `gld` / `gst`).
-    fn is_storage(&self, cx: &FnCx, ptr: Handle<Expression>) -> bool {
-        is_storage_ptr(cx.info[ptr].ty.inner_with(self.types))
+    /// Whether `ptr` points into a storage buffer along an access chain whose byte
+    /// offset the capture computes (its accesses are `gld` / `gst`). A storage pointer
+    /// passed as an argument, or into a binding array, is not followed: its accesses
+    /// count as other work, as before global accesses were recorded.
+    fn is_storage(&self, f: &Function, cx: &FnCx, ptr: Handle<Expression>) -> bool {
+        if !is_storage_ptr(cx.info[ptr].ty.inner_with(self.types)) {
+            return false;
+        }
+        let mut p = ptr;
+        loop {
+            match f.expressions[p] {
+                Expression::GlobalVariable(g) => {
+                    return !matches!(
+                        self.types[self.global_vars[g].ty].inner,
+                        TypeInner::BindingArray { .. }
+                    )
+                }
+                Expression::AccessIndex { base, index } => {
+                    if self.member_offset(f, cx, base, index).is_err() {
+                        return false;
+                    }
+                    p = base;
+                }
+                Expression::Access { base, .. } => {
+                    if self.indexing(f, cx, base).is_err() {
+                        return false;
+                    }
+                    p = base;
+                }
+                _ => return false,
+            }
+        }
     }
 
     /// (stride, element count) of indexing into what `ptr` points at.
@@ -1176,7 +1205,7 @@ impl Pass<'_> {
                             Expression::Load { pointer } if self.is_shared(cx, pointer) => {
                                 Some((pointer, Op::Load))
                             }
-                            Expression::Load { pointer } if self.is_storage(cx, pointer) => {
+                            Expression::Load { pointer } if self.is_storage(f, cx, pointer) => {
                                 Some((pointer, Op::GlobalLoad))
                             }
                             _ => None,
@@ -1219,7 +1248,7 @@ impl Pass<'_> {
                     self.access(f, cx, &mut out, pointer, Op::Store, Some(value))?;
                     count.look_for_use = true;
                 }
-                Statement::Store { pointer, value } if self.is_storage(cx, pointer) => {
+                Statement::Store { pointer, value } if self.is_storage(f, cx, pointer) => {
                     Self::flush(f, cx, &mut out, &mut count);
                     self.access(f, cx, &mut out, pointer, Op::GlobalStore, Some(value))?;
                     count.look_for_use = true;

@@ -418,8 +418,17 @@ impl Gpu {
                 *d = Some(r.map_err(|e| e.to_string()));
             }
         });
-        self.wait()?;
-        let status = done.lock().ok().and_then(|mut d| d.take());
+        // another thread sharing the device may be the one whose poll runs this
+        // callback, a moment after our own poll returned: poll until it has run
+        let start = std::time::Instant::now();
+        let status = loop {
+            self.wait()?;
+            let status = done.lock().ok().and_then(|mut d| d.take());
+            if status.is_some() || start.elapsed() > std::time::Duration::from_secs(60) {
+                break status;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        };
         match status {
             Some(Ok(())) => {}
             Some(Err(message)) => {

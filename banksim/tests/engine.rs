@@ -334,3 +334,45 @@ fn global_accesses_cost_a_wavefront_per_line_and_share_the_shared_memory_pipe() 
     let (free, conflicted) = (cycles(&pair(&diagonal), 500), cycles(&pair(&column), 500));
     assert_eq!(conflicted - free, 31, "the global load waits for the conflict's 31 extra wavefronts");
 }
+
+/// Blocks of different lengths on a few SMs, so that slots free at different cycles.
+fn uneven_blocks(blocks: u32) -> traces::Requests {
+    let mut reqs = traces::Requests::new(32);
+    let lanes: Vec<u16> = (0..32).collect();
+    for block in 0..blocks {
+        for warp in 0..4 {
+            let steps = 3 + (block * 7 + warp * 3) % 11;
+            for step in 0..steps {
+                let stride = 1 + (block + step) % 4;
+                let addrs: Vec<u32> = (0..32).map(|l| (l * stride + block) % 2048 * 4).collect();
+                let op = if step % 3 == 2 { Op::Store } else { Op::Load };
+                reqs.push(block, warp, step, op, 4, (block + step) % 5, None, None, &lanes, &addrs);
+            }
+        }
+    }
+    reqs
+}
+
+#[test]
+fn every_request_runs_whatever_the_dispatch_order() {
+    // uneven blocks free slots at scattered cycles: the serial dispatch takes one SM a
+    // round, the speculative one (several threads) rolls some of its guesses back
+    let work = uneven_blocks(300);
+    let opts = EngineOptions { per_request: true, ..EngineOptions::default() };
+    for sms in [2, 5, 13] {
+        let mut hw = configs::preset("h100").unwrap();
+        hw.timing.as_mut().unwrap().sms = sms;
+        let mut first = None;
+        for threads in [1, 2, 4] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let r = pool.install(|| engine::run(&hw, &work, &opts).unwrap());
+            let at = format!("{sms} SMs, {threads} threads");
+            assert_eq!(&r, first.get_or_insert_with(|| r.clone()), "{at}");
+            assert_eq!(r.total.blocks, 300, "{at}");
+            assert_eq!(r.total.requests as usize, work.len(), "{at}");
+            assert_eq!(r.requests.len(), work.len(), "{at}");
+            let last = r.requests.iter().map(|t| t.done).max().unwrap();
+            assert!(r.cycles >= last, "{at}: {} cycles, last request done at {last}", r.cycles);
+        }
+    }
+}

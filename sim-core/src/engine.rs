@@ -17,17 +17,21 @@
 //!
 //! Results depend only on the workload and the hardware, never on the thread count:
 //! every SM runs its own events in (cycle, sequence) order, and dispatch decisions are
-//! taken in SM-index order between parallel steps.
+//! taken in (cycle, SM index) order between parallel steps. With several threads the
+//! dispatcher speculates on the next decisions and rolls back the ones that turn out
+//! wrong (`Dispatch`), so that many SMs run in each parallel step.
 
 use crate::hardware::Hardware;
 use crate::model::{BankModel, WarpRequest};
 use crate::op::Op;
 use crate::timing::Timing;
 use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 /// Cycles.
 pub type Cycle = u64;
@@ -262,34 +266,19 @@ pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<E
             next += 1;
         }
     }
-    // Rounds: run every SM that has work to its next freed slot (in parallel), then hand
-    // blocks to the SMs whose slots freed first, lowest SM index first.
-    loop {
-        let more = next < blocks.len();
-        sms.par_iter_mut().filter(|sm| sm.waiting_since.is_none()).for_each(|sm| sm.advance(&ctx, more));
-        if !more {
-            break;
-        }
-        let Some(t) = sms.iter().filter_map(|sm| sm.waiting_since).min() else {
+    let mut dispatch = Dispatch { speculate: rayon::current_num_threads() > 1, horizon: 1 };
+    sms.par_iter_mut().for_each(|sm| sm.advance(&ctx, next < blocks.len()));
+    while next < blocks.len() {
+        if !dispatch.round(&ctx, &mut sms, &mut next) {
             debug_assert!(false, "blocks left but no SM waiting for one");
             break;
-        };
-        let mut gave = true;
-        while gave && next < blocks.len() {
-            gave = false;
-            for sm in sms.iter_mut().filter(|sm| sm.waiting_since == Some(t) && sm.free_slots > 0) {
-                if next == blocks.len() {
-                    break;
-                }
-                sm.assign(next, t);
-                next += 1;
-                gave = true;
-            }
-        }
-        for sm in sms.iter_mut().filter(|sm| sm.waiting_since == Some(t)) {
-            sm.waiting_since = None;
         }
     }
+    // No blocks left: every SM runs what it holds to the end.
+    sms.par_iter_mut().for_each(|sm| {
+        sm.waiting_since = None;
+        sm.advance(&ctx, false)
+    });
     let mut report =
         EngineReport { blocks_per_sm, warps_per_block, smem_per_block: smem, ..EngineReport::default() };
     for sm in &mut sms {
@@ -346,6 +335,102 @@ struct Ctx<'a> {
     warps_per_block: u32,
 }
 
+/// The dispatcher: hands blocks, in id order, to the SM whose slot frees first (ties:
+/// lowest SM index first, one block each in turn).
+///
+/// Between rounds every SM with blocks left to run has paused at its first freed slot
+/// (`waiting_since`). The SMs waiting earliest get the next blocks and run, in
+/// parallel, to their next freed slot. Serially that is one group of tied SMs a round.
+/// With several threads the dispatcher also *speculates*: it hands the following blocks
+/// to the groups waiting up to `horizon` cycles later, as if none of the SMs it runs
+/// would free a slot before them, and runs those too. Afterwards it checks, group by
+/// group in dispatch order, that no SM run in this round paused before the group's
+/// cycle; the first group where one did, and every later one, is rolled back to its
+/// snapshot and its blocks go back to the queue. So results are those of the serial
+/// order, whatever the thread count.
+struct Dispatch {
+    speculate: bool,
+    /// Cycles past the earliest waiting SM within which groups are speculated on: the
+    /// shortest run (from a block's dispatch to the SM's next freed slot) seen in the
+    /// last round.
+    horizon: Cycle,
+}
+
+impl Dispatch {
+    /// One round; `false` if no SM waits for a block.
+    fn round(&mut self, ctx: &Ctx<'_>, sms: &mut [Sm], next: &mut usize) -> bool {
+        let mut waiting: Vec<(Cycle, usize)> =
+            sms.iter().enumerate().filter_map(|(i, sm)| Some((sm.waiting_since?, i))).collect();
+        let Some(&(t0, _)) = waiting.iter().min() else { return false };
+        let limit = if self.speculate { t0.saturating_add(self.horizon) } else { t0 + 1 };
+        waiting.retain(|&(t, _)| t < limit);
+        waiting.sort_unstable();
+        // groups of tied SMs in dispatch order: (cycle, SMs, first block)
+        let mut groups: Vec<(Cycle, std::ops::Range<usize>, usize)> = Vec::new();
+        let mut i = 0;
+        while i < waiting.len() && *next < ctx.blocks.len() {
+            let t = waiting[i].0;
+            let mut e = i;
+            while e < waiting.len() && waiting[e].0 == t {
+                e += 1;
+            }
+            let first = *next;
+            if !groups.is_empty() {
+                for &(_, sm) in &waiting[i..e] {
+                    sms[sm].snapshot = Some(sms[sm].snapshot());
+                }
+            }
+            let mut gave = true;
+            while gave && *next < ctx.blocks.len() {
+                gave = false;
+                for &(_, sm) in &waiting[i..e] {
+                    if *next < ctx.blocks.len() && sms[sm].free_slots > 0 {
+                        sms[sm].assign(*next, t);
+                        *next += 1;
+                        gave = true;
+                    }
+                }
+            }
+            for &(_, sm) in &waiting[i..e] {
+                sms[sm].waiting_since = None;
+            }
+            groups.push((t, i..e, first));
+            i = e;
+        }
+        sms.par_iter_mut().filter(|sm| sm.waiting_since.is_none()).for_each(|sm| sm.advance(ctx, true));
+        // check the speculation: a group stands if every SM run before it paused later
+        let mut earliest = Cycle::MAX;
+        let mut shortest = Cycle::MAX;
+        let mut wrong = None;
+        for (g, (t, members, first)) in groups.iter().enumerate() {
+            if g > 0 && *t >= earliest {
+                wrong = Some((g, *first));
+                break;
+            }
+            for &(_, sm) in &waiting[members.clone()] {
+                if let Some(f) = sms[sm].waiting_since {
+                    earliest = earliest.min(f);
+                    shortest = shortest.min(f - t);
+                }
+                sms[sm].snapshot = None;
+            }
+        }
+        if let Some((g, first)) = wrong {
+            for (_, members, _) in &groups[g..] {
+                for &(_, sm) in &waiting[members.clone()] {
+                    let snap = sms[sm].snapshot.take().expect("a speculated SM's snapshot");
+                    sms[sm].restore(snap);
+                }
+            }
+            *next = first;
+        }
+        if shortest != Cycle::MAX {
+            self.horizon = shortest.max(1);
+        }
+        true
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Node {
     /// A memory request (index into the workload).
@@ -366,9 +451,23 @@ enum Edge {
     Barrier,
 }
 
-/// A resident block: its request graph and the progress through it.
-struct Resident {
+/// A block's request graph and per-node constants, shared (not copied) by a
+/// [`Resident`] and the snapshots of it a speculative dispatch takes.
+struct BlockGraph {
     graph: DiGraph<Node, Edge, u32>,
+    /// Scheduler of each node's warp.
+    scheduler: Vec<u8>,
+    /// Each node's `gap` (0 for joins).
+    gap: Vec<u32>,
+    /// Each node's `wait`: with one, it starts its gap in program order and meets its
+    /// data part-way.
+    wait: Vec<Option<u32>>,
+}
+
+/// A resident block: its request graph and the progress through it.
+#[derive(Clone)]
+struct Resident {
+    g: Arc<BlockGraph>,
     /// Unsatisfied incoming edges per node.
     waiting: Vec<u32>,
     /// Earliest issue allowed by program order / barrier release, and by data.
@@ -378,13 +477,6 @@ struct Resident {
     issued: Vec<Cycle>,
     left: usize,
     end: Cycle,
-    /// Scheduler of each node's warp.
-    scheduler: Vec<u8>,
-    /// Each node's `gap` (0 for joins).
-    gap: Vec<u32>,
-    /// Each node's `wait`: with one, it starts its gap in program order and meets its
-    /// data part-way.
-    wait: Vec<Option<u32>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -439,6 +531,22 @@ struct Sm {
     /// Blocks handed over by the dispatcher, built at the start of the next parallel
     /// step (so graph building runs on the worker threads, not the dispatcher).
     to_launch: Vec<(usize, Cycle)>,
+    /// The state before a speculative dispatch ([`Dispatch`]).
+    snapshot: Option<Box<Snapshot>>,
+}
+
+/// What an SM's run changes (its bank model holds only scratch).
+struct Snapshot {
+    events: BinaryHeap<Event>,
+    seq: u64,
+    slots: Vec<Option<Resident>>,
+    free_slots: u32,
+    pipe_free: Cycle,
+    sched_free: Vec<Cycle>,
+    waiting_since: Option<Cycle>,
+    next_launch: Cycle,
+    stats: SmStats,
+    timings: usize,
 }
 
 impl Sm {
@@ -458,7 +566,39 @@ impl Sm {
             timings: Vec::new(),
             ready: Vec::new(),
             to_launch: Vec::new(),
+            snapshot: None,
         }
+    }
+
+    fn snapshot(&self) -> Box<Snapshot> {
+        debug_assert!(self.to_launch.is_empty());
+        Box::new(Snapshot {
+            events: self.events.clone(),
+            seq: self.seq,
+            slots: self.slots.clone(),
+            free_slots: self.free_slots,
+            pipe_free: self.pipe_free,
+            sched_free: self.sched_free.clone(),
+            waiting_since: self.waiting_since,
+            next_launch: self.next_launch,
+            stats: self.stats.clone(),
+            timings: self.timings.len(),
+        })
+    }
+
+    fn restore(&mut self, s: Box<Snapshot>) {
+        let s = *s;
+        self.events = s.events;
+        self.seq = s.seq;
+        self.slots = s.slots;
+        self.free_slots = s.free_slots;
+        self.pipe_free = s.pipe_free;
+        self.sched_free = s.sched_free;
+        self.waiting_since = s.waiting_since;
+        self.next_launch = s.next_launch;
+        self.stats = s.stats;
+        self.timings.truncate(s.timings);
+        self.to_launch.clear();
     }
 
     fn push(&mut self, at: Cycle, kind: EventKind, slot: usize, node: u32) {
@@ -527,14 +667,14 @@ impl Sm {
     fn on_ready(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
         let res = self.slots[slot].as_mut().expect("resident block");
         let n = NodeIndex::new(node as usize);
-        match res.graph[n] {
+        match res.g.graph[n] {
             Node::Join => {
                 res.issued[node as usize] = at;
                 self.finish(slot, node, at, at);
             }
             Node::Request(_) | Node::Arrive(_) => {
-                let (gap, wait) = (res.gap[node as usize], res.wait[node as usize]);
-                let s = res.scheduler[node as usize] as usize;
+                let (gap, wait) = (res.g.gap[node as usize], res.g.wait[node as usize]);
+                let s = res.g.scheduler[node as usize] as usize;
                 let (order, data) = (res.order_ready[node as usize], res.data_ready[node as usize]);
                 let start = at.max(self.sched_free[s]);
                 match wait {
@@ -567,8 +707,8 @@ impl Sm {
     /// The rest of a request's gap after its `wait`, once the data it needs is back.
     fn on_resume(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
         let res = self.slots[slot].as_ref().expect("resident block");
-        let (gap, wait) = (res.gap[node as usize], res.wait[node as usize]);
-        let s = res.scheduler[node as usize] as usize;
+        let (gap, wait) = (res.g.gap[node as usize], res.g.wait[node as usize]);
+        let s = res.g.scheduler[node as usize] as usize;
         let rest = gap - wait.unwrap_or(0).min(gap);
         self.work_then_issue(ctx, at, s, rest, slot, node);
     }
@@ -577,7 +717,7 @@ impl Sm {
         let t = ctx.timing;
         let res = self.slots[slot].as_mut().expect("resident block");
         res.issued[node as usize] = at;
-        let Node::Request(i) = res.graph[NodeIndex::new(node as usize)] else {
+        let Node::Request(i) = res.g.graph[NodeIndex::new(node as usize)] else {
             // a barrier arrival
             return self.finish(slot, node, at, at + t.issue_cycles as Cycle);
         };
@@ -622,17 +762,17 @@ impl Sm {
     fn finish(&mut self, slot: usize, node: u32, next: Cycle, done: Cycle) {
         let res = self.slots[slot].as_mut().expect("resident block");
         let n = NodeIndex::new(node as usize);
-        if res.graph[n] == Node::Join {
+        if res.g.graph[n] == Node::Join {
             // barrier stall: each arrival waited from its arrival to the release
-            for pred in res.graph.neighbors_directed(n, Direction::Incoming) {
+            for pred in res.g.graph.neighbors_directed(n, Direction::Incoming) {
                 self.stats.stalls.barrier += done - res.issued[pred.index()];
             }
         }
         let mut ready = std::mem::take(&mut self.ready);
-        let mut edges = res.graph.neighbors_directed(n, Direction::Outgoing).detach();
-        while let Some((e, succ)) = edges.next(&res.graph) {
-            let k = succ.index();
-            match res.graph[e] {
+        let g = Arc::clone(&res.g);
+        for e in g.graph.edges_directed(n, Direction::Outgoing) {
+            let k = e.target().index();
+            match *e.weight() {
                 Edge::Order | Edge::Barrier => res.order_ready[k] = res.order_ready[k].max(next),
                 Edge::Data => res.data_ready[k] = res.data_ready[k].max(done),
             }
@@ -640,7 +780,7 @@ impl Sm {
             if res.waiting[k] == 0 {
                 // a request that needs the data only part-way through its gap starts its
                 // gap in program order; any other waits for the data first
-                let at = if res.wait[k].is_some() {
+                let at = if res.g.wait[k].is_some() {
                     res.order_ready[k]
                 } else {
                     res.order_ready[k].max(res.data_ready[k])
@@ -741,15 +881,12 @@ fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
         waiting[e.target().index()] += 1;
     }
     Resident {
-        graph,
+        g: Arc::new(BlockGraph { graph, scheduler, gap: gaps, wait: waits }),
         waiting,
         order_ready: vec![0; nodes],
         data_ready: vec![0; nodes],
         issued: vec![0; nodes],
         left: nodes,
         end: 0,
-        scheduler,
-        gap: gaps,
-        wait: waits,
     }
 }

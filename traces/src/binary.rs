@@ -1124,18 +1124,26 @@ pub struct Chunk {
     lane_wait: Vec<u32>,
     // requests
     warp_size: u32,
-    r_block: Vec<u32>,
-    r_warp: Vec<u32>,
-    r_step: Vec<u32>,
-    r_code: Vec<u8>,
-    r_gap: Vec<u32>,
-    /// Wait + 1, 0 for none.
-    r_wait: Vec<u32>,
-    r_start: Vec<u32>,
-    r_lanes: Vec<u32>,
-    r_count: Vec<u8>,
+    reqs: Vec<Req>,
     /// `IOTA`, then the lanes of requests whose lanes are not contiguous.
     lanes: Vec<u16>,
+}
+
+/// One warp request of a [`Chunk`] (one record, so that splitting pushes once).
+#[derive(Clone, Copy, Debug, Default)]
+struct Req {
+    block: u32,
+    warp: u32,
+    step: u32,
+    gap: u32,
+    /// Wait + 1, 0 for none.
+    wait: u32,
+    /// First address in `addrs`.
+    start: u32,
+    /// First lane in `lanes`.
+    lanes: u32,
+    code: u8,
+    count: u8,
 }
 
 impl RawChunk {
@@ -1320,7 +1328,8 @@ impl RawChunk {
                             // first + stride * (lane - l0) stays between the two ends
                             let (f, st) = (first as u32, stride as u32);
                             if l1 - l0 + 1 == lanes as i64 {
-                                for (i, d) in dst.iter_mut().enumerate() {
+                                // (`IOTA` as the lane numbers: the loop vectorizes)
+                                for (d, &i) in dst.iter_mut().zip(&IOTA) {
                                     *d = f.wrapping_add(st.wrapping_mul(i as u32));
                                 }
                             } else {
@@ -1548,15 +1557,7 @@ fn dep_bits(dep: Option<bool>) -> u8 {
 
 impl Chunk {
     fn clear_requests(&mut self) {
-        self.r_block.clear();
-        self.r_warp.clear();
-        self.r_step.clear();
-        self.r_code.clear();
-        self.r_gap.clear();
-        self.r_wait.clear();
-        self.r_start.clear();
-        self.r_lanes.clear();
-        self.r_count.clear();
+        self.reqs.clear();
         self.lanes.clear();
         self.lanes.extend_from_slice(&IOTA);
     }
@@ -1582,15 +1583,7 @@ impl Chunk {
         let per = SLICE_LANES / warp;
         let kmask = u64::MAX >> (64 - warp);
         let n = self.groups();
-        self.r_block.reserve(n);
-        self.r_warp.reserve(n);
-        self.r_step.reserve(n);
-        self.r_code.reserve(n);
-        self.r_gap.reserve(n);
-        self.r_wait.reserve(n);
-        self.r_start.reserve(n);
-        self.r_lanes.reserve(n);
-        self.r_count.reserve(n);
+        self.reqs.reserve(n * per as usize);
         if per == 1 {
             for g in 0..n {
                 self.emit(g, 0, self.g_mask[g], self.g_slice[g])?;
@@ -1669,26 +1662,28 @@ impl Chunk {
         } else {
             (self.g_code[g], self.g_gap[g], self.g_wait[g])
         };
-        self.r_block.push(self.g_block[g]);
-        self.r_warp.push(warp);
-        self.r_step.push(self.g_step[g]);
-        self.r_code.push(code);
-        self.r_gap.push(gap);
-        self.r_wait.push(wait);
-        self.r_start.push(start);
-        self.r_lanes.push(lanes_at);
-        self.r_count.push(count as u8);
+        self.reqs.push(Req {
+            block: self.g_block[g],
+            warp,
+            step: self.g_step[g],
+            gap,
+            wait,
+            start,
+            lanes: lanes_at,
+            code,
+            count: count as u8,
+        });
         Ok(())
     }
 
     /// Warp requests after [`Chunk::split`].
     pub fn len(&self) -> usize {
-        self.r_block.len()
+        self.reqs.len()
     }
 
     /// Whether there are no warp requests.
     pub fn is_empty(&self) -> bool {
-        self.r_block.is_empty()
+        self.reqs.is_empty()
     }
 
     /// The warp size of the last [`Chunk::split`].
@@ -1699,19 +1694,20 @@ impl Chunk {
     /// Request `i` (its `line` is 0: binary traces have no lines).
     #[inline]
     pub fn get(&self, i: usize) -> RequestRef<'_> {
-        let (op, bytes, dep) = decode_code(self.r_code[i]).unwrap_or((Op::Barrier, 0, None));
-        let n = self.r_count[i] as usize;
-        let s = self.r_start[i] as usize;
-        let l = self.r_lanes[i] as usize;
+        let r = &self.reqs[i];
+        let (op, bytes, dep) = decode_code(r.code).unwrap_or((Op::Barrier, 0, None));
+        let n = r.count as usize;
+        let s = r.start as usize;
+        let l = r.lanes as usize;
         RequestRef {
-            block: self.r_block[i],
-            warp: self.r_warp[i],
-            step: self.r_step[i],
+            block: r.block,
+            warp: r.warp,
+            step: r.step,
             op,
             bytes,
-            gap: self.r_gap[i],
+            gap: r.gap,
             dep,
-            wait: self.r_wait[i].checked_sub(1),
+            wait: r.wait.checked_sub(1),
             line: 0,
             lanes: &self.lanes[l..l + n],
             addrs: &self.addrs[s..s + n],
@@ -1793,7 +1789,7 @@ impl ExactSizeIterator for ChunkRequests<'_> {}
 
 impl sim_core::engine::Workload for Chunk {
     fn len(&self) -> usize {
-        self.r_block.len()
+        self.reqs.len()
     }
 
     fn request(&self, i: usize) -> sim_core::engine::EngineRequest<'_> {

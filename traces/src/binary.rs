@@ -1210,10 +1210,23 @@ impl RawChunk {
                 c.varint().ok_or_else(|| corrupt(c, &format!("truncated or overlong varint ({what})")))?;
             u32::try_from(v).map_err(|_| corrupt(c, &format!("{what} {v} does not fit in 32 bits")))
         };
+        // `u32_of` with the one-byte case inline (most deltas, steps and gaps)
+        macro_rules! small {
+            ($c:expr, $what:expr) => {{
+                let c: &mut Col<'_> = $c;
+                match c.data.get(c.pos) {
+                    Some(&b) if b < 0x80 => {
+                        c.pos += 1;
+                        b as u32
+                    }
+                    _ => u32_of(c, $what)?,
+                }
+            }};
+        }
         // a gap and, in a file with waits, its wait (+ 1, 0 for none; at most the gap)
         let waits = self.waits;
         let gap_wait = |c: &mut Col<'_>| -> Result<(u32, u32), BinaryError> {
-            let gap = u32_of(c, "gap")?;
+            let gap = small!(c, "gap");
             if !waits {
                 return Ok((gap, 0));
             }
@@ -1224,20 +1237,21 @@ impl RawChunk {
             Ok((gap, w))
         };
         for gi in 0..n {
-            let db = u32_of(c_block, "block delta")?;
+            let db = small!(c_block, "block delta");
             let block = pb.checked_add(db).ok_or_else(|| corrupt(c_block, "block beyond 2^32"))?;
             let slice = if db == 0 {
-                ps.checked_add(u32_of(c_slice, "slice delta")?)
+                ps.checked_add(small!(c_slice, "slice delta"))
             } else {
-                Some(u32_of(c_slice, "slice")?)
+                Some(small!(c_slice, "slice"))
             }
             .filter(|&s| s <= u32::MAX / SLICE_LANES)
             .ok_or_else(|| corrupt(c_slice, "thread index beyond 2^32"))?;
             let same_run = gi > 0 && block == pb && slice == ps;
             let step = if same_run {
-                pt.checked_add(1).and_then(|p| p.checked_add(u32_of(c_step, "step delta").ok()?))
+                let d = small!(c_step, "step delta");
+                pt.checked_add(1).and_then(|p| p.checked_add(d))
             } else {
-                Some(u32_of(c_step, "step")?)
+                Some(small!(c_step, "step"))
             }
             .ok_or_else(|| corrupt(c_step, "step beyond 2^32"))?;
             let b0 = c_mask.byte().ok_or_else(|| corrupt(c_mask, "ends early"))?;

@@ -297,33 +297,31 @@ pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<E
     Ok(report)
 }
 
-/// One pass over the workload: each block's request range, and the threads and
-/// shared-memory bytes of a block (given in `opts`, or the most any block uses).
+/// Each block's request range, and the threads and shared-memory bytes of a block
+/// (given in `opts`, or the most any block uses): parallel passes over the workload.
 fn scan(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (Vec<(usize, usize)>, u32, u32) {
-    let mut blocks = Vec::new();
-    let (mut threads, mut smem) = (0u32, 0u32);
-    let mut start = 0;
-    let mut block = None;
-    for i in 0..work.len() {
-        let r = work.request(i);
-        if block != Some(r.block) {
-            if block.is_some() {
-                blocks.push((start, i));
-            }
-            (start, block) = (i, Some(r.block));
-        }
-        if let Some(&last) = r.lanes.last() {
-            threads = threads.max(r.warp * warp + last as u32 + 1);
-        }
-        if r.op.is_memory() {
-            for &a in r.addrs {
-                smem = smem.max(a.saturating_add(r.bytes as u32));
-            }
-        }
-    }
-    if block.is_some() {
-        blocks.push((start, work.len()));
-    }
+    const MIN_LEN: usize = 1 << 12;
+    let n = work.len();
+    let (threads, smem) = (0..n)
+        .into_par_iter()
+        .with_min_len(MIN_LEN)
+        .map(|i| {
+            let r = work.request(i);
+            let threads = r.lanes.last().map_or(0, |&last| r.warp * warp + last as u32 + 1);
+            let smem = if r.op.is_memory() {
+                r.addrs.iter().fold(0, |m, &a| m.max(a.saturating_add(r.bytes as u32)))
+            } else {
+                0
+            };
+            (threads, smem)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+    let starts: Vec<usize> = (0..n)
+        .into_par_iter()
+        .with_min_len(MIN_LEN)
+        .filter(|&i| i == 0 || work.request(i).block != work.request(i - 1).block)
+        .collect();
+    let blocks = starts.iter().zip(starts.iter().skip(1).chain([&n])).map(|(&s, &e)| (s, e)).collect();
     (blocks, opts.threads_per_block.unwrap_or(threads), opts.smem_per_block.unwrap_or(smem))
 }
 
@@ -376,8 +374,9 @@ impl Dispatch {
             }
             let first = *next;
             if !groups.is_empty() {
+                // (taken in the parallel step below, as the state before this dispatch)
                 for &(_, sm) in &waiting[i..e] {
-                    sms[sm].snapshot = Some(sms[sm].snapshot());
+                    sms[sm].speculated = Some(t);
                 }
             }
             let mut gave = true;
@@ -397,7 +396,12 @@ impl Dispatch {
             groups.push((t, i..e, first));
             i = e;
         }
-        sms.par_iter_mut().filter(|sm| sm.waiting_since.is_none()).for_each(|sm| sm.advance(ctx, true));
+        sms.par_iter_mut().filter(|sm| sm.waiting_since.is_none()).for_each(|sm| {
+            if let Some(t) = sm.speculated.take() {
+                sm.snapshot = Some(sm.snapshot(t));
+            }
+            sm.advance(ctx, true)
+        });
         // check the speculation: a group stands if every SM run before it paused later
         let mut earliest = Cycle::MAX;
         let mut shortest = Cycle::MAX;
@@ -511,6 +515,9 @@ fn unpack(e: Event) -> (Cycle, EventKind, u32, u32) {
     )
 }
 
+// (aligned to two cache lines: SMs run on different threads side by side in one `Vec`,
+// and their counters change on every event)
+#[repr(align(128))]
 struct Sm {
     index: u32,
     model: BankModel,
@@ -531,7 +538,10 @@ struct Sm {
     /// Blocks handed over by the dispatcher, built at the start of the next parallel
     /// step (so graph building runs on the worker threads, not the dispatcher).
     to_launch: Vec<(usize, Cycle)>,
-    /// The state before a speculative dispatch ([`Dispatch`]).
+    /// The cycle the SM waited since, if the dispatcher's last blocks for it are a
+    /// speculation ([`Dispatch`]).
+    speculated: Option<Cycle>,
+    /// The state before a speculative dispatch.
     snapshot: Option<Box<Snapshot>>,
 }
 
@@ -566,20 +576,22 @@ impl Sm {
             timings: Vec::new(),
             ready: Vec::new(),
             to_launch: Vec::new(),
+            speculated: None,
             snapshot: None,
         }
     }
 
-    fn snapshot(&self) -> Box<Snapshot> {
-        debug_assert!(self.to_launch.is_empty());
+    /// The state before the dispatcher's last blocks (in `to_launch`), for which the SM
+    /// waited since `at`.
+    fn snapshot(&self, at: Cycle) -> Box<Snapshot> {
         Box::new(Snapshot {
             events: self.events.clone(),
             seq: self.seq,
             slots: self.slots.clone(),
-            free_slots: self.free_slots,
+            free_slots: self.free_slots + self.to_launch.len() as u32,
             pipe_free: self.pipe_free,
             sched_free: self.sched_free.clone(),
-            waiting_since: self.waiting_since,
+            waiting_since: Some(at),
             next_launch: self.next_launch,
             stats: self.stats.clone(),
             timings: self.timings.len(),

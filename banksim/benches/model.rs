@@ -32,16 +32,15 @@ fn benches(c: &mut Criterion) {
     let dir = std::env::temp_dir();
     let path = dir.join(format!("banksim-criterion-mix-{}.bsim", std::process::id()));
     std::fs::write(&path, common::mix_bytes(BLOCKS, &Class::ALL)).expect("a temporary file");
-    let chunks = decoded_chunks(&path).expect("the mix");
-    let n: u64 = chunks.iter().map(|c| c.len() as u64).sum();
+    let (chunks, n) = decoded_chunks(&path).expect("the mix");
 
     let mut g = c.benchmark_group("bank_model");
     for class in Class::ALL {
         let p = dir.join(format!("banksim-criterion-{}-{}.bsim", class.name(), std::process::id()));
         std::fs::write(&p, common::mix_bytes(BLOCKS, &[class])).expect("a temporary file");
-        let ch = decoded_chunks(&p).expect("the class");
+        let (ch, k) = decoded_chunks(&p).expect("the class");
         let _ = std::fs::remove_file(&p);
-        g.throughput(Throughput::Elements(ch.iter().map(|c| c.len() as u64).sum()));
+        g.throughput(Throughput::Elements(k));
         g.bench_function(class.name(), |b| b.iter(|| model_only(black_box(&ch), &hw)));
     }
     g.throughput(Throughput::Elements(n));
@@ -50,7 +49,7 @@ fn benches(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("binary_file");
     g.throughput(Throughput::Elements(n));
-    g.bench_function("read_decode", |b| b.iter(|| read_decode(black_box(&path)).expect("the mix")));
+    g.bench_function("read_decode", |b| b.iter(|| read_decode(black_box(&path), false).expect("the mix")));
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a worker thread");
     g.bench_function("read_decode_model", |b| {
         b.iter(|| one.install(|| simulate_file(black_box(&path), &hw)).expect("the mix"))

@@ -17,12 +17,14 @@
 
 mod common;
 
-use common::{decoded_chunks, model_only, read_decode, simulate_file, Class, STEPS, THREADS, WARP};
+use common::{
+    decoded_chunks, model_expanded, model_only, read_decode, simulate_file, Class, STEPS, THREADS, WARP,
+};
 use sim_core::engine::{self, EngineOptions};
 use sim_core::Hardware;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use traces::binary::{self, BinaryError, Chunk};
+use traces::binary::{self, BinaryError};
 
 struct Args {
     blocks: u32,
@@ -202,7 +204,7 @@ fn table(args: &Args, hw: &Hardware) {
         write_mix(&path, args.blocks, &args.classes);
     }
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-    let (_, (n, _)) = best(1, || read_decode(&path).unwrap_or_else(|e| fail(&e)));
+    let (_, (n, _)) = best(1, || read_decode(&path, false).unwrap_or_else(|e| fail(&e)));
     let n = n as f64;
     println!(
         "standard mix: {} blocks x {THREADS} threads x {STEPS} steps = {n} warp requests (warp {WARP}, h100), binary trace {:.1} MiB ({:.1} B/request), best of {} runs",
@@ -218,8 +220,10 @@ fn table(args: &Args, hw: &Hardware) {
     // 1. the limit: read and decode only
     let mut t_decode = f64::NAN;
     if want("decode") || want("file") {
-        t_decode = best(args.reps, || read_decode(&path).unwrap_or_else(|e| fail(&e))).0;
+        t_decode = best(args.reps, || read_decode(&path, false).unwrap_or_else(|e| fail(&e))).0;
         line("read + decode only (page cache, 1 thread)", t_decode, String::new());
+        let t_split = best(args.reps, || read_decode(&path, true).unwrap_or_else(|e| fail(&e))).0;
+        line("read + decode, every lane written out (1 thread)", t_split, String::new());
     }
     // 2. the whole pipeline on one core
     let serial = || pool(1).install(|| simulate_file(&path, hw)).unwrap_or_else(|e| fail(&e));
@@ -234,25 +238,32 @@ fn table(args: &Args, hw: &Hardware) {
     }
     // 3. the bank model alone
     if want("model") {
-        let chunks = decoded_chunks(&path).unwrap_or_else(|e| fail(&e));
+        let (mut chunks, _) = decoded_chunks(&path).unwrap_or_else(|e| fail(&e));
         let (t_model, w) = best(args.reps, || model_only(&chunks, hw));
         line("bank model alone (decoded requests, 1 thread)", t_model, String::new());
+        assert_eq!(w, s1.memory_total().wavefronts, "the two paths disagree");
+        chunks.iter_mut().for_each(|c| c.split(WARP).expect("decoded"));
+        let (t_exp, w) = best(args.reps, || model_expanded(&chunks, hw));
+        line("  every lane written out, no memo", t_exp, String::new());
         assert_eq!(w, s1.memory_total().wavefronts, "the two paths disagree");
     }
     if want("classes") {
         for class in Class::ALL {
             let p = dir.join(format!("banksim-mix-{}-{}.bsim", class.name(), std::process::id()));
             write_mix(&p, args.blocks / 4, &[class]);
-            let chunks = decoded_chunks(&p).unwrap_or_else(|e| fail(&e));
-            let k: usize = chunks.iter().map(Chunk::len).sum();
+            let (mut chunks, k) = decoded_chunks(&p).unwrap_or_else(|e| fail(&e));
             let (t, _) = best(args.reps, || model_only(&chunks, hw));
-            let (td, _) = best(args.reps, || read_decode(&p).unwrap_or_else(|e| fail(&e)));
+            chunks.iter_mut().for_each(|c| c.split(WARP).expect("decoded"));
+            let (te, _) = best(args.reps, || model_expanded(&chunks, hw));
+            let (td, _) = best(args.reps, || read_decode(&p, false).unwrap_or_else(|e| fail(&e)));
+            let k = k as f64;
             println!(
-                "{:<52}{:>8.1} M warp-requests/s   (read + decode {:.1} M/s, {:.1} B/request)",
+                "{:<52}{:>8.1} M warp-requests/s   (no memo {:.1} M/s; read + decode {:.1} M/s, {:.1} B/request)",
                 format!("  bank model alone, {} only", class.name()),
-                k as f64 / t / 1e6,
-                k as f64 / td / 1e6,
-                std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0) as f64 / k as f64
+                k / t / 1e6,
+                k / te / 1e6,
+                k / td / 1e6,
+                std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0) as f64 / k
             );
             let _ = std::fs::remove_file(&p);
         }

@@ -202,13 +202,32 @@ fn binary_traces_stream_to_the_same_totals_as_text() {
     assert!(gen.status.success(), "{}", text(&gen).1);
     let conv = banksim(&["convert", csv.to_str().unwrap(), bin.to_str().unwrap()]);
     assert!(conv.status.success(), "{}", text(&conv).1);
-    for warp in ["16", "32", "64"] {
-        let a = text(&banksim(&["run", csv.to_str().unwrap(), "--warp", warp])).0;
-        let b = text(&banksim(&["run", bin.to_str().unwrap(), "--warp", warp, "--threads", "2"])).0;
-        // the same totals, line for line, after the first line's file name
-        let tail = |s: &str| s.split_once(": ").map(|p| p.1.to_string()).unwrap_or_default();
-        assert!(a.contains("204800 records"), "{a}");
-        assert_eq!(tail(&a), tail(&b), "warp {warp}");
+    // the same totals, line for line, after the first line's file name
+    let same_totals = |csv: &std::path::Path, bin: &std::path::Path| {
+        for warp in ["16", "32", "64"] {
+            let a = text(&banksim(&["run", csv.to_str().unwrap(), "--warp", warp])).0;
+            let b = text(&banksim(&["run", bin.to_str().unwrap(), "--warp", warp, "--threads", "2"])).0;
+            let tail = |s: &str| s.split_once(": ").map(|p| p.1.to_string()).unwrap_or_default();
+            assert!(a.contains(" records"), "{a}");
+            assert_eq!(tail(&a), tail(&b), "{} warp {warp}", csv.display());
+        }
+    };
+    same_totals(&csv, &bin);
+    assert!(text(&banksim(&["run", csv.to_str().unwrap()])).0.contains("204800 records"));
+    // affine requests (strides, shrinking masks, barriers) go through the model's memo
+    for (kind, params) in [
+        ("strided", &["threads=256", "stride=33"][..]),
+        ("reduction", &["tile=2048"][..]),
+        ("scan", &["n=1024", "padded=1"][..]),
+        ("gemm", &["width=4", "skew=1"][..]),
+    ] {
+        let (c, b) = (tmp(&format!("stream_{kind}.csv")), tmp(&format!("stream_{kind}.bsim")));
+        let mut args = vec!["gen", kind];
+        args.extend_from_slice(params);
+        args.extend_from_slice(&["-o", c.to_str().unwrap()]);
+        assert!(banksim(&args).status.success(), "gen {kind}");
+        assert!(banksim(&["convert", c.to_str().unwrap(), b.to_str().unwrap()]).status.success());
+        same_totals(&c, &b);
     }
     // a bad access deep in the file is reported with its chunk and request
     let bad = tmp("stream_bad.csv");

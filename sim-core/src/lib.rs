@@ -39,6 +39,7 @@ pub mod engine;
 mod hardware;
 pub mod layout;
 mod mapping;
+mod masked;
 mod model;
 mod op;
 pub mod replicate;
@@ -47,6 +48,7 @@ mod timing;
 
 pub use hardware::{Hardware, PairMerge, PhaseLanes, SameWord, Violation};
 pub use mapping::BankMapping;
+pub use masked::{LaneAddrs, MaskedRequest};
 pub use model::{BankModel, Cell, Outcome, WarpRequest};
 pub use op::{is_valid_width, width_index, Op, WIDTHS};
 pub use timing::{gap_issue_fraction, Timing};

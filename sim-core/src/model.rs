@@ -14,6 +14,7 @@
 
 use crate::hardware::{Hardware, SameWord};
 use crate::mapping::BankMapping;
+use crate::masked::Memo;
 use crate::op::Op;
 
 /// One warp request: the active lanes of one warp at one step, all with the same op and
@@ -65,7 +66,7 @@ const NONE: u32 = u32::MAX;
 /// from request to request, so the steady state allocates nothing.
 #[derive(Clone, Debug)]
 pub struct BankModel {
-    hw: Hardware,
+    pub(crate) hw: Hardware,
     /// Address per lane of the warp, `NONE` where inactive (pair-merge check).
     dense: Vec<u32>,
     /// (bank, word, lane) of every word touched in the current phase.
@@ -80,6 +81,8 @@ pub struct BankModel {
     bank_cap: usize,
     /// The fast path's tables and scratch; `None` where it does not apply.
     fast: Option<Box<Fast>>,
+    /// Outcomes of affine requests ([`Self::evaluate_masked`]), made at the first one.
+    pub(crate) memo: Memo,
 }
 
 /// Scratch and tables of the fast path (see [`BankModel::evaluate`]).
@@ -450,6 +453,7 @@ impl BankModel {
             bank_words: Vec::new(),
             bank_cap: 0,
             fast: Fast::new(hw),
+            memo: Memo::new(hw),
         }
     }
 

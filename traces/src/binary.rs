@@ -73,7 +73,7 @@
 
 use crate::group::{merge_dep, merge_wait, RequestRef};
 use crate::record::{Record, Trace};
-use sim_core::Op;
+use sim_core::{LaneAddrs, MaskedRequest, Op};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -870,9 +870,10 @@ impl<R: Read> Reader<R> {
         BinaryError::Truncated { file: self.name.to_string(), offset, inside }
     }
 
-    /// Reads the next chunk into `raw` (reusing its buffer) and checks its checksum and
-    /// its order after the previous chunk; `false` at the end marker, after which the
-    /// totals are checked and nothing may follow.
+    /// Reads the next chunk into `raw` (reusing its buffer) and checks its header and its
+    /// order after the previous chunk; `false` at the end marker, after which the totals
+    /// are checked and nothing may follow. The payload's checksum is checked by
+    /// [`RawChunk::decode`] (or [`RawChunk::verify`]), on the thread that decodes it.
     pub fn next_chunk(&mut self, raw: &mut RawChunk) -> Result<bool, BinaryError> {
         if self.end.is_some() {
             return Ok(false);
@@ -947,30 +948,28 @@ impl<R: Read> Reader<R> {
                 self.truncated(body + got as u64, format!("chunk {} (at byte {at})", self.seen.chunks))
             );
         }
-        let mut hasher = crc32fast::Hasher::new();
-        hasher.update(&h[..CHUNK_HEADER_LEN - 4]);
-        hasher.update(&raw.bytes);
-        let found = hasher.finalize();
-        if found != crc {
-            return Err(self.corrupt(
-                at,
-                format!("checksum mismatch in chunk {} ({payload} payload bytes): stored {crc:#010x}, computed {found:#010x}", self.seen.chunks),
-            ));
-        }
-        if first > last {
-            return Err(
-                self.corrupt(at + 12, format!("chunk's first group {first:?} is after its last {last:?}"))
-            );
-        }
-        if let Some(prev) = self.last {
-            if first <= prev || (first.0, first.1) == (prev.0, prev.1) {
-                return Err(self.corrupt(
+        // The payload's checksum is left to whoever decodes the chunk
+        // ([`RawChunk::decode`] checks it first), so that it runs in parallel; this
+        // serial part only reads. A chunk out of order is checked here, its checksum
+        // first (a corrupt header is more telling as a checksum failure).
+        let head_crc = crc32fast::hash(&h[..CHUNK_HEADER_LEN - 4]);
+        let out_of_order = if first > last {
+            Some((at + 12, format!("chunk's first group {first:?} is after its last {last:?}")))
+        } else {
+            self.last.filter(|&prev| first <= prev || (first.0, first.1) == (prev.0, prev.1)).map(|prev| {
+                (
                     at + 12,
                     format!("chunk starts at (block, slice, step) {first:?}, not after the previous chunk's run ending at {prev:?}"),
-                ));
-            }
+                )
+            })
+        };
+        if let Some((offset, problem)) = out_of_order {
+            checksum(&self.name, at, self.seen.chunks, head_crc, crc, &raw.bytes)?;
+            return Err(self.corrupt(offset, problem));
         }
         self.last = Some(last);
+        raw.head_crc = head_crc;
+        raw.crc = crc;
         raw.name = self.name.clone();
         raw.waits = self.header.waits;
         raw.offset = at;
@@ -1039,7 +1038,34 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
-/// One chunk's checked bytes, as [`Reader::next_chunk`] read them.
+/// Checks that `payload` after a chunk header whose CRC is `head_crc` has the checksum
+/// `stored` (chunk `index` at byte `at` of `file`).
+fn checksum(
+    file: &str,
+    at: u64,
+    index: u64,
+    head_crc: u32,
+    stored: u32,
+    payload: &[u8],
+) -> Result<(), BinaryError> {
+    let mut hasher = crc32fast::Hasher::new_with_initial(head_crc);
+    hasher.update(payload);
+    let found = hasher.finalize();
+    if found == stored {
+        return Ok(());
+    }
+    Err(BinaryError::Corrupt {
+        file: file.to_string(),
+        offset: at,
+        problem: format!(
+            "checksum mismatch in chunk {index} ({} payload bytes): stored {stored:#010x}, computed {found:#010x}",
+            payload.len()
+        ),
+    })
+}
+
+/// One chunk's bytes, as [`Reader::next_chunk`] read them; [`RawChunk::decode`] checks
+/// their checksum.
 #[derive(Clone, Debug, Default)]
 pub struct RawChunk {
     name: Arc<str>,
@@ -1051,6 +1077,9 @@ pub struct RawChunk {
     last: (u32, u32, u32),
     cols: [u32; COLUMNS],
     bytes: Vec<u8>,
+    /// CRC-32 of the chunk header (without its checksum), and the checksum it stores.
+    head_crc: u32,
+    crc: u32,
     /// Whether every gap is followed by a wait (the file's flag bit 1).
     waits: bool,
 }
@@ -1118,7 +1147,15 @@ pub struct Chunk {
     g_wait: Vec<u32>,
     /// Start of the group's lanes in `addrs`.
     g_start: Vec<u32>,
+    /// The group's addresses as `first + stride × (lane − lowest lane)` where they are
+    /// affine (zero, affine, or repeating an affine group with the same mask).
+    g_affine: Vec<Affine>,
     addrs: Vec<u32>,
+    /// Whether affine groups' addresses are still to be written into `addrs`
+    /// ([`RawChunk::decode_lazy`]).
+    lazy: bool,
+    /// Whether some group has per-lane attributes.
+    per_lane: bool,
     lane_code: Vec<u8>,
     lane_gap: Vec<u32>,
     lane_wait: Vec<u32>,
@@ -1128,6 +1165,39 @@ pub struct Chunk {
     /// `IOTA`, then the lanes of requests whose lanes are not contiguous.
     lanes: Vec<u16>,
 }
+
+/// A group's addresses as `first + stride × (lane − lowest lane)`; `stride` is
+/// [`NOT_AFFINE`] for a group whose addresses are listed.
+#[derive(Clone, Copy, Debug, Default)]
+struct Affine {
+    first: u32,
+    stride: i64,
+}
+
+impl Affine {
+    /// Writes the addresses of the active lanes of `mask` into `dst`.
+    #[inline]
+    fn fill(self, mask: u64, dst: &mut [u32]) {
+        let (f, st, l0) = (self.first, self.stride as u32, mask.trailing_zeros());
+        if (mask >> l0).wrapping_add(1) & (mask >> l0) == 0 {
+            // (`IOTA` as the lane numbers: the loop vectorizes)
+            for (d, &i) in dst.iter_mut().zip(&IOTA) {
+                *d = f.wrapping_add(st.wrapping_mul(i as u32));
+            }
+        } else {
+            let mut m = mask;
+            for d in dst.iter_mut() {
+                let l = m.trailing_zeros() - l0;
+                m &= m - 1;
+                *d = f.wrapping_add(st.wrapping_mul(l));
+            }
+        }
+    }
+}
+
+/// [`Affine::stride`] of a group that is not affine (no affine group has it: the stride
+/// of a group of one lane is kept as 0, and a longer one would leave `0..2^32`).
+const NOT_AFFINE: i64 = i64::MIN;
 
 /// One warp request of a [`Chunk`] (one record, so that splitting pushes once).
 #[derive(Clone, Copy, Debug, Default)]
@@ -1159,6 +1229,26 @@ impl RawChunk {
 
     /// Decodes the chunk's groups into `out`, checking every field.
     pub fn decode(&self, out: &mut Chunk) -> Result<(), BinaryError> {
+        self.decode_with::<false>(out)
+    }
+
+    /// [`Self::decode`], but the addresses of affine groups (most strided and tiled
+    /// accesses) are only written out when something needs them one by one
+    /// ([`Chunk::split`], [`Chunk::push_records`]); [`Chunk::for_each_masked`] hands them
+    /// on as `first + stride × lane`. Every field is checked all the same.
+    pub fn decode_lazy(&self, out: &mut Chunk) -> Result<(), BinaryError> {
+        self.decode_with::<true>(out)
+    }
+
+    /// Checks the chunk's checksum (which [`Reader::next_chunk`] leaves to this, so that
+    /// it runs on the thread that decodes the chunk).
+    pub fn verify(&self) -> Result<(), BinaryError> {
+        checksum(&self.name, self.offset, self.index, self.head_crc, self.crc, &self.bytes)
+    }
+
+    #[inline(always)]
+    fn decode_with<const LAZY: bool>(&self, out: &mut Chunk) -> Result<(), BinaryError> {
+        self.verify()?;
         out.name = self.name.clone();
         out.offset = self.offset;
         out.g_block.clear();
@@ -1169,6 +1259,9 @@ impl RawChunk {
         out.g_gap.clear();
         out.g_wait.clear();
         out.g_start.clear();
+        out.g_affine.clear();
+        out.lazy = LAZY;
+        out.per_lane = false;
         out.lane_code.clear();
         out.lane_gap.clear();
         out.lane_wait.clear();
@@ -1182,6 +1275,7 @@ impl RawChunk {
         out.g_gap.reserve(n);
         out.g_wait.reserve(n);
         out.g_start.reserve(n);
+        out.g_affine.reserve(n + 1);
         // the header's lane count (checked against the groups below) sizes the output;
         // every lane is written below (or the chunk is an error), so the buffer is not
         // cleared first: resizing only zeroes what it grows by
@@ -1205,6 +1299,8 @@ impl RawChunk {
         let mut prev_first = 0u32;
         let mut prev_range = 0..0usize;
         let mut prev_highest = 0u32;
+        let mut prev_mask = 0u64;
+        let mut prev_affine = Affine { first: 0, stride: NOT_AFFINE };
         let u32_of = |c: &mut Col<'_>, what: &str| -> Result<u32, BinaryError> {
             let v =
                 c.varint().ok_or_else(|| corrupt(c, &format!("truncated or overlong varint ({what})")))?;
@@ -1274,6 +1370,7 @@ impl RawChunk {
             let lanes = mask.count_ones() as usize;
             let code = c_attr.byte().ok_or_else(|| corrupt(c_attr, "ends early"))?;
             let gap_or_start = if code == PER_LANE {
+                out.per_lane = true;
                 let s = out.lane_code.len() as u32;
                 for _ in 0..lanes {
                     let c = c_attr.byte().ok_or_else(|| corrupt(c_attr, "ends inside per-lane codes"))?;
@@ -1305,10 +1402,14 @@ impl RawChunk {
             }
             filled = a1;
             let mode = c_mode.byte().ok_or_else(|| corrupt(c_mode, "ends early"))?;
+            let mut affine = Affine { first: 0, stride: NOT_AFFINE };
             // the group's highest address, as each mode knows it
             let highest: u32 = match mode {
                 MODE_ZERO => {
-                    out.addrs[a0..a1].fill(0);
+                    affine.stride = 0;
+                    if !LAZY {
+                        out.addrs[a0..a1].fill(0);
+                    }
                     0
                 }
                 MODE_REPEAT => {
@@ -1319,7 +1420,17 @@ impl RawChunk {
                             &format!("repeats {} addresses for {lanes} lanes", prev_range.len()),
                         ));
                     }
-                    out.addrs.copy_within(prev_range.clone(), a0);
+                    if prev_affine.stride == NOT_AFFINE {
+                        out.addrs.copy_within(prev_range.clone(), a0);
+                    } else if mask == prev_mask {
+                        affine = prev_affine;
+                        if !LAZY {
+                            out.addrs.copy_within(prev_range.clone(), a0);
+                        }
+                    } else {
+                        // the previous group's addresses were not written: write them here
+                        prev_affine.fill(prev_mask, &mut out.addrs[a0..a1]);
+                    }
                     prev_highest
                 }
                 MODE_AFFINE | MODE_DELTA | MODE_PACKED => {
@@ -1340,19 +1451,10 @@ impl RawChunk {
                                 return Err(corrupt(c_addr, "affine addresses outside 0..2^32"));
                             }
                             // first + stride * (lane - l0) stays between the two ends
-                            let (f, st) = (first as u32, stride as u32);
-                            if l1 - l0 + 1 == lanes as i64 {
-                                // (`IOTA` as the lane numbers: the loop vectorizes)
-                                for (d, &i) in dst.iter_mut().zip(&IOTA) {
-                                    *d = f.wrapping_add(st.wrapping_mul(i as u32));
-                                }
-                            } else {
-                                let mut m = mask;
-                                for d in dst.iter_mut() {
-                                    let l = m.trailing_zeros() - l0 as u32;
-                                    m &= m - 1;
-                                    *d = f.wrapping_add(st.wrapping_mul(l));
-                                }
+                            let stride = if lanes == 1 { 0 } else { stride };
+                            affine = Affine { first: first as u32, stride };
+                            if !LAZY {
+                                affine.fill(mask, dst);
                             }
                             first.max(end.unwrap_or(first)) as u32
                         }
@@ -1403,6 +1505,10 @@ impl RawChunk {
                     return Err(corrupt(c_mode, &format!("unknown address mode {m}")));
                 }
             };
+            if LAZY && code == PER_LANE && affine.stride != NOT_AFFINE {
+                // (checked lane by lane below)
+                affine.fill(mask, &mut out.addrs[a0..a1]);
+            }
             // address + width must stay below 2^32
             let group_addrs = &out.addrs[a0..a1];
             let fits = if code == PER_LANE {
@@ -1414,9 +1520,12 @@ impl RawChunk {
             if !fits {
                 return Err(corrupt(c_addr, "address + width beyond 2^32"));
             }
-            prev_first = out.addrs[a0];
+            prev_first = if affine.stride == NOT_AFFINE { out.addrs[a0] } else { affine.first };
             prev_range = a0..a1;
             prev_highest = highest;
+            prev_mask = mask;
+            prev_affine = affine;
+            out.g_affine.push(affine);
             out.g_block.push(block);
             out.g_slice.push(slice);
             out.g_step.push(step);
@@ -1586,12 +1695,88 @@ impl Chunk {
         self.addrs.len()
     }
 
+    /// Writes out the addresses [`RawChunk::decode_lazy`] left affine.
+    fn fill_lazy(&mut self) {
+        if !self.lazy {
+            return;
+        }
+        self.lazy = false;
+        for g in 0..self.groups() {
+            let a = self.g_affine[g];
+            if a.stride != NOT_AFFINE {
+                let (s, e) = (self.g_start[g] as usize, self.g_start[g + 1] as usize);
+                a.fill(self.g_mask[g], &mut self.addrs[s..e]);
+            }
+        }
+    }
+
+    /// Calls `f` with every warp request of `warp` lanes in the chunk, as a lane mask
+    /// and either `first + stride × lane` (affine groups, whose addresses a lazy decode
+    /// did not write out) or the list of addresses: the form
+    /// [`sim_core::BankModel::evaluate_masked`] takes. Requests come in group order
+    /// ((block, slice, step), then the warps of the slice), not in the (block, warp,
+    /// step) order of [`Chunk::split`]; lane numbers are within the warp.
+    ///
+    /// Returns `Ok(false)`, calling `f` for nothing, where some group has per-lane
+    /// attributes (whose lanes may disagree on op or width): then [`Chunk::split`] is the
+    /// way. Stops at `f`'s first error.
+    pub fn for_each_masked<E>(
+        &self,
+        warp: u32,
+        mut f: impl FnMut(&MaskedWarp<'_>) -> Result<(), E>,
+    ) -> Result<bool, E>
+    where
+        E: From<BinaryError>,
+    {
+        if !(warp.is_power_of_two() && warp <= SLICE_LANES) {
+            return Err(BinaryError::WarpSize { warp }.into());
+        }
+        if self.per_lane {
+            return Ok(false);
+        }
+        let per = SLICE_LANES / warp;
+        let kmask = u64::MAX >> (64 - warp);
+        for g in 0..self.groups() {
+            let (gmask, code, a) = (self.g_mask[g], self.g_code[g], self.g_affine[g]);
+            let (op, bytes, _) = decode_code(code).unwrap_or((Op::Barrier, 0, None));
+            let l0 = gmask.trailing_zeros();
+            let mut skip = self.g_start[g];
+            for j in 0..per {
+                let low = j * warp;
+                let mask = (gmask >> low) & kmask;
+                if mask == 0 {
+                    continue;
+                }
+                let n = mask.count_ones();
+                let addrs = if a.stride == NOT_AFFINE {
+                    LaneAddrs::Listed(&self.addrs[skip as usize..(skip + n) as usize])
+                } else {
+                    let lane = low + mask.trailing_zeros() - l0;
+                    LaneAddrs::Affine {
+                        first: a.first.wrapping_add((a.stride as u32).wrapping_mul(lane)),
+                        stride: a.stride,
+                    }
+                };
+                skip += n;
+                let request = MaskedRequest { op, bytes, mask, addrs };
+                f(&MaskedWarp {
+                    block: self.g_block[g],
+                    warp: self.g_slice[g] * per + j,
+                    step: self.g_step[g],
+                    request,
+                })?;
+            }
+        }
+        Ok(true)
+    }
+
     /// Cuts the groups into warp requests of `warp` lanes, in (block, warp, step) order.
     /// Lanes of one request must agree on op and width.
     pub fn split(&mut self, warp: u32) -> Result<(), BinaryError> {
         if !(warp.is_power_of_two() && warp <= SLICE_LANES) {
             return Err(BinaryError::WarpSize { warp });
         }
+        self.fill_lazy();
         self.clear_requests();
         self.warp_size = warp;
         let per = SLICE_LANES / warp;
@@ -1744,6 +1929,8 @@ impl Chunk {
             let mut k = self.g_start[g] as usize;
             let per_lane = self.g_code[g] == PER_LANE;
             let mut p = self.g_gap[g] as usize;
+            let (a, l0) = (self.g_affine[g], m.trailing_zeros());
+            let lazy = self.lazy && a.stride != NOT_AFFINE;
             while m != 0 {
                 let lane = m.trailing_zeros();
                 m &= m - 1;
@@ -1759,7 +1946,11 @@ impl Chunk {
                     thread: self.g_slice[g] * SLICE_LANES + lane,
                     step: self.g_step[g],
                     op,
-                    addr: self.addrs[k],
+                    addr: if lazy {
+                        a.first.wrapping_add((a.stride as u32).wrapping_mul(lane - l0))
+                    } else {
+                        self.addrs[k]
+                    },
                     bytes,
                     gap,
                     dep,
@@ -1770,6 +1961,19 @@ impl Chunk {
             }
         }
     }
+}
+
+/// One warp request of [`Chunk::for_each_masked`].
+#[derive(Clone, Copy, Debug)]
+pub struct MaskedWarp<'a> {
+    /// Block.
+    pub block: u32,
+    /// Warp within the block.
+    pub warp: u32,
+    /// Step.
+    pub step: u32,
+    /// Op, width, lane mask (within the warp) and addresses.
+    pub request: MaskedRequest<'a>,
 }
 
 /// The warp requests of a [`Chunk`], in order ([`Chunk::iter`]). A named type with an

@@ -2,8 +2,8 @@
 //! results merged in file order.
 //!
 //! Every worker loops: it takes the reader (a short serial section: read the chunk's
-//! bytes and check its checksum), lets go of it, does its own work on the chunk
-//! (decode, simulate, ...) and hands the result to an in-order merge. Reading one chunk
+//! bytes), lets go of it, does its own work on the chunk (check its checksum, decode,
+//! simulate, ...) and hands the result to an in-order merge. Reading one chunk
 //! overlaps the work on the others, and no thread waits for a whole window of chunks
 //! to finish as a fork-join over batches would. Results that arrive early wait in a
 //! small buffer; a worker does not read further ahead than a few chunks per thread

@@ -2,6 +2,7 @@
 //! every warp size against `Requests::group`), and corrupt or truncated files.
 
 use proptest::prelude::*;
+use sim_core::LaneAddrs;
 use sim_core::Op;
 use traces::binary::{
     self, Attrs, BinaryError, Chunk, Group, LaneAttr, RawChunk, Reader, WriteError, Writer,
@@ -21,12 +22,16 @@ fn to_bytes(trace: &Trace, chunk_lanes: u32) -> Vec<u8> {
 
 /// Every warp request of the binary trace for `warp`, or the first error, as strings
 /// (so that the two paths compare field by field).
-fn binary_requests(bytes: &[u8], warp: u32) -> Result<Vec<String>, String> {
+fn binary_requests(bytes: &[u8], warp: u32, lazy: bool) -> Result<Vec<String>, String> {
     let mut reader = Reader::new(bytes, "t.bsim", Some(bytes.len() as u64)).map_err(|e| e.to_string())?;
     let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
     let mut out = Vec::new();
     while reader.next_chunk(&mut raw).map_err(|e| e.to_string())? {
-        raw.decode(&mut chunk).map_err(|e| e.to_string())?;
+        if lazy {
+            raw.decode_lazy(&mut chunk).map_err(|e| e.to_string())?;
+        } else {
+            raw.decode(&mut chunk).map_err(|e| e.to_string())?;
+        }
         chunk.split(warp).map_err(|e| e.to_string())?;
         out.extend(chunk.iter().map(|r| {
             format!(
@@ -36,6 +41,41 @@ fn binary_requests(bytes: &[u8], warp: u32) -> Result<Vec<String>, String> {
         }));
     }
     Ok(out)
+}
+
+/// The warp requests of [`Chunk::for_each_masked`] after a lazy decode, affine ones
+/// written out, sorted (they come in group order); `None` where a chunk has per-lane
+/// attributes.
+fn masked_requests(bytes: &[u8], warp: u32) -> Result<Option<Vec<String>>, String> {
+    let mut reader = Reader::new(bytes, "t.bsim", Some(bytes.len() as u64)).map_err(|e| e.to_string())?;
+    let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
+    let mut out = Vec::new();
+    while reader.next_chunk(&mut raw).map_err(|e| e.to_string())? {
+        raw.decode_lazy(&mut chunk).map_err(|e| e.to_string())?;
+        let done = chunk
+            .for_each_masked(warp, |w| {
+                let r = &w.request;
+                let lanes: Vec<u16> = (0..64).filter(|l| r.mask >> l & 1 == 1).collect();
+                let addrs: Vec<u32> = match r.addrs {
+                    LaneAddrs::Listed(a) => a.to_vec(),
+                    LaneAddrs::Affine { first, stride } => lanes
+                        .iter()
+                        .map(|&l| (first as i64 + stride * (l - lanes[0]) as i64) as u32)
+                        .collect(),
+                };
+                out.push(format!(
+                    "{} {} {} {} {} {:?} {:?}",
+                    w.block, w.warp, w.step, r.op, r.bytes, lanes, addrs
+                ));
+                Ok::<_, BinaryError>(())
+            })
+            .map_err(|e| e.to_string())?;
+        if !done {
+            return Ok(None);
+        }
+    }
+    out.sort();
+    Ok(Some(out))
 }
 
 fn text_requests(trace: &Trace, warp: u32) -> Result<Vec<String>, String> {
@@ -110,15 +150,56 @@ proptest! {
         let bytes = to_bytes(&t, chunk_lanes);
         for warp in [1, 2, 4, 8, 16, 32, 64] {
             let a = text_requests(&t, warp);
-            let b = binary_requests(&bytes, warp);
+            let b = binary_requests(&bytes, warp, false);
+            prop_assert_eq!(&binary_requests(&bytes, warp, true), &b, "lazy decode, warp {}", warp);
             match (&a, &b) {
                 (Ok(a), Ok(b)) => prop_assert_eq!(a, b, "warp {}", warp),
                 // a warp that mixes ops or widths is an error on both paths
                 (Err(ea), Err(eb)) => prop_assert!(ea.contains("mixes") && eb.contains("mixes"), "{} / {}", ea, eb),
                 _ => prop_assert!(false, "warp {}: text {:?} binary {:?}", warp, a.as_ref().err(), b.as_ref().err()),
             }
+            // lane masks and affine addresses: the same requests, unless a group has
+            // per-lane attributes (then `split` is the way)
+            match (masked_requests(&bytes, warp), &b) {
+                (Ok(Some(m)), Ok(b)) => {
+                    let mut want: Vec<String> = b.iter().map(|r| without_timing(r)).collect();
+                    want.sort();
+                    prop_assert_eq!(m, want, "masked requests, warp {}", warp);
+                }
+                (Ok(None), _) => prop_assert!(t.has_timing_columns || has_mixed_steps(&t)),
+                (m, b) => prop_assert!(false, "warp {}: masked {:?} split {:?}", warp, m.err(), b.as_ref().err()),
+            }
         }
     }
+
+    #[test]
+    fn lazy_decode_keeps_records(t in trace(), chunk_lanes in 1u32..200) {
+        let bytes = to_bytes(&t, chunk_lanes);
+        let mut reader = Reader::new(&bytes[..], "t.bsim", None).unwrap();
+        let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
+        let mut back = Trace::new("back");
+        while reader.next_chunk(&mut raw).unwrap() {
+            raw.decode_lazy(&mut chunk).unwrap();
+            chunk.push_records(&mut back);
+        }
+        prop_assert_eq!(sorted(&back), sorted(&t));
+    }
+}
+
+/// A request line of `binary_requests` without its gap, dep and wait.
+fn without_timing(line: &str) -> String {
+    // block warp step op bytes gap dep wait [lanes] [addrs]
+    let f: Vec<&str> = line.splitn(9, ' ').collect();
+    format!("{} {} {} {} {} {}", f[0], f[1], f[2], f[3], f[4], f[8])
+}
+
+/// Whether some (block, step) of `t` mixes ops or widths among its threads (then the
+/// writer stores per-lane attributes).
+fn has_mixed_steps(t: &Trace) -> bool {
+    let mut first = std::collections::HashMap::new();
+    t.records
+        .iter()
+        .any(|r| *first.entry((r.block, r.thread / 64, r.step)).or_insert((r.op, r.bytes)) != (r.op, r.bytes))
 }
 
 /// A small trace of several chunks: 3 blocks x 128 threads x 4 steps.
@@ -297,8 +378,8 @@ fn a_warp_mixing_ops_is_an_error_at_that_warp_size_only() {
         });
     }
     let bytes = to_bytes(&t, 100);
-    assert_eq!(binary_requests(&bytes, 32).unwrap().len(), 2);
-    let e = binary_requests(&bytes, 64).unwrap_err();
+    assert_eq!(binary_requests(&bytes, 32, true).unwrap().len(), 2);
+    let e = binary_requests(&bytes, 64, true).unwrap_err();
     assert!(e.contains("block 0 warp 0 step 0 mixes ops: `ld` and `st`"), "{e}");
 }
 

@@ -15,7 +15,7 @@
 //! deterministic: block `b`'s requests depend only on `b`.
 #![allow(dead_code)] // each bench target uses a part
 
-use sim_core::{stats::Summary, BankModel, Hardware, Op};
+use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, Op};
 use std::io::Write;
 use std::path::Path;
 use traces::binary::{Attrs, BinaryError, Chunk, Group, LaneAttr, RawChunk, Reader, WriteError, Writer};
@@ -157,8 +157,9 @@ pub fn mix_bytes(blocks: u32, classes: &[Class]) -> Vec<u8> {
 }
 
 /// Simulates a binary trace on the bank model, chunk by chunk, as `banksim run` does:
-/// every thread of the current pool reads the next chunk in turn, decodes and simulates
-/// it, and the per-chunk summaries are merged in chunk order (`traces::parallel`).
+/// every thread of the current pool reads the next chunk in turn, decodes it lazily and
+/// simulates its requests as lane masks (affine ones through the model's memo), and the
+/// per-chunk summaries are merged in chunk order (`traces::parallel`).
 /// Memory: a few chunks per thread.
 pub fn simulate_file(path: &Path, hw: &Hardware) -> Result<(Summary, u64), BinaryError> {
     let reader = Reader::open(path)?;
@@ -167,13 +168,9 @@ pub fn simulate_file(path: &Path, hw: &Hardware) -> Result<(Summary, u64), Binar
         reader,
         || (Chunk::default(), BankModel::new(hw)),
         |(chunk, model), raw: &RawChunk| {
-            raw.decode(chunk)?;
-            chunk.split(hw.warp)?;
-            let mut summary = Summary::default();
-            for r in chunk.iter() {
-                summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
-            }
-            Ok::<_, BinaryError>((summary, chunk.len() as u64))
+            raw.decode_lazy(chunk)?;
+            let (summary, n) = simulate_chunk(chunk, model, hw.warp)?;
+            Ok::<_, BinaryError>((summary, n))
         },
         |(summary, n)| {
             total.merge(&summary);
@@ -183,41 +180,106 @@ pub fn simulate_file(path: &Path, hw: &Hardware) -> Result<(Summary, u64), Binar
     Ok((total, requests))
 }
 
-/// Reads and decodes the file into warp requests without simulating them; returns the
-/// requests and a checksum of what was decoded (so that nothing is optimised away).
+/// One decoded chunk on the bank model: its summary and its warp requests.
+#[inline]
+pub fn simulate_chunk(
+    chunk: &mut Chunk,
+    model: &mut BankModel,
+    warp: u32,
+) -> Result<(Summary, u64), BinaryError> {
+    let mut summary = Summary::default();
+    let mut n = 0u64;
+    let masked = chunk.for_each_masked(warp, |w| {
+        let r = &w.request;
+        summary.add(r.op, r.mask.count_ones() as usize, model.evaluate_masked(r));
+        n += 1;
+        Ok::<_, BinaryError>(())
+    })?;
+    if !masked {
+        // per-lane attributes: lanes are checked to agree on op and width one by one
+        chunk.split(warp)?;
+        for r in chunk.iter() {
+            summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+        }
+        n = chunk.len() as u64;
+    }
+    Ok((summary, n))
+}
+
+/// Reads and decodes the file without simulating it; returns the warp requests and a
+/// checksum of what was decoded (so that nothing is optimised away). With `split`,
+/// every request's lanes and addresses are written out in (block, warp, step) order
+/// (as the cycle engine takes them); without, requests are walked as lane masks (as
+/// [`simulate_file`] takes them: the limit of that path).
 #[inline(never)] // a frame of its own in profiles
-pub fn read_decode(path: &Path) -> Result<(u64, u64), BinaryError> {
+pub fn read_decode(path: &Path, split: bool) -> Result<(u64, u64), BinaryError> {
     let mut reader = Reader::open(path)?;
     let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
     let (mut requests, mut check) = (0u64, 0u64);
     while reader.next_chunk(&mut raw)? {
-        raw.decode(&mut chunk)?;
-        chunk.split(WARP)?;
-        for r in chunk.iter() {
-            check = check.wrapping_add(r.lanes.len() as u64 + r.addrs[0] as u64 + r.op as u64);
+        if split {
+            raw.decode(&mut chunk)?;
+            chunk.split(WARP)?;
+            for r in chunk.iter() {
+                check = check.wrapping_add(r.lanes.len() as u64 + r.addrs[0] as u64 + r.op as u64);
+            }
+            requests += chunk.len() as u64;
+        } else {
+            raw.decode_lazy(&mut chunk)?;
+            chunk.for_each_masked(WARP, |w| {
+                let r = &w.request;
+                let first = match r.addrs {
+                    LaneAddrs::Affine { first, .. } => first,
+                    LaneAddrs::Listed(a) => a[0],
+                };
+                check = check.wrapping_add(r.mask.count_ones() as u64 + first as u64 + r.op as u64);
+                requests += 1;
+                Ok::<_, BinaryError>(())
+            })?;
         }
-        requests += chunk.len() as u64;
     }
     Ok((requests, check))
 }
 
-/// Every chunk of the file, decoded and split into warp requests.
-pub fn decoded_chunks(path: &Path) -> Result<Vec<Chunk>, BinaryError> {
+/// Every chunk of the file, decoded (lazily: affine addresses are not written out), and
+/// the number of warp requests.
+pub fn decoded_chunks(path: &Path) -> Result<(Vec<Chunk>, u64), BinaryError> {
     let mut reader = Reader::open(path)?;
     let mut raw = RawChunk::default();
     let mut chunks = Vec::new();
+    let mut n = 0;
     while reader.next_chunk(&mut raw)? {
         let mut c = Chunk::default();
-        raw.decode(&mut c)?;
-        c.split(WARP)?;
+        raw.decode_lazy(&mut c)?;
+        c.for_each_masked(WARP, |_| {
+            n += 1;
+            Ok::<_, BinaryError>(())
+        })?;
         chunks.push(c);
     }
-    Ok(chunks)
+    Ok((chunks, n))
 }
 
-/// The bank model alone over decoded requests; the total wavefronts.
+/// The bank model alone over decoded chunks (`evaluate_masked`, the memo of affine
+/// requests included); the total wavefronts.
 #[inline(never)] // a frame of its own in profiles
 pub fn model_only(chunks: &[Chunk], hw: &Hardware) -> u64 {
+    let mut model = BankModel::new(hw);
+    let mut w = 0u64;
+    for c in chunks {
+        c.for_each_masked(WARP, |r| {
+            w += model.evaluate_masked(&r.request).wavefronts as u64;
+            Ok::<_, BinaryError>(())
+        })
+        .expect("decoded");
+    }
+    w
+}
+
+/// The bank model alone over requests with every lane's address written out
+/// (`evaluate`, no memo; `chunks` split for [`WARP`]); the total wavefronts.
+#[inline(never)] // a frame of its own in profiles
+pub fn model_expanded(chunks: &[Chunk], hw: &Hardware) -> u64 {
     let mut model = BankModel::new(hw);
     let mut w = 0u64;
     for c in chunks {

@@ -1,0 +1,274 @@
+//! Warp requests as a lane mask plus addresses, and the memo of affine requests.
+//!
+//! A binary trace stores most requests as `first + stride × lane` (strided and tiled
+//! accesses, broadcasts). Such a request's outcome depends only on its op, width, lane
+//! mask, stride and where the first address falls within the bank mapping's period
+//! `P`: moving every address by a multiple of `P` bytes keeps every lane's bank, which
+//! words are equal, and which 128-byte global lines are equal. So
+//! [`BankModel::evaluate_masked`] keeps the outcomes of affine requests in a small
+//! direct-mapped table keyed by `(op, width, mask, stride, first mod P)`; a hit costs a
+//! hash and a compare instead of expanding 32 addresses and counting them. The table
+//! is exact, not a heuristic: every entry holds its whole key. (`sim-core/tests/
+//! masked.rs` checks it against [`BankModel::evaluate`] on random hardware, requests
+//! and translations.)
+//!
+//! ```text
+//! P = lcm(W × bank_bytes, 128)   W = banks (linear) or lcm(banks, 2^(shift + bits(mask))) (XOR)
+//! ```
+
+use crate::mapping::BankMapping;
+use crate::model::{BankModel, Outcome, WarpRequest, GLOBAL_LINE_BYTES};
+use crate::op::Op;
+use crate::Hardware;
+
+/// The addresses of a [`MaskedRequest`]'s active lanes.
+#[derive(Clone, Copy, Debug)]
+pub enum LaneAddrs<'a> {
+    /// Lane `l`'s address is `first + stride × (l − lowest active lane)`. Every address
+    /// lies in `0..2^32` (no wrap-around).
+    Affine {
+        /// Address of the lowest active lane.
+        first: u32,
+        /// Bytes from one lane to the next.
+        stride: i64,
+    },
+    /// One address per active lane, in lane order.
+    Listed(&'a [u32]),
+}
+
+/// One warp request given by its lane mask: the form binary traces store.
+#[derive(Clone, Copy, Debug)]
+pub struct MaskedRequest<'a> {
+    /// Operation.
+    pub op: Op,
+    /// Access width in bytes (1, 2, 4, 8 or 16).
+    pub bytes: u8,
+    /// Active lanes (bit `l` for lane `l`), below the warp size; at least one.
+    pub mask: u64,
+    /// Their addresses.
+    pub addrs: LaneAddrs<'a>,
+}
+
+/// Lane numbers 0..64; requests with contiguous lanes borrow a slice of it.
+const IOTA: [u16; 64] = {
+    let mut a = [0u16; 64];
+    let mut i = 0;
+    while i < 64 {
+        a[i] = i as u16;
+        i += 1;
+    }
+    a
+};
+
+/// Entries of the memo (a power of two).
+const MEMO_ENTRIES: usize = 4096;
+
+/// One remembered affine request.
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    mask: u64,
+    stride: i64,
+    /// First address modulo the period.
+    first: u32,
+    /// `(op + 1) << 8 | bytes`; 0 for an empty entry.
+    kind: u32,
+    outcome: Outcome,
+}
+
+/// The memo of affine requests' outcomes (see the module documentation).
+#[derive(Clone, Debug)]
+pub(crate) struct Memo {
+    /// The table, allocated at the first affine request (models that never see one,
+    /// such as the cycle engine's, stay small).
+    entries: Box<[Entry]>,
+    /// `P - 1` where the period `P` is a power of two, else 0.
+    pow2_mask: u32,
+    /// `P`, or 0 where it does not fit in 31 bits (no memo).
+    period: u32,
+    /// Entries to allocate (a power of two).
+    size: usize,
+    /// Lane numbers and addresses of the request being written out (taken while the
+    /// model evaluates it).
+    scratch: Option<Box<Scratch>>,
+}
+
+/// See [`Memo::scratch`].
+#[derive(Clone, Debug)]
+struct Scratch {
+    lanes: [u16; 64],
+    addrs: [u32; 64],
+}
+
+impl Memo {
+    /// The (empty) memo for `hw`.
+    pub(crate) fn new(hw: &Hardware) -> Memo {
+        let period = period_bytes(hw).unwrap_or(0);
+        let pow2_mask = if period.is_power_of_two() { period - 1 } else { 0 };
+        Memo {
+            entries: Box::new([]),
+            pow2_mask,
+            period,
+            size: MEMO_ENTRIES,
+            scratch: Some(Box::new(Scratch { lanes: [0; 64], addrs: [0; 64] })),
+        }
+    }
+}
+
+/// Bytes `P` by which every address of a request can move without changing its
+/// outcome on `hw`, if it fits in 31 bits.
+fn period_bytes(hw: &Hardware) -> Option<u32> {
+    let banks = hw.banks as u64;
+    let words = match hw.mapping {
+        BankMapping::Linear => banks,
+        BankMapping::Xor { shift, mask } => {
+            let bits = 32 - mask.leading_zeros();
+            if mask == 0 || shift >= 32 {
+                banks
+            } else if shift + bits >= 32 {
+                return None;
+            } else {
+                lcm(banks, 1 << (shift + bits))
+            }
+        }
+    };
+    let p = lcm(words.checked_mul(hw.bank_bytes as u64)?, GLOBAL_LINE_BYTES as u64);
+    (p < 1 << 31).then_some(p as u32)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    a / gcd(a, b) * b
+}
+
+impl BankModel {
+    /// [`Self::evaluate`] of a request given by its lane mask. Affine requests on
+    /// hardware with a period below 2^31 bytes go through an exact memo of outcomes
+    /// (see [`LaneAddrs`]); the results are those of [`Self::evaluate`].
+    ///
+    /// `req.mask` must be non-zero and below the warp size; `Listed` must hold one
+    /// address per active lane.
+    #[inline]
+    pub fn evaluate_masked(&mut self, req: &MaskedRequest<'_>) -> Outcome {
+        debug_assert!(req.mask != 0 && (self.hw.warp == 64 || req.mask >> self.hw.warp == 0));
+        match req.addrs {
+            LaneAddrs::Listed(addrs) => {
+                let (tz, n) = (req.mask.trailing_zeros() as usize, req.mask.count_ones() as usize);
+                debug_assert_eq!(n, addrs.len());
+                if (req.mask >> tz).wrapping_add(1) & (req.mask >> tz) == 0 {
+                    // contiguous lanes
+                    let lanes = &IOTA[tz..tz + n];
+                    return self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
+                }
+                let mut s = self.memo.scratch.take().expect("scratch put back");
+                let lanes = lanes_of(req.mask, &mut s.lanes);
+                let out = self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
+                self.memo.scratch = Some(s);
+                out
+            }
+            LaneAddrs::Affine { first, stride } => self.evaluate_affine(req, first, stride),
+        }
+    }
+
+    #[inline]
+    fn evaluate_affine(&mut self, req: &MaskedRequest<'_>, first: u32, stride: i64) -> Outcome {
+        let memo = &mut self.memo;
+        if memo.entries.is_empty() {
+            if memo.period == 0 {
+                return self.expand_affine(req, first, stride);
+            }
+            memo.entries = vec![Entry::default(); memo.size].into();
+        }
+        let at = if memo.pow2_mask != 0 { first & memo.pow2_mask } else { first % memo.period };
+        let kind = (req.op as u32 + 1) << 8 | req.bytes as u32;
+        let h = (req.mask ^ (stride as u64).rotate_left(29) ^ ((at as u64) << 40 | (kind as u64) << 20))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = (h >> (63 - memo.size.trailing_zeros()) >> 1) as usize;
+        let e = &memo.entries[slot];
+        if e.kind == kind && e.mask == req.mask && e.stride == stride && e.first == at {
+            return e.outcome;
+        }
+        let outcome = self.expand_affine(req, first, stride);
+        self.memo.entries[slot] = Entry { mask: req.mask, stride, first: at, kind, outcome };
+        outcome
+    }
+
+    /// The same model with a memo of `entries` entries (a power of two); tests use one
+    /// entry, so that every request meets the previous one's key.
+    #[doc(hidden)]
+    pub fn with_memo_entries(mut self, entries: usize) -> BankModel {
+        assert!(entries.is_power_of_two());
+        self.memo.size = entries;
+        self.memo.entries = Box::new([]);
+        self
+    }
+
+    /// An affine request evaluated lane by lane.
+    #[inline(never)]
+    fn expand_affine(&mut self, req: &MaskedRequest<'_>, first: u32, stride: i64) -> Outcome {
+        let mut s = self.memo.scratch.take().expect("scratch put back");
+        let Scratch { lanes, addrs } = &mut *s;
+        let st = stride as u32;
+        let lanes = lanes_of(req.mask, lanes);
+        let n = lanes.len();
+        if lanes[n - 1] - lanes[0] + 1 == n as u16 {
+            // contiguous lanes: a loop over constants, which vectorizes
+            for (a, &i) in addrs.iter_mut().zip(&IOTA) {
+                *a = first.wrapping_add(st.wrapping_mul(i as u32));
+            }
+        } else {
+            let l0 = lanes[0] as u32;
+            for (a, &l) in addrs.iter_mut().zip(lanes) {
+                *a = first.wrapping_add(st.wrapping_mul(l as u32 - l0));
+            }
+        }
+        let addrs = &addrs[..n];
+        let out = self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
+        self.memo.scratch = Some(s);
+        out
+    }
+}
+
+/// The lane numbers of `mask`, ascending: a slice of [`IOTA`] where they are
+/// contiguous, else written into `buf`.
+#[inline]
+fn lanes_of(mask: u64, buf: &mut [u16; 64]) -> &[u16] {
+    let (tz, n) = (mask.trailing_zeros() as usize, mask.count_ones() as usize);
+    if (mask >> tz).wrapping_add(1) & (mask >> tz) == 0 {
+        return &IOTA[tz..tz + n];
+    }
+    let mut m = mask;
+    for b in buf.iter_mut().take(n) {
+        *b = m.trailing_zeros() as u16;
+        m &= m - 1;
+    }
+    &buf[..n]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets_for_tests::h100_like;
+
+    #[test]
+    fn periods() {
+        let mut hw = h100_like();
+        assert_eq!(period_bytes(&hw), Some(128));
+        hw.bank_bytes = 8;
+        assert_eq!(period_bytes(&hw), Some(256));
+        hw.banks = 24;
+        assert_eq!(period_bytes(&hw), Some(384));
+        hw.banks = 32;
+        hw.bank_bytes = 4;
+        hw.mapping = BankMapping::Xor { shift: 5, mask: 7 };
+        assert_eq!(period_bytes(&hw), Some(1024));
+        hw.mapping = BankMapping::Xor { shift: 30, mask: 7 };
+        assert_eq!(period_bytes(&hw), None);
+    }
+}

@@ -759,6 +759,11 @@ pub struct Totals {
 /// thread), [`Chunk::split`] cuts them into warp requests.
 pub struct Reader<R: Read> {
     src: R,
+    /// The file again, for positional reads (files opened by [`Reader::open`], on Unix).
+    file: Option<Arc<std::fs::File>>,
+    /// Whether chunks are read by position and their payloads left to
+    /// [`RawChunk::load`] ([`Reader::defer_payloads`]).
+    defer: bool,
     name: Arc<str>,
     offset: u64,
     file_len: Option<u64>,
@@ -778,7 +783,10 @@ impl Reader<std::io::BufReader<std::fs::File>> {
         if meta.is_dir() {
             return Err(io(std::io::Error::other("is a directory, expected a trace file")));
         }
-        Reader::new(std::io::BufReader::with_capacity(1 << 16, file), &name, Some(meta.len()))
+        let again = if cfg!(unix) { file.try_clone().ok().map(Arc::new) } else { None };
+        let mut r = Reader::new(std::io::BufReader::with_capacity(1 << 16, file), &name, Some(meta.len()))?;
+        r.file = again;
+        Ok(r)
     }
 }
 
@@ -833,6 +841,8 @@ impl<R: Read> Reader<R> {
         }
         Ok(Reader {
             src,
+            file: None,
+            defer: false,
             name,
             offset: HEADER_LEN as u64,
             file_len,
@@ -845,6 +855,26 @@ impl<R: Read> Reader<R> {
             seen: Totals::default(),
             end: None,
         })
+    }
+
+    /// From now on, [`Reader::next_chunk`] reads only each chunk's header (by position,
+    /// so that the serial part of a parallel read is short) and leaves its payload to
+    /// [`RawChunk::load`], which the thread that decodes the chunk calls. Whether that
+    /// applies: only to a file opened with [`Reader::open`] (on Unix), and only before
+    /// the first chunk is read.
+    pub fn defer_payloads(&mut self) -> bool {
+        self.defer = self.file.is_some() && self.seen.chunks == 0 && self.end.is_none();
+        self.defer
+    }
+
+    /// Reads into `buf` at byte `at`, which is where the sequential source stands unless
+    /// chunks are read by position; the bytes read (fewer at the end of the input).
+    fn read_at(&mut self, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+        match &self.file {
+            #[cfg(unix)]
+            Some(f) if self.defer => read_full_at(f, buf, at),
+            _ => read_full(&mut self.src, buf),
+        }
     }
 
     /// The file header.
@@ -879,9 +909,10 @@ impl<R: Read> Reader<R> {
             return Ok(false);
         }
         let at = self.offset;
-        let io = |offset, source| BinaryError::Io { file: self.name.to_string(), offset, source };
+        let name = self.name.clone();
+        let io = |offset, source| BinaryError::Io { file: name.to_string(), offset, source };
         let mut tag = [0u8; 4];
-        let got = read_full(&mut self.src, &mut tag).map_err(|e| io(at, e))?;
+        let got = self.read_at(&mut tag, at).map_err(|e| io(at, e))?;
         if got < 4 {
             let inside = if got == 0 { "the chunk list: the end marker is missing" } else { "a chunk tag" };
             return Err(self.truncated(at + got as u64, inside.into()));
@@ -897,7 +928,7 @@ impl<R: Read> Reader<R> {
         }
         let mut h = [0u8; CHUNK_HEADER_LEN];
         h[..4].copy_from_slice(&tag);
-        let got = read_full(&mut self.src, &mut h[4..]).map_err(|e| io(at + 4, e))?;
+        let got = self.read_at(&mut h[4..], at + 4).map_err(|e| io(at + 4, e))?;
         if got < CHUNK_HEADER_LEN - 4 {
             return Err(self.truncated(
                 at + 4 + got as u64,
@@ -940,13 +971,24 @@ impl<R: Read> Reader<R> {
             }
         }
         raw.bytes.clear();
-        // read what is there, at most `payload` bytes: the buffer grows with the data
-        // actually present, never to a size a corrupt header merely claims
-        let got = (&mut self.src).take(payload).read_to_end(&mut raw.bytes).map_err(|e| io(body, e))?;
-        if got < payload as usize {
-            return Err(
-                self.truncated(body + got as u64, format!("chunk {} (at byte {at})", self.seen.chunks))
-            );
+        raw.pending = None;
+        match &self.file {
+            // (the file's length is known: the payload is there, barring a file that
+            // shrinks while it is read, which `load` reports)
+            Some(f) if self.defer => {
+                raw.pending =
+                    Some(Pending { file: f.clone(), at: body, len: payload as u32, index: self.seen.chunks })
+            }
+            _ => {
+                // read what is there, at most `payload` bytes: the buffer grows with the
+                // data actually present, never to a size a corrupt header merely claims
+                let got =
+                    (&mut self.src).take(payload).read_to_end(&mut raw.bytes).map_err(|e| io(body, e))?;
+                if got < payload as usize {
+                    return Err(self
+                        .truncated(body + got as u64, format!("chunk {} (at byte {at})", self.seen.chunks)));
+                }
+            }
         }
         // The payload's checksum is left to whoever decodes the chunk
         // ([`RawChunk::decode`] checks it first), so that it runs in parallel; this
@@ -964,6 +1006,8 @@ impl<R: Read> Reader<R> {
             })
         };
         if let Some((offset, problem)) = out_of_order {
+            raw.name = self.name.clone();
+            raw.load()?;
             checksum(&self.name, at, self.seen.chunks, head_crc, crc, &raw.bytes)?;
             return Err(self.corrupt(offset, problem));
         }
@@ -989,7 +1033,7 @@ impl<R: Read> Reader<R> {
     fn read_end(&mut self, at: u64) -> Result<(), BinaryError> {
         let mut e = [0u8; END_LEN];
         e[..4].copy_from_slice(END_TAG);
-        let got = read_full(&mut self.src, &mut e[4..]).map_err(|source| BinaryError::Io {
+        let got = self.read_at(&mut e[4..], at + 4).map_err(|source| BinaryError::Io {
             file: self.name.to_string(),
             offset: at,
             source,
@@ -1011,7 +1055,7 @@ impl<R: Read> Reader<R> {
         }
         let mut extra = [0u8; 1];
         let after = at + END_LEN as u64;
-        if read_full(&mut self.src, &mut extra).map_err(|source| BinaryError::Io {
+        if self.read_at(&mut extra, after).map_err(|source| BinaryError::Io {
             file: self.name.to_string(),
             offset: after,
             source,
@@ -1022,6 +1066,22 @@ impl<R: Read> Reader<R> {
         self.end = Some(totals);
         Ok(())
     }
+}
+
+/// [`read_full`] at byte `at` of `file`, by position (the file's cursor stays put).
+#[cfg(unix)]
+fn read_full_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read_at(&mut buf[n..], at + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 /// Reads until `buf` is full or the input ends; the number of bytes read.
@@ -1064,6 +1124,15 @@ fn checksum(
     })
 }
 
+/// Where a chunk's payload is, for [`RawChunk::load`].
+#[derive(Clone, Debug)]
+struct Pending {
+    file: Arc<std::fs::File>,
+    at: u64,
+    len: u32,
+    index: u64,
+}
+
 /// One chunk's bytes, as [`Reader::next_chunk`] read them; [`RawChunk::decode`] checks
 /// their checksum.
 #[derive(Clone, Debug, Default)]
@@ -1080,6 +1149,8 @@ pub struct RawChunk {
     /// CRC-32 of the chunk header (without its checksum), and the checksum it stores.
     head_crc: u32,
     crc: u32,
+    /// The payload, still to be read ([`Reader::defer_payloads`]).
+    pending: Option<Pending>,
     /// Whether every gap is followed by a wait (the file's flag bit 1).
     waits: bool,
 }
@@ -1240,9 +1311,36 @@ impl RawChunk {
         self.decode_with::<true>(out)
     }
 
+    /// Reads the payload that a reader with [`Reader::defer_payloads`] left to this (on
+    /// the thread that calls it); nothing otherwise.
+    pub fn load(&mut self) -> Result<(), BinaryError> {
+        let Some(p) = self.pending.take() else { return Ok(()) };
+        #[cfg(unix)]
+        {
+            self.bytes.resize(p.len as usize, 0);
+            let got = read_full_at(&p.file, &mut self.bytes, p.at).map_err(|source| BinaryError::Io {
+                file: self.name.to_string(),
+                offset: p.at,
+                source,
+            })?;
+            if got < p.len as usize {
+                return Err(BinaryError::Truncated {
+                    file: self.name.to_string(),
+                    offset: p.at + got as u64,
+                    inside: format!(
+                        "chunk {} (at byte {}): the file shrank while it was read",
+                        p.index, self.offset
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Checks the chunk's checksum (which [`Reader::next_chunk`] leaves to this, so that
     /// it runs on the thread that decodes the chunk).
     pub fn verify(&self) -> Result<(), BinaryError> {
+        debug_assert!(self.pending.is_none(), "a deferred payload not loaded");
         checksum(&self.name, self.offset, self.index, self.head_crc, self.crc, &self.bytes)
     }
 

@@ -2,8 +2,9 @@
 //! results merged in file order.
 //!
 //! Every worker loops: it takes the reader (a short serial section: read the chunk's
-//! bytes), lets go of it, does its own work on the chunk (check its checksum, decode,
-//! simulate, ...) and hands the result to an in-order merge. Reading one chunk
+//! header; of a file, its payload is read by position on the worker's own thread
+//! afterwards), lets go of it, does its own work on the chunk (check its checksum,
+//! decode, simulate, ...) and hands the result to an in-order merge. Reading one chunk
 //! overlaps the work on the others, and no thread waits for a whole window of chunks
 //! to finish as a fork-join over batches would. Results that arrive early wait in a
 //! small buffer; a worker does not read further ahead than a few chunks per thread
@@ -28,7 +29,7 @@ const AHEAD_PER_THREAD: u64 = 4;
 /// came from reading a chunk (converted with `From<BinaryError>`) or from `work`;
 /// `merge` has then seen exactly the chunks before it.
 pub fn for_each_chunk<R, S, T, E>(
-    reader: Reader<R>,
+    mut reader: Reader<R>,
     init: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, &RawChunk) -> Result<T, E> + Sync,
     merge: impl FnMut(T) + Send,
@@ -39,6 +40,8 @@ where
     E: From<BinaryError> + Send,
 {
     let threads = rayon::current_num_threads().max(1) as u64;
+    // the serial part reads chunk headers only; each worker reads its chunk's payload
+    reader.defer_payloads();
     let shared = Shared {
         reader: Mutex::new(reader),
         issued: AtomicU64::new(0),
@@ -88,7 +91,11 @@ impl<R: Read + Send, T: Send, E: Send, M: FnMut(T) + Send> Shared<R, T, E, M> {
         let mut state = init();
         let mut raw = RawChunk::default();
         while let Some(index) = self.read(&mut raw) {
-            let result = work(&mut state, &raw);
+            // (the payload, where the reader left it to this thread)
+            let result = match raw.load() {
+                Ok(()) => work(&mut state, &raw),
+                Err(e) => Err(e.into()),
+            };
             self.deliver(index, result);
         }
     }

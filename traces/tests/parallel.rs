@@ -34,33 +34,69 @@ fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool")
 }
 
+/// Where `run` reads the trace from.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// Bytes in memory: chunks read whole, in turn.
+    Memory,
+    /// A file (`Reader::open`): chunk headers read in turn, each payload by position
+    /// on the thread that works on it.
+    File,
+}
+
+const SOURCES: [Source; 2] = [Source::Memory, Source::File];
+
 /// What the merge saw: per chunk, its offset and a digest of its decoded requests.
-fn run(bytes: &[u8], threads: usize, fail_at: &[u64]) -> (Vec<(u64, u64)>, Result<(), String>) {
+fn run(
+    bytes: &[u8],
+    threads: usize,
+    fail_at: &[u64],
+    source: Source,
+) -> (Vec<(u64, u64)>, Result<(), String>) {
+    pool(threads).install(|| match source {
+        Source::Memory => {
+            drive(Reader::new(bytes, "t.bsim", Some(bytes.len() as u64)).expect("a header"), fail_at)
+        }
+        Source::File => {
+            let path = std::env::temp_dir().join(format!(
+                "traces-parallel-{}-{:?}.bsim",
+                std::process::id(),
+                std::thread::current().id()
+            ));
+            std::fs::write(&path, bytes).expect("a temporary file");
+            let out = drive(Reader::open(&path).expect("a header"), fail_at);
+            let _ = std::fs::remove_file(&path);
+            out
+        }
+    })
+}
+
+fn drive<R: std::io::Read + Send>(
+    reader: Reader<R>,
+    fail_at: &[u64],
+) -> (Vec<(u64, u64)>, Result<(), String>) {
     let mut seen = Vec::new();
-    let result = pool(threads).install(|| {
-        let reader = Reader::new(bytes, "t.bsim", Some(bytes.len() as u64)).expect("a header");
-        for_each_chunk(
-            reader,
-            Chunk::default,
-            |chunk, raw| {
-                if fail_at.contains(&raw.offset()) {
-                    return Err(StringError(format!("work failed at {}", raw.offset())));
-                }
-                raw.decode(chunk)?;
-                chunk.split(32)?;
-                // uneven work, so that chunks finish out of order
-                if raw.offset() % 3 == 0 {
-                    std::thread::sleep(std::time::Duration::from_millis(1));
-                }
-                let digest = chunk.iter().fold(0u64, |h, r| {
-                    h.wrapping_mul(31).wrapping_add(r.block as u64 * 1000 + r.step as u64 + r.addrs[0] as u64)
-                });
-                Ok((raw.offset(), digest))
-            },
-            |part| seen.push(part),
-        )
-        .map_err(|e: StringError| e.0)
-    });
+    let result = for_each_chunk(
+        reader,
+        Chunk::default,
+        |chunk, raw| {
+            if fail_at.contains(&raw.offset()) {
+                return Err(StringError(format!("work failed at {}", raw.offset())));
+            }
+            raw.decode(chunk)?;
+            chunk.split(32)?;
+            // uneven work, so that chunks finish out of order
+            if raw.offset() % 3 == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            let digest = chunk.iter().fold(0u64, |h, r| {
+                h.wrapping_mul(31).wrapping_add(r.block as u64 * 1000 + r.step as u64 + r.addrs[0] as u64)
+            });
+            Ok((raw.offset(), digest))
+        },
+        |part| seen.push(part),
+    )
+    .map_err(|e: StringError| e.0);
     (seen, result)
 }
 
@@ -76,40 +112,60 @@ impl From<BinaryError> for StringError {
 #[test]
 fn every_chunk_is_merged_once_in_file_order_whatever_the_threads() {
     let bytes = many_chunks();
-    let (serial, ok) = run(&bytes, 1, &[]);
+    let (serial, ok) = run(&bytes, 1, &[], Source::Memory);
     ok.expect("a good file");
     assert!(serial.len() >= 40, "{} chunks", serial.len());
     assert!(serial.windows(2).all(|w| w[0].0 < w[1].0), "offsets in file order");
-    for threads in [2, 3, 8] {
-        let (par, ok) = run(&bytes, threads, &[]);
-        ok.expect("a good file");
-        assert_eq!(par, serial, "{threads} threads");
+    for source in SOURCES {
+        for threads in [1, 2, 3, 8] {
+            let (par, ok) = run(&bytes, threads, &[], source);
+            ok.expect("a good file");
+            assert_eq!(par, serial, "{threads} threads, {source:?}");
+        }
     }
 }
 
 #[test]
 fn the_first_failing_chunk_in_file_order_wins_and_nothing_after_it_is_merged() {
     let bytes = many_chunks();
-    let (all, _) = run(&bytes, 1, &[]);
+    let (all, _) = run(&bytes, 1, &[], Source::Memory);
     let (third, tenth) = (all[3].0, all[10].0);
-    for threads in [1, 2, 8] {
-        let (seen, err) = run(&bytes, threads, &[tenth, third]);
-        assert_eq!(err, Err(format!("work failed at {third}")), "{threads} threads");
-        assert_eq!(seen, all[..3], "{threads} threads: exactly the chunks before the error");
+    for source in SOURCES {
+        for threads in [1, 2, 8] {
+            let (seen, err) = run(&bytes, threads, &[tenth, third], source);
+            assert_eq!(err, Err(format!("work failed at {third}")), "{threads} threads, {source:?}");
+            assert_eq!(seen, all[..3], "{threads} threads, {source:?}: exactly the chunks before the error");
+        }
     }
 }
 
 #[test]
 fn a_corrupt_chunk_is_the_reading_error_after_the_good_chunks_before_it() {
     let bytes = many_chunks();
-    let (all, _) = run(&bytes, 1, &[]);
+    let (all, _) = run(&bytes, 1, &[], Source::Memory);
     let at = all[5].0 as usize;
     let mut bad = bytes.clone();
     bad[at + 72 + 2] ^= 0x40; // a payload byte of chunk 5: its checksum fails
-    for threads in [1, 2, 8] {
-        let (seen, err) = run(&bad, threads, &[]);
+    for source in SOURCES {
+        for threads in [1, 2, 8] {
+            let (seen, err) = run(&bad, threads, &[], source);
+            let msg = err.expect_err("a corrupt file");
+            assert!(
+                msg.contains("checksum mismatch in chunk 5") && msg.contains(&format!("byte {at}")),
+                "{msg}"
+            );
+            assert_eq!(seen, all[..5], "{threads} threads, {source:?}");
+        }
+    }
+    // a header field of chunk 7 (its first group's block): out of order, but its
+    // checksum is the telling error, whichever way the file is read
+    let at = all[7].0 as usize;
+    let mut bad = bytes.clone();
+    bad[at + 12] ^= 0x7F;
+    for source in SOURCES {
+        let (seen, err) = run(&bad, 2, &[], source);
         let msg = err.expect_err("a corrupt file");
-        assert!(msg.contains("checksum mismatch in chunk 5") && msg.contains(&format!("byte {at}")), "{msg}");
-        assert_eq!(seen, all[..5], "{threads} threads");
+        assert!(msg.contains("checksum mismatch in chunk 7") && msg.contains(&format!("byte {at}")), "{msg}");
+        assert_eq!(seen, all[..7], "{source:?}");
     }
 }

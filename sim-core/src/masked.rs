@@ -50,7 +50,7 @@ pub struct MaskedRequest<'a> {
 }
 
 /// Lane numbers 0..64; requests with contiguous lanes borrow a slice of it.
-const IOTA: [u16; 64] = {
+pub const LANE_NUMBERS: [u16; 64] = {
     let mut a = [0u16; 64];
     let mut i = 0;
     while i < 64 {
@@ -159,15 +159,9 @@ impl BankModel {
         debug_assert!(req.mask != 0 && (self.hw.warp == 64 || req.mask >> self.hw.warp == 0));
         match req.addrs {
             LaneAddrs::Listed(addrs) => {
-                let (tz, n) = (req.mask.trailing_zeros() as usize, req.mask.count_ones() as usize);
-                debug_assert_eq!(n, addrs.len());
-                if (req.mask >> tz).wrapping_add(1) & (req.mask >> tz) == 0 {
-                    // contiguous lanes
-                    let lanes = &IOTA[tz..tz + n];
-                    return self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
-                }
                 let mut s = self.memo.scratch.take().expect("scratch put back");
                 let lanes = lanes_of(req.mask, &mut s.lanes);
+                debug_assert_eq!(lanes.len(), addrs.len());
                 let out = self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
                 self.memo.scratch = Some(s);
                 out
@@ -219,7 +213,7 @@ impl BankModel {
         let n = lanes.len();
         if lanes[n - 1] - lanes[0] + 1 == n as u16 {
             // contiguous lanes: a loop over constants, which vectorizes
-            for (a, &i) in addrs.iter_mut().zip(&IOTA) {
+            for (a, &i) in addrs.iter_mut().zip(&LANE_NUMBERS) {
                 *a = first.wrapping_add(st.wrapping_mul(i as u32));
             }
         } else {
@@ -235,13 +229,13 @@ impl BankModel {
     }
 }
 
-/// The lane numbers of `mask`, ascending: a slice of [`IOTA`] where they are
+/// The lane numbers of `mask`, ascending: a slice of [`LANE_NUMBERS`] where they are
 /// contiguous, else written into `buf`.
 #[inline]
 fn lanes_of(mask: u64, buf: &mut [u16; 64]) -> &[u16] {
     let (tz, n) = (mask.trailing_zeros() as usize, mask.count_ones() as usize);
     if (mask >> tz).wrapping_add(1) & (mask >> tz) == 0 {
-        return &IOTA[tz..tz + n];
+        return &LANE_NUMBERS[tz..tz + n];
     }
     let mut m = mask;
     for b in buf.iter_mut().take(n) {

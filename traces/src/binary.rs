@@ -73,6 +73,8 @@
 
 use crate::group::{merge_dep, merge_wait, RequestRef};
 use crate::record::{Record, Trace};
+// (lane numbers 0..64; requests with contiguous lanes borrow a slice of it)
+use sim_core::LANE_NUMBERS as IOTA;
 use sim_core::{LaneAddrs, MaskedRequest, Op};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -106,17 +108,6 @@ const MODE_AFFINE: u8 = 1;
 const MODE_DELTA: u8 = 2;
 const MODE_REPEAT: u8 = 3;
 const MODE_PACKED: u8 = 4;
-/// Lane numbers 0..64; requests with contiguous lanes borrow a slice of it.
-const IOTA: [u16; 64] = {
-    let mut a = [0u16; 64];
-    let mut i = 0;
-    while i < 64 {
-        a[i] = i as u16;
-        i += 1;
-    }
-    a
-};
-
 /// Reading a binary trace failed. Every variant names the file and, where it applies,
 /// the byte offset.
 #[derive(Debug, thiserror::Error)]

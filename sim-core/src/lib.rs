@@ -48,7 +48,7 @@ mod timing;
 
 pub use hardware::{Hardware, PairMerge, PhaseLanes, SameWord, Violation};
 pub use mapping::BankMapping;
-pub use masked::{LaneAddrs, MaskedRequest, LANE_NUMBERS};
+pub use masked::{affine_addrs, LaneAddrs, MaskedRequest, LANE_NUMBERS};
 pub use model::{BankModel, Cell, Outcome, WarpRequest};
 pub use op::{is_valid_width, width_index, Op, WIDTHS};
 pub use timing::{gap_issue_fraction, Timing};

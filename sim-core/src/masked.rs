@@ -208,24 +208,33 @@ impl BankModel {
     fn expand_affine(&mut self, req: &MaskedRequest<'_>, first: u32, stride: i64) -> Outcome {
         let mut s = self.memo.scratch.take().expect("scratch put back");
         let Scratch { lanes, addrs } = &mut *s;
-        let st = stride as u32;
         let lanes = lanes_of(req.mask, lanes);
-        let n = lanes.len();
-        if lanes[n - 1] - lanes[0] + 1 == n as u16 {
-            // contiguous lanes: a loop over constants, which vectorizes
-            for (a, &i) in addrs.iter_mut().zip(&LANE_NUMBERS) {
-                *a = first.wrapping_add(st.wrapping_mul(i as u32));
-            }
-        } else {
-            let l0 = lanes[0] as u32;
-            for (a, &l) in addrs.iter_mut().zip(lanes) {
-                *a = first.wrapping_add(st.wrapping_mul(l as u32 - l0));
-            }
-        }
-        let addrs = &addrs[..n];
+        let addrs = &mut addrs[..lanes.len()];
+        affine_addrs(first, stride as u32, req.mask, addrs);
         let out = self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
         self.memo.scratch = Some(s);
         out
+    }
+}
+
+/// Writes the addresses of the active lanes of `mask` into `dst` (one per lane, in lane
+/// order): lane `l` at `first + stride × (l − lowest lane)`, modulo 2^32.
+#[inline]
+pub fn affine_addrs(first: u32, stride: u32, mask: u64, dst: &mut [u32]) {
+    debug_assert_eq!(dst.len(), mask.count_ones() as usize);
+    let l0 = mask.trailing_zeros();
+    if (mask >> l0).wrapping_add(1) & (mask >> l0) == 0 {
+        // contiguous lanes: a loop over constants, which vectorizes
+        for (d, &i) in dst.iter_mut().zip(&LANE_NUMBERS) {
+            *d = first.wrapping_add(stride.wrapping_mul(i as u32));
+        }
+    } else {
+        let mut m = mask;
+        for d in dst.iter_mut() {
+            let l = m.trailing_zeros() - l0;
+            m &= m - 1;
+            *d = first.wrapping_add(stride.wrapping_mul(l));
+        }
     }
 }
 

@@ -1240,20 +1240,7 @@ impl Affine {
     /// Writes the addresses of the active lanes of `mask` into `dst`.
     #[inline]
     fn fill(self, mask: u64, dst: &mut [u32]) {
-        let (f, st, l0) = (self.first, self.stride as u32, mask.trailing_zeros());
-        if (mask >> l0).wrapping_add(1) & (mask >> l0) == 0 {
-            // (`IOTA` as the lane numbers: the loop vectorizes)
-            for (d, &i) in dst.iter_mut().zip(&IOTA) {
-                *d = f.wrapping_add(st.wrapping_mul(i as u32));
-            }
-        } else {
-            let mut m = mask;
-            for d in dst.iter_mut() {
-                let l = m.trailing_zeros() - l0;
-                m &= m - 1;
-                *d = f.wrapping_add(st.wrapping_mul(l));
-            }
-        }
+        sim_core::affine_addrs(self.first, self.stride as u32, mask, dst);
     }
 }
 

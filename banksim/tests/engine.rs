@@ -287,6 +287,35 @@ fn an_sm_launches_one_block_per_launch_interval() {
 }
 
 #[test]
+fn a_block_launched_late_has_no_latency_stall_before_its_first_request() {
+    // one SM, one block resident at a time, one warp per block: block b launches when
+    // block b-1 is done, at cycle ~b x 100. Stores wait for no data, so no latency stall
+    // however late a block starts; dependent loads stall only for their own chain.
+    let lanes: Vec<u16> = (0..32).collect();
+    let addrs: Vec<u32> = (0..32).map(|l| l * 4).collect();
+    let run_with = |op: Op| {
+        let mut reqs = traces::Requests::new(32);
+        for block in 0..20 {
+            for step in 0..4 {
+                reqs.push(block, 0, step, op, 4, 0, None, None, &lanes, &addrs);
+            }
+        }
+        let mut hw = configs::preset("h100").unwrap();
+        let t = hw.timing.as_mut().unwrap();
+        (t.sms, t.max_blocks_per_sm) = (1, 1);
+        engine::run(&hw, &reqs, &EngineOptions::default()).unwrap()
+    };
+    let stores = run_with(Op::Store);
+    assert_eq!(stores.total.blocks, 20);
+    assert!(stores.cycles > 19 * 157, "blocks launch one after another: {}", stores.cycles);
+    assert_eq!(stores.total.stalls.latency, 0, "{:?}", stores.total.stalls);
+    // each block: 3 loads wait for the previous one's 29-cycle latency, less the issue cycle
+    let loads = run_with(Op::Load);
+    let per_block = loads.total.stalls.latency / 20;
+    assert!(per_block > 0 && per_block < 3 * 29, "{:?}", loads.total.stalls);
+}
+
+#[test]
 fn global_accesses_cost_a_wavefront_per_line_and_share_the_shared_memory_pipe() {
     let lanes: Vec<u16> = (0..32).collect();
     let coalesced: Vec<u32> = (0..32).map(|l| 4096 + 4 * l).collect();

@@ -7,9 +7,10 @@
 //!   ┌─────────────┴───────────────┐
 //!   SM 0                        SM n          simulated in parallel (rayon) between
 //!   resident blocks ≤ occupancy                dispatch decisions; each SM orders its
-//!   per block: a petgraph DAG of               events by (cycle, sequence)
-//!     requests (program order, data
-//!     dependences, barrier joins)
+//!   per block: a dependence DAG (warp          events by (cycle, sequence)
+//!     chains in program order, data
+//!     edges, barrier joins), kept as warp
+//!     cursors and barrier counters
 //!   schedulers: issue slots shared by the warps of a sub-partition (gap work + issue)
 //!   pipe: W wavefronts busy W × pipe_cycles_per_wavefront; a load completes
 //!         latency_base + latency_per_wavefront × W after it enters the pipe
@@ -25,9 +26,6 @@ use crate::hardware::Hardware;
 use crate::model::{BankModel, WarpRequest};
 use crate::op::Op;
 use crate::timing::Timing;
-use petgraph::graph::{DiGraph, NodeIndex};
-use petgraph::visit::EdgeRef;
-use petgraph::Direction;
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -76,6 +74,12 @@ pub trait Workload: Sync {
     }
     /// Request `i`.
     fn request(&self, i: usize) -> EngineRequest<'_>;
+    /// One past the highest shared-memory byte the requests touch (loads, stores,
+    /// atomics), where the workload knows it without a pass over every address; `None`:
+    /// the engine makes that pass.
+    fn smem_extent(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// What a request without a `dep` value depends on.
@@ -298,31 +302,56 @@ pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<E
 }
 
 /// Each block's request range, and the threads and shared-memory bytes of a block
-/// (given in `opts`, or the most any block uses): parallel passes over the workload.
+/// (given in `opts`, or the most any block uses): one parallel pass over the workload.
 fn scan(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (Vec<(usize, usize)>, u32, u32) {
-    const MIN_LEN: usize = 1 << 12;
+    const CHUNK: usize = 1 << 12;
     let n = work.len();
-    let (threads, smem) = (0..n)
+    let known = opts.smem_per_block.or(work.smem_extent());
+    // per chunk: (threads, shared bytes, first requests of blocks)
+    let parts: Vec<(u32, u32, Vec<usize>)> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
-        .with_min_len(MIN_LEN)
-        .map(|i| {
-            let r = work.request(i);
-            let threads = r.lanes.last().map_or(0, |&last| r.warp * warp + last as u32 + 1);
-            let smem = if r.op.is_memory() {
-                r.addrs.iter().fold(0, |m, &a| m.max(a.saturating_add(r.bytes as u32)))
-            } else {
-                0
-            };
-            (threads, smem)
+        .map(|c| {
+            let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+            let mut prev = lo.checked_sub(1).map(|p| work.request(p).block);
+            let (mut threads, mut smem, mut starts) = (0, 0, Vec::new());
+            for i in lo..hi {
+                let r = work.request(i);
+                if prev != Some(r.block) {
+                    starts.push(i);
+                    prev = Some(r.block);
+                }
+                if let Some(&last) = r.lanes.last() {
+                    threads = threads.max(r.warp * warp + last as u32 + 1);
+                }
+                if known.is_none() && r.op.is_memory() && !r.addrs.is_empty() {
+                    let top = max_u32(r.addrs);
+                    smem = smem.max(top.saturating_add(r.bytes as u32));
+                }
+            }
+            (threads, smem, starts)
         })
-        .reduce(|| (0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
-    let starts: Vec<usize> = (0..n)
-        .into_par_iter()
-        .with_min_len(MIN_LEN)
-        .filter(|&i| i == 0 || work.request(i).block != work.request(i - 1).block)
         .collect();
+    let threads = parts.iter().map(|p| p.0).max().unwrap_or(0);
+    let smem = parts.iter().map(|p| p.1).max().unwrap_or(0);
+    let starts: Vec<usize> = parts.into_iter().flat_map(|p| p.2).collect();
     let blocks = starts.iter().zip(starts.iter().skip(1).chain([&n])).map(|(&s, &e)| (s, e)).collect();
-    (blocks, opts.threads_per_block.unwrap_or(threads), opts.smem_per_block.unwrap_or(smem))
+    (blocks, opts.threads_per_block.unwrap_or(threads), known.unwrap_or(smem))
+}
+
+/// The largest of `xs` (0 if none). (As signed numbers biased by 2^31, eight at a time:
+/// baseline x86-64 has a signed compare on vectors, not an unsigned maximum.)
+fn max_u32(xs: &[u32]) -> u32 {
+    const BIAS: u32 = 1 << 31;
+    let mut acc = [i32::MIN; 8];
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        for (a, &x) in acc.iter_mut().zip(c) {
+            let x = (x ^ BIAS) as i32;
+            *a = if x > *a { x } else { *a };
+        }
+    }
+    let top = acc.iter().fold(i32::MIN, |m, &x| m.max(x)) as u32 ^ BIAS;
+    chunks.remainder().iter().fold(top, |m, &x| m.max(x))
 }
 
 struct Ctx<'a> {
@@ -435,84 +464,226 @@ impl Dispatch {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Node {
-    /// A memory request (index into the workload).
-    Request(u32),
-    /// A warp's arrival at a barrier (index into the workload).
-    Arrive(u32),
-    /// A barrier's release, joining the block's arrivals.
-    Join,
+/// A block's requests as the engine needs them, built when it launches and shared (not
+/// copied) by a [`Resident`] and the snapshots of it a speculative dispatch takes.
+///
+/// This is the block's dependence DAG in compact form. Each warp is a chain in program
+/// order (step `k + 1` follows step `k` one issue slot after it issues); a step with
+/// [`DATA`] also needs the data of its warp's last load before it; the k-th barrier
+/// joins the k-th arrival of every warp that reaches it and releases their next steps.
+/// A chain's node has at most one predecessor of each kind, and all but the one in
+/// program order are done by the time that one is, so the engine follows warp cursors
+/// and barrier counters instead of walking edges.
+struct BlockPlan {
+    /// Workload index of the block's first request: step `k` is request `first + k`.
+    first: u32,
+    /// One per request, in workload order (warps in turn).
+    steps: Vec<Step>,
+    /// Each warp in workload order: where its steps end, and its scheduler.
+    warps: Vec<WarpPlan>,
+    /// How many warps arrive at each barrier (the k-th `bar` of a warp is barrier k).
+    arrivals: Vec<u32>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Edge {
-    /// Program order: the successor may issue one issue slot after the predecessor.
-    Order,
-    /// Data: the successor needs the predecessor's loaded value.
-    Data,
-    /// Barrier arrival (predecessor) or release (successor).
-    Barrier,
+#[derive(Clone, Copy)]
+struct Step {
+    /// Cycles of other work before the request.
+    gap: u32,
+    /// With [`HAS_WAIT`]: cycles into `gap` at which the warp needs its last load's data.
+    wait: u32,
+    /// The step's warp (index into [`BlockPlan::warps`]).
+    warp: u32,
+    flags: u8,
 }
 
-/// A block's request graph and per-node constants, shared (not copied) by a
-/// [`Resident`] and the snapshots of it a speculative dispatch takes.
-struct BlockGraph {
-    graph: DiGraph<Node, Edge, u32>,
-    /// Scheduler of each node's warp.
-    scheduler: Vec<u8>,
-    /// Each node's `gap` (0 for joins).
-    gap: Vec<u32>,
-    /// Each node's `wait`: with one, it starts its gap in program order and meets its
-    /// data part-way.
-    wait: Vec<Option<u32>>,
+/// [`Step::wait`] is set.
+const HAS_WAIT: u8 = 1;
+/// The step needs the data of its warp's last load (if there was one).
+const DATA: u8 = 2;
+/// The step is a load (or returning atomic, global load): later steps' data.
+const LOAD: u8 = 4;
+/// The step is a barrier arrival.
+const BARRIER: u8 = 8;
+
+#[derive(Clone, Copy)]
+struct WarpPlan {
+    /// One past the warp's last step.
+    end: u32,
+    scheduler: u8,
 }
 
-/// A resident block: its request graph and the progress through it.
+/// A resident block: its plan and the progress through it.
 #[derive(Clone)]
 struct Resident {
-    g: Arc<BlockGraph>,
-    /// Unsatisfied incoming edges per node.
-    waiting: Vec<u32>,
-    /// Earliest issue allowed by program order / barrier release, and by data.
-    order_ready: Vec<Cycle>,
-    data_ready: Vec<Cycle>,
-    /// Issue cycle per node (arrivals: their arrival).
-    issued: Vec<Cycle>,
-    left: usize,
+    plan: Arc<BlockPlan>,
+    warps: Vec<WarpState>,
+    barriers: Vec<BarrierState>,
+    /// Steps and barrier releases left.
+    left: u32,
+    /// Latest completion so far.
     end: Cycle,
+}
+
+/// A warp's progress: its pending step (the one after its last issued) may issue from
+/// `order_ready` by program order (or barrier release) and from `data_ready` by data.
+#[derive(Clone, Copy, Default)]
+struct WarpState {
+    order_ready: Cycle,
+    data_ready: Cycle,
+    /// Completion of the warp's last load issued.
+    last_load: Option<Cycle>,
+    /// Barriers the warp has arrived at.
+    barriers: u32,
+    /// While the warp waits at a barrier: the step after its arrival.
+    parked: Option<u32>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct BarrierState {
+    arrived: u32,
+    /// Latest arrival: the release.
+    last: Cycle,
+    /// Sum of the arrival cycles (for the barrier stall).
+    sum: Cycle,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum EventKind {
+    /// A step may start (its gap, then issue).
     Ready,
     /// The part of a request's gap after its `wait`: the data it needs is back.
     Resume,
     Issue,
+    /// Every warp expected at a barrier has arrived (`node`: the barrier).
+    Release,
     BlockDone,
 }
 
-/// An event: its cycle and sequence number (the order: earliest first, then first
-/// pushed) packed in one key, and its kind, slot and node packed in the payload.
-type Event = Reverse<(u128, u64)>;
+const KINDS: [EventKind; 8] = [
+    EventKind::Ready,
+    EventKind::Resume,
+    EventKind::Issue,
+    EventKind::Release,
+    EventKind::BlockDone,
+    EventKind::BlockDone,
+    EventKind::BlockDone,
+    EventKind::BlockDone,
+];
 
-const KINDS: [EventKind; 4] = [EventKind::Ready, EventKind::Resume, EventKind::Issue, EventKind::BlockDone];
-
-fn event(at: Cycle, seq: u64, kind: EventKind, slot: u32, node: u32) -> Event {
+/// An event's kind, slot and node in one word.
+fn payload(kind: EventKind, slot: u32, node: u32) -> u64 {
     debug_assert!(slot < 1 << 24);
-    let payload = (kind as u64) << 56 | (slot as u64) << 32 | node as u64;
-    Reverse(((at as u128) << 64 | seq as u128, payload))
+    (kind as u64) << 56 | (slot as u64) << 32 | node as u64
 }
 
-/// (cycle, kind, slot, node) of an event.
-fn unpack(e: Event) -> (Cycle, EventKind, u32, u32) {
-    let Reverse((key, payload)) = e;
-    (
-        (key >> 64) as Cycle,
-        KINDS[(payload >> 56) as usize & 3],
-        (payload >> 32) as u32 & 0xFF_FFFF,
-        payload as u32,
-    )
+/// (kind, slot, node) of an event's payload.
+fn unpack(p: u64) -> (EventKind, u32, u32) {
+    (KINDS[(p >> 56) as usize & 7], (p >> 32) as u32 & 0xFF_FFFF, p as u32)
+}
+
+/// Cycles ahead of the last event taken that [`Events`] keeps in its ring.
+const WINDOW: usize = 64;
+
+/// An SM's pending events, taken earliest cycle first and, within a cycle, in the order
+/// they were pushed (every event is pushed at or after the cycle of the last one taken).
+///
+/// Events due within [`WINDOW`] cycles go to a ring of per-cycle queues (a bit per
+/// non-empty one), later ones to a binary heap keyed by (cycle, sequence). An event in
+/// the heap was pushed before any ring event of its cycle (that one was pushed when
+/// the cycle had come within the window), so within a cycle the heap goes first.
+#[derive(Clone)]
+struct Events {
+    /// Cycle of the last event taken: every pending event is due at or after it.
+    now: Cycle,
+    seq: u64,
+    /// Per cycle mod [`WINDOW`]: payloads in push order, and how many are taken.
+    ring: Vec<Vec<u64>>,
+    taken: [u32; WINDOW],
+    /// Bit `c mod WINDOW` set while the ring holds events for cycle `c`.
+    occupied: u64,
+    far: BinaryHeap<Reverse<(u128, u64)>>,
+    /// Earliest cycle in `far` (`Cycle::MAX`: none).
+    far_at: Cycle,
+}
+
+impl Events {
+    fn new() -> Events {
+        Events {
+            now: 0,
+            seq: 0,
+            ring: vec![Vec::new(); WINDOW],
+            taken: [0; WINDOW],
+            occupied: 0,
+            far: BinaryHeap::new(),
+            far_at: Cycle::MAX,
+        }
+    }
+
+    fn push(&mut self, at: Cycle, kind: EventKind, slot: usize, node: u32) {
+        debug_assert!(at >= self.now, "event at {at} pushed after {}", self.now);
+        let p = payload(kind, slot as u32, node);
+        self.seq += 1;
+        if at < self.now + WINDOW as Cycle {
+            let b = at as usize % WINDOW;
+            self.ring[b].push(p);
+            self.occupied |= 1 << b;
+        } else {
+            self.far.push(Reverse(((at as u128) << 64 | self.seq as u128, p)));
+            self.far_at = self.far_at.min(at);
+        }
+    }
+
+    /// Whether no event is pending at cycle `at` (at most `WINDOW` past the current one).
+    fn none_at(&self, at: Cycle) -> bool {
+        self.occupied & 1 << (at as usize % WINDOW) == 0 && self.far_at > at
+    }
+
+    /// The cycle of the ring's next event (`Cycle::MAX`: none).
+    fn near_at(&self) -> Cycle {
+        if self.occupied == 0 {
+            Cycle::MAX
+        } else {
+            let d = self.occupied.rotate_right((self.now % WINDOW as Cycle) as u32).trailing_zeros();
+            self.now + d as Cycle
+        }
+    }
+
+    /// The next event: (cycle, kind, slot, node).
+    fn peek(&self) -> Option<(Cycle, EventKind, u32, u32)> {
+        let near = self.near_at();
+        let (at, p) = if self.far_at <= near {
+            let Reverse((key, p)) = *self.far.peek()?;
+            ((key >> 64) as Cycle, p)
+        } else {
+            let b = near as usize % WINDOW;
+            (near, self.ring[b][self.taken[b] as usize])
+        };
+        let (kind, slot, node) = unpack(p);
+        Some((at, kind, slot, node))
+    }
+
+    fn pop(&mut self) -> Option<(Cycle, EventKind, u32, u32)> {
+        let near = self.near_at();
+        let (at, p) = if self.far_at <= near {
+            let Reverse((key, p)) = self.far.pop()?;
+            self.far_at = self.far.peek().map_or(Cycle::MAX, |Reverse((k, _))| (k >> 64) as Cycle);
+            ((key >> 64) as Cycle, p)
+        } else {
+            let b = near as usize % WINDOW;
+            let q = &mut self.ring[b];
+            let p = q[self.taken[b] as usize];
+            self.taken[b] += 1;
+            if self.taken[b] as usize == q.len() {
+                q.clear();
+                self.taken[b] = 0;
+                self.occupied &= !(1 << b);
+            }
+            (near, p)
+        };
+        self.now = at;
+        let (kind, slot, node) = unpack(p);
+        Some((at, kind, slot, node))
+    }
 }
 
 // (aligned to two cache lines: SMs run on different threads side by side in one `Vec`,
@@ -521,8 +692,7 @@ fn unpack(e: Event) -> (Cycle, EventKind, u32, u32) {
 struct Sm {
     index: u32,
     model: BankModel,
-    events: BinaryHeap<Event>,
-    seq: u64,
+    events: Events,
     slots: Vec<Option<Resident>>,
     free_slots: u32,
     pipe_free: Cycle,
@@ -533,10 +703,8 @@ struct Sm {
     next_launch: Cycle,
     stats: SmStats,
     timings: Vec<RequestTiming>,
-    /// Scratch: nodes released by the current event.
-    ready: Vec<(u32, Cycle)>,
     /// Blocks handed over by the dispatcher, built at the start of the next parallel
-    /// step (so graph building runs on the worker threads, not the dispatcher).
+    /// step (so plans are built on the worker threads, not the dispatcher).
     to_launch: Vec<(usize, Cycle)>,
     /// The cycle the SM waited since, if the dispatcher's last blocks for it are a
     /// speculation ([`Dispatch`]).
@@ -547,8 +715,7 @@ struct Sm {
 
 /// What an SM's run changes (its bank model holds only scratch).
 struct Snapshot {
-    events: BinaryHeap<Event>,
-    seq: u64,
+    events: Events,
     slots: Vec<Option<Resident>>,
     free_slots: u32,
     pipe_free: Cycle,
@@ -564,8 +731,7 @@ impl Sm {
         Sm {
             index,
             model: BankModel::new(hw),
-            events: BinaryHeap::new(),
-            seq: 0,
+            events: Events::new(),
             slots: (0..blocks_per_sm).map(|_| None).collect(),
             free_slots: blocks_per_sm,
             pipe_free: 0,
@@ -574,7 +740,6 @@ impl Sm {
             next_launch: 0,
             stats: SmStats::default(),
             timings: Vec::new(),
-            ready: Vec::new(),
             to_launch: Vec::new(),
             speculated: None,
             snapshot: None,
@@ -586,7 +751,6 @@ impl Sm {
     fn snapshot(&self, at: Cycle) -> Box<Snapshot> {
         Box::new(Snapshot {
             events: self.events.clone(),
-            seq: self.seq,
             slots: self.slots.clone(),
             free_slots: self.free_slots + self.to_launch.len() as u32,
             pipe_free: self.pipe_free,
@@ -601,7 +765,6 @@ impl Sm {
     fn restore(&mut self, s: Box<Snapshot>) {
         let s = *s;
         self.events = s.events;
-        self.seq = s.seq;
         self.slots = s.slots;
         self.free_slots = s.free_slots;
         self.pipe_free = s.pipe_free;
@@ -614,8 +777,7 @@ impl Sm {
     }
 
     fn push(&mut self, at: Cycle, kind: EventKind, slot: usize, node: u32) {
-        self.seq += 1;
-        self.events.push(event(at, self.seq, kind, slot as u32, node));
+        self.events.push(at, kind, slot, node);
     }
 
     /// Takes `block` at cycle `at`; it is built when the SM next advances.
@@ -628,16 +790,28 @@ impl Sm {
         let at = at.max(self.next_launch);
         self.next_launch = at + ctx.timing.block_launch_cycles as Cycle;
         let slot = self.slots.iter().position(Option::is_none).expect("a free slot");
-        let res = build_block(ctx, block, slot);
-        let roots: Vec<u32> =
-            (0..res.waiting.len() as u32).filter(|&n| res.waiting[n as usize] == 0).collect();
+        let plan = build_plan(ctx, block, slot);
+        // (a warp's first step may go from the launch: no earlier cycle is a stall)
+        let first = WarpState { order_ready: at, ..WarpState::default() };
+        let res = Resident {
+            warps: vec![first; plan.warps.len()],
+            barriers: vec![BarrierState::default(); plan.arrivals.len()],
+            left: (plan.steps.len() + plan.arrivals.len()) as u32,
+            end: 0,
+            plan: Arc::new(plan),
+        };
+        let firsts: Vec<u32> = std::iter::once(0)
+            .chain(res.plan.warps.iter().map(|w| w.end))
+            .take(res.plan.warps.len())
+            .collect();
+        let empty = res.plan.steps.is_empty();
         self.slots[slot] = Some(res);
         self.stats.blocks += 1;
-        if roots.is_empty() {
+        if empty {
             self.push(at, EventKind::BlockDone, slot, 0);
         }
-        for n in roots {
-            self.push(at, EventKind::Ready, slot, n);
+        for first in firsts {
+            self.push(at, EventKind::Ready, slot, first);
         }
     }
 
@@ -647,20 +821,19 @@ impl Sm {
         for (block, at) in std::mem::take(&mut self.to_launch) {
             self.launch(ctx, block, at);
         }
-        while let Some((at, kind, slot, node)) = self.events.pop().map(unpack) {
+        while let Some((at, kind, slot, node)) = self.events.pop() {
             match kind {
                 EventKind::Ready => self.on_ready(ctx, at, slot as usize, node),
                 EventKind::Resume => self.on_resume(ctx, at, slot as usize, node),
                 EventKind::Issue => self.on_issue(ctx, at, slot as usize, node),
+                EventKind::Release => self.on_release(at, slot as usize, node),
                 EventKind::BlockDone => {
                     self.slots[slot as usize] = None;
                     self.free_slots += 1;
                     self.stats.cycles = self.stats.cycles.max(at);
                     if more_blocks {
                         // Take every other completion of the same cycle before pausing.
-                        while let Some((t, EventKind::BlockDone, s, _)) =
-                            self.events.peek().copied().map(unpack)
-                        {
+                        while let Some((t, EventKind::BlockDone, s, _)) = self.events.peek() {
                             if t != at {
                                 break;
                             }
@@ -677,33 +850,22 @@ impl Sm {
     }
 
     fn on_ready(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
-        let res = self.slots[slot].as_mut().expect("resident block");
-        let n = NodeIndex::new(node as usize);
-        match res.g.graph[n] {
-            Node::Join => {
-                res.issued[node as usize] = at;
-                self.finish(slot, node, at, at);
-            }
-            Node::Request(_) | Node::Arrive(_) => {
-                let (gap, wait) = (res.g.gap[node as usize], res.g.wait[node as usize]);
-                let s = res.g.scheduler[node as usize] as usize;
-                let (order, data) = (res.order_ready[node as usize], res.data_ready[node as usize]);
-                let start = at.max(self.sched_free[s]);
-                match wait {
-                    // the work before the first use runs under the load's latency; the
-                    // rest resumes when the data is back
-                    Some(w) if data > start + w as Cycle => {
-                        self.stats.stalls.issue += start - at;
-                        self.sched_free[s] = start + held(ctx.timing, w);
-                        self.stats.stalls.latency += data - (start + w as Cycle);
-                        self.push(data, EventKind::Resume, slot, node);
-                    }
-                    _ => {
-                        self.stats.stalls.latency += at.saturating_sub(order);
-                        self.work_then_issue(ctx, at, s, gap, slot, node);
-                    }
-                }
-            }
+        let res = self.slots[slot].as_ref().expect("resident block");
+        let step = res.plan.steps[node as usize];
+        let s = res.plan.warps[step.warp as usize].scheduler as usize;
+        let w = &res.warps[step.warp as usize];
+        let (order, data) = (w.order_ready, w.data_ready);
+        let start = at.max(self.sched_free[s]);
+        if step.flags & HAS_WAIT != 0 && data > start + step.wait as Cycle {
+            // the work before the first use runs under the load's latency; the rest
+            // resumes when the data is back
+            self.stats.stalls.issue += start - at;
+            self.sched_free[s] = start + held(ctx.timing, step.wait);
+            self.stats.stalls.latency += data - (start + step.wait as Cycle);
+            self.push(data, EventKind::Resume, slot, node);
+        } else {
+            self.stats.stalls.latency += at.saturating_sub(order);
+            self.work_then_issue(ctx, at, s, step.gap, slot, node);
         }
     }
 
@@ -713,26 +875,31 @@ impl Sm {
         let start = at.max(self.sched_free[s]);
         self.stats.stalls.issue += start - at;
         self.sched_free[s] = start + held(ctx.timing, work) + ctx.timing.issue_cycles as Cycle;
-        self.push(start + work as Cycle, EventKind::Issue, slot, node);
+        let issue = start + work as Cycle;
+        if issue == at && self.events.none_at(at) {
+            // the issue would be the next event taken (`at` is the current cycle)
+            self.on_issue(ctx, at, slot, node);
+        } else {
+            self.push(issue, EventKind::Issue, slot, node);
+        }
     }
 
     /// The rest of a request's gap after its `wait`, once the data it needs is back.
     fn on_resume(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
         let res = self.slots[slot].as_ref().expect("resident block");
-        let (gap, wait) = (res.g.gap[node as usize], res.g.wait[node as usize]);
-        let s = res.g.scheduler[node as usize] as usize;
-        let rest = gap - wait.unwrap_or(0).min(gap);
-        self.work_then_issue(ctx, at, s, rest, slot, node);
+        let step = res.plan.steps[node as usize];
+        let s = res.plan.warps[step.warp as usize].scheduler as usize;
+        self.work_then_issue(ctx, at, s, step.gap - step.wait.min(step.gap), slot, node);
     }
 
     fn on_issue(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
         let t = ctx.timing;
-        let res = self.slots[slot].as_mut().expect("resident block");
-        res.issued[node as usize] = at;
-        let Node::Request(i) = res.g.graph[NodeIndex::new(node as usize)] else {
-            // a barrier arrival
-            return self.finish(slot, node, at, at + t.issue_cycles as Cycle);
-        };
+        let res = self.slots[slot].as_ref().expect("resident block");
+        let step = res.plan.steps[node as usize];
+        if step.flags & BARRIER != 0 {
+            return self.arrive(slot, step.warp as usize, node, at, t.issue_cycles as Cycle);
+        }
+        let i = res.plan.first + node;
         let r = ctx.work.request(i as usize);
         let o =
             self.model.evaluate(&WarpRequest { op: r.op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs });
@@ -766,49 +933,77 @@ impl Sm {
                 ideal: o.ideal,
             });
         }
-        self.finish(slot, node, at + t.issue_cycles as Cycle, done);
-    }
-
-    /// Node `node` may let program-order successors go at `next` and data successors
-    /// at `done`; releases successors whose edges are all satisfied.
-    fn finish(&mut self, slot: usize, node: u32, next: Cycle, done: Cycle) {
         let res = self.slots[slot].as_mut().expect("resident block");
-        let n = NodeIndex::new(node as usize);
-        if res.g.graph[n] == Node::Join {
-            // barrier stall: each arrival waited from its arrival to the release
-            for pred in res.g.graph.neighbors_directed(n, Direction::Incoming) {
-                self.stats.stalls.barrier += done - res.issued[pred.index()];
-            }
-        }
-        let mut ready = std::mem::take(&mut self.ready);
-        let g = Arc::clone(&res.g);
-        for e in g.graph.edges_directed(n, Direction::Outgoing) {
-            let k = e.target().index();
-            match *e.weight() {
-                Edge::Order | Edge::Barrier => res.order_ready[k] = res.order_ready[k].max(next),
-                Edge::Data => res.data_ready[k] = res.data_ready[k].max(done),
-            }
-            res.waiting[k] -= 1;
-            if res.waiting[k] == 0 {
-                // a request that needs the data only part-way through its gap starts its
-                // gap in program order; any other waits for the data first
-                let at = if res.g.wait[k].is_some() {
-                    res.order_ready[k]
-                } else {
-                    res.order_ready[k].max(res.data_ready[k])
-                };
-                ready.push((k as u32, at));
-            }
+        let w = step.warp as usize;
+        if step.flags & LOAD != 0 {
+            res.warps[w].last_load = Some(done);
         }
         res.left -= 1;
         res.end = res.end.max(done);
-        let block_done = (res.left == 0).then_some(res.end);
-        for &(k, at) in &ready {
-            self.push(at, EventKind::Ready, slot, k);
+        if node + 1 < res.plan.warps[w].end {
+            self.ready_next(slot, node + 1, at + t.issue_cycles as Cycle);
         }
-        ready.clear();
-        self.ready = ready;
-        if let Some(end) = block_done {
+        self.block_done_if_last(slot);
+    }
+
+    /// Step `node` (the next of its warp) may go from `order` by program order: sets
+    /// its warp's times and pushes it.
+    fn ready_next(&mut self, slot: usize, node: u32, order: Cycle) {
+        let res = self.slots[slot].as_mut().expect("resident block");
+        let step = res.plan.steps[node as usize];
+        let w = &mut res.warps[step.warp as usize];
+        w.order_ready = order;
+        w.data_ready = if step.flags & DATA != 0 { w.last_load.unwrap_or(0) } else { 0 };
+        // a request that needs the data only part-way through its gap starts its gap in
+        // program order; any other waits for the data first
+        let at = if step.flags & HAS_WAIT != 0 { order } else { order.max(w.data_ready) };
+        self.push(at, EventKind::Ready, slot, node);
+    }
+
+    /// Warp `w` arrives at its next barrier with step `node`, issued at `at`.
+    fn arrive(&mut self, slot: usize, w: usize, node: u32, at: Cycle, issue: Cycle) {
+        let res = self.slots[slot].as_mut().expect("resident block");
+        res.left -= 1;
+        res.end = res.end.max(at + issue);
+        let ws = &mut res.warps[w];
+        let b = ws.barriers as usize;
+        ws.barriers += 1;
+        ws.parked = (node + 1 < res.plan.warps[w].end).then_some(node + 1);
+        let bar = &mut res.barriers[b];
+        bar.arrived += 1;
+        bar.last = bar.last.max(at);
+        bar.sum += at;
+        if bar.arrived == res.plan.arrivals[b] {
+            let last = bar.last;
+            self.push(last, EventKind::Release, slot, b as u32);
+        }
+    }
+
+    /// Every warp expected at barrier `b` has arrived: their next steps go at `at`.
+    fn on_release(&mut self, at: Cycle, slot: usize, b: u32) {
+        let res = self.slots[slot].as_mut().expect("resident block");
+        let bar = res.barriers[b as usize];
+        // barrier stall: each arrival waited from its arrival to the release
+        self.stats.stalls.barrier += bar.arrived as Cycle * at - bar.sum;
+        res.left -= 1;
+        res.end = res.end.max(at);
+        // (the warps in reverse order, as the release order of the DAG form had it)
+        for w in (0..res.warps.len()).rev() {
+            let res = self.slots[slot].as_mut().expect("resident block");
+            let ws = &mut res.warps[w];
+            if ws.barriers == b + 1 {
+                if let Some(next) = ws.parked.take() {
+                    self.ready_next(slot, next, at);
+                }
+            }
+        }
+        self.block_done_if_last(slot);
+    }
+
+    fn block_done_if_last(&mut self, slot: usize) {
+        let res = self.slots[slot].as_ref().expect("resident block");
+        if res.left == 0 {
+            let end = res.end;
             self.push(end, EventKind::BlockDone, slot, 0);
         }
     }
@@ -823,82 +1018,54 @@ fn held(t: &Timing, gap: u32) -> Cycle {
     }
 }
 
-/// The request graph of one block: program order per warp, data dependences on the
-/// previous load, and a join node per barrier.
-fn build_block(ctx: &Ctx<'_>, block: usize, slot: usize) -> Resident {
+/// The plan of one block launched into `slot`: one pass over its requests.
+fn build_plan(ctx: &Ctx<'_>, block: usize, slot: usize) -> BlockPlan {
     let (start, end) = ctx.blocks[block];
-    let mut graph = DiGraph::<Node, Edge, u32>::with_capacity(end - start + 8, end - start + 8);
-    let mut scheduler = Vec::with_capacity(end - start + 8);
-    let mut gaps = Vec::with_capacity(end - start + 8);
-    let mut waits = Vec::with_capacity(end - start + 8);
-    let mut joins: Vec<NodeIndex<u32>> = Vec::new();
+    let mut plan = BlockPlan {
+        first: start as u32,
+        steps: Vec::with_capacity(end - start),
+        warps: Vec::new(),
+        arrivals: Vec::new(),
+    };
     let schedulers = ctx.timing.schedulers_per_sm;
-    let mut i = start;
-    while i < end {
-        let warp = ctx.work.request(i).warp;
-        let sched = ((slot as u32 * ctx.warps_per_block + warp) % schedulers) as u8;
-        let mut prev: Option<NodeIndex<u32>> = None;
-        let mut last_load: Option<NodeIndex<u32>> = None;
-        let mut barriers = 0;
-        while i < end {
-            let r = ctx.work.request(i);
-            if r.warp != warp {
-                break;
+    let mut warp = None;
+    let mut barriers = 0;
+    for i in start..end {
+        let r = ctx.work.request(i);
+        if warp != Some(r.warp) {
+            if let Some(last) = plan.warps.last_mut() {
+                last.end = (i - start) as u32;
             }
-            let node = graph.add_node(if r.op == Op::Barrier {
-                Node::Arrive(i as u32)
-            } else {
-                Node::Request(i as u32)
-            });
-            scheduler.push(sched);
-            gaps.push(r.gap);
-            waits.push(r.wait);
-            if let Some(p) = prev {
-                let after_barrier = graph[p] != Node::Join;
-                if after_barrier {
-                    graph.add_edge(p, node, Edge::Order);
-                } else {
-                    graph.add_edge(p, node, Edge::Barrier);
-                }
-            }
-            let dep = match r.dep {
-                Some(d) => d,
-                None => ctx.opts.dep_policy == DepPolicy::PreviousLoad,
-            };
-            if let (true, Some(l)) = (r.wait.is_some() || (dep && r.op != Op::Barrier), last_load) {
-                graph.add_edge(l, node, Edge::Data);
-            }
-            prev = Some(node);
-            match r.op {
-                Op::Load | Op::Atomic | Op::GlobalLoad => last_load = Some(node),
-                Op::Barrier => {
-                    if joins.len() == barriers {
-                        joins.push(graph.add_node(Node::Join));
-                        scheduler.push(0);
-                        gaps.push(0);
-                        waits.push(None);
-                    }
-                    graph.add_edge(node, joins[barriers], Edge::Barrier);
-                    prev = Some(joins[barriers]);
-                    barriers += 1;
-                }
-                _ => {}
-            }
-            i += 1;
+            let scheduler = ((slot as u32 * ctx.warps_per_block + r.warp) % schedulers) as u8;
+            plan.warps.push(WarpPlan { end: 0, scheduler });
+            warp = Some(r.warp);
+            barriers = 0;
         }
+        let dep = r.dep.unwrap_or(ctx.opts.dep_policy == DepPolicy::PreviousLoad);
+        let mut flags = 0;
+        if r.wait.is_some() {
+            flags |= HAS_WAIT;
+        }
+        if r.wait.is_some() || (dep && r.op != Op::Barrier) {
+            flags |= DATA;
+        }
+        match r.op {
+            Op::Load | Op::Atomic | Op::GlobalLoad => flags |= LOAD,
+            Op::Barrier => {
+                flags |= BARRIER;
+                if plan.arrivals.len() == barriers {
+                    plan.arrivals.push(0);
+                }
+                plan.arrivals[barriers] += 1;
+                barriers += 1;
+            }
+            _ => {}
+        }
+        let w = plan.warps.len() as u32 - 1;
+        plan.steps.push(Step { gap: r.gap, wait: r.wait.unwrap_or(0), warp: w, flags });
     }
-    let nodes = graph.node_count();
-    let mut waiting = vec![0u32; nodes];
-    for e in graph.raw_edges() {
-        waiting[e.target().index()] += 1;
+    if let Some(last) = plan.warps.last_mut() {
+        last.end = (end - start) as u32;
     }
-    Resident {
-        g: Arc::new(BlockGraph { graph, scheduler, gap: gaps, wait: waits }),
-        waiting,
-        order_ready: vec![0; nodes],
-        data_ready: vec![0; nodes],
-        issued: vec![0; nodes],
-        left: nodes,
-        end: 0,
-    }
+    plan
 }

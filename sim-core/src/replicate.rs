@@ -92,6 +92,10 @@ impl Workload for Replicated<'_> {
         (r.gap, r.wait) = self.gaps[j];
         r
     }
+
+    fn smem_extent(&self) -> Option<u32> {
+        self.template.smem_extent()
+    }
 }
 
 #[cfg(test)]

@@ -5,24 +5,36 @@ use crate::error::GroupError;
 use crate::record::Trace;
 use sim_core::{Op, WarpRequest};
 
-/// Warp requests in columns, ordered by (block, warp, step).
+/// Warp requests ordered by (block, warp, step): one header each, lanes and addresses
+/// side by side.
 #[derive(Clone, Debug, Default)]
 pub struct Requests {
     /// Warp size the trace was grouped for.
     pub warp_size: u32,
-    block: Vec<u32>,
-    warp: Vec<u32>,
-    step: Vec<u32>,
-    op: Vec<Op>,
-    bytes: Vec<u8>,
-    gap: Vec<u32>,
-    dep: Vec<Option<bool>>,
-    wait: Vec<Option<u32>>,
-    line: Vec<u32>,
-    /// Start of each request's lanes in `lanes` / `addrs`; one extra entry at the end.
-    start: Vec<u32>,
+    heads: Vec<Head>,
     lanes: Vec<u16>,
     addrs: Vec<u32>,
+    /// One past the highest byte of shared memory accessed.
+    smem_extent: u32,
+}
+
+/// A request's fields but its lanes: one bounds check reads them all (the engine reads
+/// a request several times).
+#[derive(Clone, Copy, Debug)]
+struct Head {
+    block: u32,
+    warp: u32,
+    step: u32,
+    gap: u32,
+    line: u32,
+    /// Start of the request's lanes in `lanes` / `addrs`.
+    start: u32,
+    wait: Option<u32>,
+    /// Number of lanes.
+    count: u16,
+    op: Op,
+    bytes: u8,
+    dep: Option<bool>,
 }
 
 /// One warp request, borrowed from [`Requests`].
@@ -115,9 +127,9 @@ impl Requests {
                 q.block == r.block && q.thread / warp_size == warp && q.step == r.step
             });
             if same_request {
-                let k = out.op.len() - 1;
-                if out.op[k] != r.op {
-                    let (first_line, line) = (out.line[k], line);
+                let h = out.heads.last_mut().expect("a request");
+                if h.op != r.op {
+                    let (first_line, line) = (h.line, line);
                     return Err(GroupError::MixedOp {
                         file: file(),
                         line,
@@ -125,69 +137,76 @@ impl Requests {
                         block: r.block,
                         warp,
                         step: r.step,
-                        first_op: out.op[k],
+                        first_op: h.op,
                         op: r.op,
                     });
                 }
-                if out.bytes[k] != r.bytes {
+                if h.bytes != r.bytes {
                     return Err(GroupError::MixedWidth {
                         file: file(),
                         line,
-                        first_line: out.line[k],
+                        first_line: h.line,
                         block: r.block,
                         warp,
                         step: r.step,
-                        first_bytes: out.bytes[k],
+                        first_bytes: h.bytes,
                         bytes: r.bytes,
                     });
                 }
-                out.gap[k] = out.gap[k].max(r.gap);
-                out.dep[k] = merge_dep(out.dep[k], r.dep);
-                out.wait[k] = merge_wait(out.wait[k], r.wait);
-                out.line[k] = out.line[k].min(line);
+                h.gap = h.gap.max(r.gap);
+                h.dep = merge_dep(h.dep, r.dep);
+                h.wait = merge_wait(h.wait, r.wait);
+                h.line = h.line.min(line);
+                h.count += 1;
             } else {
-                out.start.push(out.lanes.len() as u32);
-                out.block.push(r.block);
-                out.warp.push(warp);
-                out.step.push(r.step);
-                out.op.push(r.op);
-                out.bytes.push(r.bytes);
-                out.gap.push(r.gap);
-                out.dep.push(r.dep);
-                out.wait.push(r.wait);
-                out.line.push(line);
+                out.heads.push(Head {
+                    block: r.block,
+                    warp,
+                    step: r.step,
+                    gap: r.gap,
+                    line,
+                    start: out.lanes.len() as u32,
+                    wait: r.wait,
+                    count: 1,
+                    op: r.op,
+                    bytes: r.bytes,
+                    dep: r.dep,
+                });
+            }
+            if r.op.is_memory() {
+                out.smem_extent = out.smem_extent.max(r.addr.saturating_add(r.bytes as u32));
             }
             out.lanes.push(lane);
             out.addrs.push(r.addr);
             prev = Some(i);
         }
-        out.start.push(out.lanes.len() as u32);
         Ok(out)
     }
 
     /// Number of requests.
     pub fn len(&self) -> usize {
-        self.op.len()
+        self.heads.len()
     }
 
     /// Whether there are no requests.
     pub fn is_empty(&self) -> bool {
-        self.op.is_empty()
+        self.heads.is_empty()
     }
 
     /// Request `i`.
     pub fn get(&self, i: usize) -> RequestRef<'_> {
-        let (s, e) = (self.start[i] as usize, self.start[i + 1] as usize);
+        let h = self.heads[i];
+        let (s, e) = (h.start as usize, h.start as usize + h.count as usize);
         RequestRef {
-            block: self.block[i],
-            warp: self.warp[i],
-            step: self.step[i],
-            op: self.op[i],
-            bytes: self.bytes[i],
-            gap: self.gap[i],
-            dep: self.dep[i],
-            wait: self.wait[i],
-            line: self.line[i],
+            block: h.block,
+            warp: h.warp,
+            step: h.step,
+            op: h.op,
+            bytes: h.bytes,
+            gap: h.gap,
+            dep: h.dep,
+            wait: h.wait,
+            line: h.line,
             lanes: &self.lanes[s..e],
             addrs: &self.addrs[s..e],
         }
@@ -202,7 +221,7 @@ impl Requests {
 impl Requests {
     /// An empty set of requests for `warp_size`-lane warps, to fill with [`Requests::push`].
     pub fn new(warp_size: u32) -> Requests {
-        Requests { warp_size, start: vec![0], ..Requests::default() }
+        Requests { warp_size, ..Requests::default() }
     }
 
     /// Appends a request; requests must come in (block, warp, step) order, lanes
@@ -223,37 +242,45 @@ impl Requests {
     ) {
         debug_assert_eq!(lanes.len(), addrs.len());
         debug_assert!(lanes.windows(2).all(|w| w[0] < w[1]));
-        debug_assert!(
-            self.is_empty() || {
-                let k = self.len() - 1;
-                (self.block[k], self.warp[k], self.step[k]) < (block, warp, step)
-            }
-        );
-        if self.start.is_empty() {
-            self.start.push(0);
+        debug_assert!(self.heads.last().is_none_or(|h| (h.block, h.warp, h.step) < (block, warp, step)));
+        self.heads.push(Head {
+            block,
+            warp,
+            step,
+            gap,
+            line: 0,
+            start: self.lanes.len() as u32,
+            wait,
+            count: lanes.len() as u16,
+            op,
+            bytes,
+            dep,
+        });
+        if let (true, Some(&top)) = (op.is_memory(), addrs.iter().max()) {
+            self.smem_extent = self.smem_extent.max(top.saturating_add(bytes as u32));
         }
-        self.block.push(block);
-        self.warp.push(warp);
-        self.step.push(step);
-        self.op.push(op);
-        self.bytes.push(bytes);
-        self.gap.push(gap);
-        self.dep.push(dep);
-        self.wait.push(wait);
-        self.line.push(0);
         self.lanes.extend_from_slice(lanes);
         self.addrs.extend_from_slice(addrs);
-        self.start.push(self.lanes.len() as u32);
+    }
+
+    /// One past the highest byte of shared memory the requests access (loads, stores,
+    /// atomics).
+    pub fn smem_extent(&self) -> u32 {
+        self.smem_extent
     }
 }
 
 impl sim_core::engine::Workload for Requests {
     fn len(&self) -> usize {
-        self.op.len()
+        self.heads.len()
     }
 
     fn request(&self, i: usize) -> sim_core::engine::EngineRequest<'_> {
         self.get(i).engine_request()
+    }
+
+    fn smem_extent(&self) -> Option<u32> {
+        Some(self.smem_extent)
     }
 }
 

@@ -776,10 +776,6 @@ impl Sm {
         self.to_launch.clear();
     }
 
-    fn push(&mut self, at: Cycle, kind: EventKind, slot: usize, node: u32) {
-        self.events.push(at, kind, slot, node);
-    }
-
     /// Takes `block` at cycle `at`; it is built when the SM next advances.
     fn assign(&mut self, block: usize, at: Cycle) {
         self.to_launch.push((block, at));
@@ -808,10 +804,10 @@ impl Sm {
         self.slots[slot] = Some(res);
         self.stats.blocks += 1;
         if empty {
-            self.push(at, EventKind::BlockDone, slot, 0);
+            self.events.push(at, EventKind::BlockDone, slot, 0);
         }
         for first in firsts {
-            self.push(at, EventKind::Ready, slot, first);
+            self.events.push(at, EventKind::Ready, slot, first);
         }
     }
 
@@ -862,25 +858,25 @@ impl Sm {
             self.stats.stalls.issue += start - at;
             self.sched_free[s] = start + held(ctx.timing, step.wait);
             self.stats.stalls.latency += data - (start + step.wait as Cycle);
-            self.push(data, EventKind::Resume, slot, node);
+            self.events.push(data, EventKind::Resume, slot, node);
         } else {
             self.stats.stalls.latency += at.saturating_sub(order);
             self.work_then_issue(ctx, at, s, step.gap, slot, node);
         }
     }
 
-    /// From `at`, the warp on scheduler `s` does `work` cycles of other work (holding the
-    /// scheduler for its share) and then issues `node`.
+    /// From `at` (the current cycle), the warp on scheduler `s` does `work` cycles of
+    /// other work (holding the scheduler for its share) and then issues `node`.
     fn work_then_issue(&mut self, ctx: &Ctx<'_>, at: Cycle, s: usize, work: u32, slot: usize, node: u32) {
         let start = at.max(self.sched_free[s]);
         self.stats.stalls.issue += start - at;
         self.sched_free[s] = start + held(ctx.timing, work) + ctx.timing.issue_cycles as Cycle;
         let issue = start + work as Cycle;
         if issue == at && self.events.none_at(at) {
-            // the issue would be the next event taken (`at` is the current cycle)
+            // the issue would be the next event taken
             self.on_issue(ctx, at, slot, node);
         } else {
-            self.push(issue, EventKind::Issue, slot, node);
+            self.events.push(issue, EventKind::Issue, slot, node);
         }
     }
 
@@ -894,10 +890,11 @@ impl Sm {
 
     fn on_issue(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
         let t = ctx.timing;
-        let res = self.slots[slot].as_ref().expect("resident block");
+        let res = self.slots[slot].as_mut().expect("resident block");
         let step = res.plan.steps[node as usize];
+        let w = step.warp as usize;
         if step.flags & BARRIER != 0 {
-            return self.arrive(slot, step.warp as usize, node, at, t.issue_cycles as Cycle);
+            return arrive(&mut self.events, res, slot, node, at, t.issue_cycles as Cycle);
         }
         let i = res.plan.first + node;
         let r = ctx.work.request(i as usize);
@@ -915,11 +912,12 @@ impl Sm {
             pipe_start + busy
         };
         let extra = o.conflicts() as Cycle;
-        self.stats.pipe_busy += busy;
-        self.stats.requests += 1;
-        self.stats.wavefronts += o.wavefronts as u64;
-        self.stats.stalls.pipe_queue += pipe_start - at;
-        self.stats.stalls.bank_conflict += extra
+        let stats = &mut self.stats;
+        stats.pipe_busy += busy;
+        stats.requests += 1;
+        stats.wavefronts += o.wavefronts as u64;
+        stats.stalls.pipe_queue += pipe_start - at;
+        stats.stalls.bank_conflict += extra
             * (t.pipe_cycles_per_wavefront as Cycle
                 + if returns { t.latency_per_wavefront as Cycle } else { 0 });
         if ctx.opts.per_request {
@@ -933,49 +931,15 @@ impl Sm {
                 ideal: o.ideal,
             });
         }
-        let res = self.slots[slot].as_mut().expect("resident block");
-        let w = step.warp as usize;
         if step.flags & LOAD != 0 {
             res.warps[w].last_load = Some(done);
         }
         res.left -= 1;
         res.end = res.end.max(done);
         if node + 1 < res.plan.warps[w].end {
-            self.ready_next(slot, node + 1, at + t.issue_cycles as Cycle);
-        }
-        self.block_done_if_last(slot);
-    }
-
-    /// Step `node` (the next of its warp) may go from `order` by program order: sets
-    /// its warp's times and pushes it.
-    fn ready_next(&mut self, slot: usize, node: u32, order: Cycle) {
-        let res = self.slots[slot].as_mut().expect("resident block");
-        let step = res.plan.steps[node as usize];
-        let w = &mut res.warps[step.warp as usize];
-        w.order_ready = order;
-        w.data_ready = if step.flags & DATA != 0 { w.last_load.unwrap_or(0) } else { 0 };
-        // a request that needs the data only part-way through its gap starts its gap in
-        // program order; any other waits for the data first
-        let at = if step.flags & HAS_WAIT != 0 { order } else { order.max(w.data_ready) };
-        self.push(at, EventKind::Ready, slot, node);
-    }
-
-    /// Warp `w` arrives at its next barrier with step `node`, issued at `at`.
-    fn arrive(&mut self, slot: usize, w: usize, node: u32, at: Cycle, issue: Cycle) {
-        let res = self.slots[slot].as_mut().expect("resident block");
-        res.left -= 1;
-        res.end = res.end.max(at + issue);
-        let ws = &mut res.warps[w];
-        let b = ws.barriers as usize;
-        ws.barriers += 1;
-        ws.parked = (node + 1 < res.plan.warps[w].end).then_some(node + 1);
-        let bar = &mut res.barriers[b];
-        bar.arrived += 1;
-        bar.last = bar.last.max(at);
-        bar.sum += at;
-        if bar.arrived == res.plan.arrivals[b] {
-            let last = bar.last;
-            self.push(last, EventKind::Release, slot, b as u32);
+            ready_next(&mut self.events, res, slot, node + 1, at + t.issue_cycles as Cycle);
+        } else if res.left == 0 {
+            self.events.push(res.end, EventKind::BlockDone, slot, 0);
         }
     }
 
@@ -989,23 +953,46 @@ impl Sm {
         res.end = res.end.max(at);
         // (the warps in reverse order, as the release order of the DAG form had it)
         for w in (0..res.warps.len()).rev() {
-            let res = self.slots[slot].as_mut().expect("resident block");
-            let ws = &mut res.warps[w];
-            if ws.barriers == b + 1 {
-                if let Some(next) = ws.parked.take() {
-                    self.ready_next(slot, next, at);
+            if res.warps[w].barriers == b + 1 {
+                if let Some(next) = res.warps[w].parked.take() {
+                    ready_next(&mut self.events, res, slot, next, at);
                 }
             }
         }
-        self.block_done_if_last(slot);
-    }
-
-    fn block_done_if_last(&mut self, slot: usize) {
-        let res = self.slots[slot].as_ref().expect("resident block");
         if res.left == 0 {
-            let end = res.end;
-            self.push(end, EventKind::BlockDone, slot, 0);
+            self.events.push(res.end, EventKind::BlockDone, slot, 0);
         }
+    }
+}
+
+/// Step `node` (the next of its warp) may go from `order` by program order: sets its
+/// warp's times and pushes it.
+fn ready_next(events: &mut Events, res: &mut Resident, slot: usize, node: u32, order: Cycle) {
+    let step = res.plan.steps[node as usize];
+    let w = &mut res.warps[step.warp as usize];
+    w.order_ready = order;
+    w.data_ready = if step.flags & DATA != 0 { w.last_load.unwrap_or(0) } else { 0 };
+    // a request that needs the data only part-way through its gap starts its gap in
+    // program order; any other waits for the data first
+    let at = if step.flags & HAS_WAIT != 0 { order } else { order.max(w.data_ready) };
+    events.push(at, EventKind::Ready, slot, node);
+}
+
+/// A warp arrives at its next barrier with step `node`, issued at `at`.
+fn arrive(events: &mut Events, res: &mut Resident, slot: usize, node: u32, at: Cycle, issue: Cycle) {
+    let w = res.plan.steps[node as usize].warp as usize;
+    res.left -= 1;
+    res.end = res.end.max(at + issue);
+    let ws = &mut res.warps[w];
+    let b = ws.barriers as usize;
+    ws.barriers += 1;
+    ws.parked = (node + 1 < res.plan.warps[w].end).then_some(node + 1);
+    let bar = &mut res.barriers[b];
+    bar.arrived += 1;
+    bar.last = bar.last.max(at);
+    bar.sum += at;
+    if bar.arrived == res.plan.arrivals[b] {
+        events.push(bar.last, EventKind::Release, slot, b as u32);
     }
 }
 

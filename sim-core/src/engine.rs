@@ -74,10 +74,16 @@ pub trait Workload: Sync {
     }
     /// Request `i`.
     fn request(&self, i: usize) -> EngineRequest<'_>;
-    /// One past the highest shared-memory byte the requests touch (loads, stores,
-    /// atomics), where the workload knows it without a pass over every address; `None`:
-    /// the engine makes that pass.
-    fn smem_extent(&self) -> Option<u32> {
+    /// The block of request `i`, as `request(i)` has it (a workload may answer faster).
+    fn block(&self, i: usize) -> u32 {
+        self.request(i).block
+    }
+    /// The threads of the largest block (its highest thread index + 1, at `warp` lanes
+    /// per warp) and one past the highest shared-memory byte any load, store or atomic
+    /// touches, where the workload knows them without a pass over every request;
+    /// `None`: the engine makes that pass.
+    fn extent(&self, warp: u32) -> Option<(u32, u32)> {
+        let _ = warp;
         None
     }
 }
@@ -302,19 +308,28 @@ pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<E
 }
 
 /// Each block's request range, and the threads and shared-memory bytes of a block
-/// (given in `opts`, or the most any block uses): one parallel pass over the workload.
+/// (given in `opts`, or the most any block uses): one parallel pass over the workload
+/// (over block ids only, where the workload knows its extent).
 fn scan(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (Vec<(usize, usize)>, u32, u32) {
     const CHUNK: usize = 1 << 12;
     let n = work.len();
-    let known = opts.smem_per_block.or(work.smem_extent());
+    let known = work.extent(warp);
     // per chunk: (threads, shared bytes, first requests of blocks)
     let parts: Vec<(u32, u32, Vec<usize>)> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
             let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-            let mut prev = lo.checked_sub(1).map(|p| work.request(p).block);
+            let mut prev = lo.checked_sub(1).map(|p| work.block(p));
             let (mut threads, mut smem, mut starts) = (0, 0, Vec::new());
             for i in lo..hi {
+                if known.is_some() {
+                    let block = work.block(i);
+                    if prev != Some(block) {
+                        starts.push(i);
+                        prev = Some(block);
+                    }
+                    continue;
+                }
                 let r = work.request(i);
                 if prev != Some(r.block) {
                     starts.push(i);
@@ -323,19 +338,19 @@ fn scan(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (Vec<(usize, us
                 if let Some(&last) = r.lanes.last() {
                     threads = threads.max(r.warp * warp + last as u32 + 1);
                 }
-                if known.is_none() && r.op.is_memory() && !r.addrs.is_empty() {
-                    let top = max_u32(r.addrs);
-                    smem = smem.max(top.saturating_add(r.bytes as u32));
+                if r.op.is_memory() && !r.addrs.is_empty() {
+                    smem = smem.max(max_u32(r.addrs).saturating_add(r.bytes as u32));
                 }
             }
             (threads, smem, starts)
         })
         .collect();
-    let threads = parts.iter().map(|p| p.0).max().unwrap_or(0);
-    let smem = parts.iter().map(|p| p.1).max().unwrap_or(0);
+    let (threads, smem) = known.unwrap_or_else(|| {
+        (parts.iter().map(|p| p.0).max().unwrap_or(0), parts.iter().map(|p| p.1).max().unwrap_or(0))
+    });
     let starts: Vec<usize> = parts.into_iter().flat_map(|p| p.2).collect();
     let blocks = starts.iter().zip(starts.iter().skip(1).chain([&n])).map(|(&s, &e)| (s, e)).collect();
-    (blocks, opts.threads_per_block.unwrap_or(threads), known.unwrap_or(smem))
+    (blocks, opts.threads_per_block.unwrap_or(threads), opts.smem_per_block.unwrap_or(smem))
 }
 
 /// The largest of `xs` (0 if none). (As signed numbers biased by 2^31, eight at a time:

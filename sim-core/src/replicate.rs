@@ -93,8 +93,8 @@ impl Workload for Replicated<'_> {
         r
     }
 
-    fn smem_extent(&self) -> Option<u32> {
-        self.template.smem_extent()
+    fn extent(&self, warp: u32) -> Option<(u32, u32)> {
+        self.template.extent(warp)
     }
 }
 

@@ -14,7 +14,9 @@ pub struct Requests {
     heads: Vec<Head>,
     lanes: Vec<u16>,
     addrs: Vec<u32>,
-    /// One past the highest byte of shared memory accessed.
+    /// Highest thread index + 1, and one past the highest byte of shared memory
+    /// accessed.
+    threads: u32,
     smem_extent: u32,
 }
 
@@ -176,6 +178,7 @@ impl Requests {
             if r.op.is_memory() {
                 out.smem_extent = out.smem_extent.max(r.addr.saturating_add(r.bytes as u32));
             }
+            out.threads = out.threads.max(r.thread + 1);
             out.lanes.push(lane);
             out.addrs.push(r.addr);
             prev = Some(i);
@@ -259,14 +262,11 @@ impl Requests {
         if let (true, Some(&top)) = (op.is_memory(), addrs.iter().max()) {
             self.smem_extent = self.smem_extent.max(top.saturating_add(bytes as u32));
         }
+        if let Some(&last) = lanes.last() {
+            self.threads = self.threads.max(warp * self.warp_size + last as u32 + 1);
+        }
         self.lanes.extend_from_slice(lanes);
         self.addrs.extend_from_slice(addrs);
-    }
-
-    /// One past the highest byte of shared memory the requests access (loads, stores,
-    /// atomics).
-    pub fn smem_extent(&self) -> u32 {
-        self.smem_extent
     }
 }
 
@@ -279,8 +279,12 @@ impl sim_core::engine::Workload for Requests {
         self.get(i).engine_request()
     }
 
-    fn smem_extent(&self) -> Option<u32> {
-        Some(self.smem_extent)
+    fn block(&self, i: usize) -> u32 {
+        self.heads[i].block
+    }
+
+    fn extent(&self, warp: u32) -> Option<(u32, u32)> {
+        (warp == self.warp_size).then_some((self.threads, self.smem_extent))
     }
 }
 

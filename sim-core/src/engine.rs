@@ -634,6 +634,7 @@ impl Events {
         }
     }
 
+    #[inline(always)]
     fn push(&mut self, at: Cycle, kind: EventKind, slot: usize, node: u32) {
         debug_assert!(at >= self.now, "event at {at} pushed after {}", self.now);
         let p = payload(kind, slot as u32, node);
@@ -677,6 +678,7 @@ impl Events {
         Some((at, kind, slot, node))
     }
 
+    #[inline(always)]
     fn pop(&mut self) -> Option<(Cycle, EventKind, u32, u32)> {
         let near = self.near_at();
         let (at, p) = if self.far_at <= near {
@@ -982,6 +984,7 @@ impl Sm {
 
 /// Step `node` (the next of its warp) may go from `order` by program order: sets its
 /// warp's times and pushes it.
+#[inline(always)]
 fn ready_next(events: &mut Events, res: &mut Resident, slot: usize, node: u32, order: Cycle) {
     let step = res.plan.steps[node as usize];
     let w = &mut res.warps[step.warp as usize];

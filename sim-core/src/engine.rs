@@ -286,13 +286,13 @@ pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<E
     }
     // No blocks left: every SM runs what it holds to the end.
     sms.par_iter_mut().for_each(|sm| {
-        sm.waiting_since = None;
+        sm.run.waiting_since = None;
         sm.advance(&ctx, false)
     });
     let mut report =
         EngineReport { blocks_per_sm, warps_per_block, smem_per_block: smem, ..EngineReport::default() };
     for sm in &mut sms {
-        let s = &sm.stats;
+        let s = &sm.run.stats;
         report.cycles = report.cycles.max(s.cycles);
         report.total.cycles = report.total.cycles.max(s.cycles);
         report.total.pipe_busy += s.pipe_busy;
@@ -303,7 +303,7 @@ pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<E
         report.requests.append(&mut sm.timings);
     }
     report.requests.sort_unstable_by_key(|r| r.index);
-    report.sms = sms.into_iter().map(|sm| sm.stats).collect();
+    report.sms = sms.into_iter().map(|sm| sm.run.stats).collect();
     Ok(report)
 }
 
@@ -402,7 +402,7 @@ impl Dispatch {
     /// One round; `false` if no SM waits for a block.
     fn round(&mut self, ctx: &Ctx<'_>, sms: &mut [Sm], next: &mut usize) -> bool {
         let mut waiting: Vec<(Cycle, usize)> =
-            sms.iter().enumerate().filter_map(|(i, sm)| Some((sm.waiting_since?, i))).collect();
+            sms.iter().enumerate().filter_map(|(i, sm)| Some((sm.run.waiting_since?, i))).collect();
         let Some(&(t0, _)) = waiting.iter().min() else { return false };
         let limit = if self.speculate { t0.saturating_add(self.horizon) } else { t0 + 1 };
         waiting.retain(|&(t, _)| t < limit);
@@ -427,7 +427,7 @@ impl Dispatch {
             while gave && *next < ctx.blocks.len() {
                 gave = false;
                 for &(_, sm) in &waiting[i..e] {
-                    if *next < ctx.blocks.len() && sms[sm].free_slots > 0 {
+                    if *next < ctx.blocks.len() && sms[sm].run.free_slots > 0 {
                         sms[sm].assign(*next, t);
                         *next += 1;
                         gave = true;
@@ -435,12 +435,12 @@ impl Dispatch {
                 }
             }
             for &(_, sm) in &waiting[i..e] {
-                sms[sm].waiting_since = None;
+                sms[sm].run.waiting_since = None;
             }
             groups.push((t, i..e, first));
             i = e;
         }
-        sms.par_iter_mut().filter(|sm| sm.waiting_since.is_none()).for_each(|sm| {
+        sms.par_iter_mut().filter(|sm| sm.run.waiting_since.is_none()).for_each(|sm| {
             if let Some(t) = sm.speculated.take() {
                 sm.snapshot = Some(sm.snapshot(t));
             }
@@ -456,7 +456,7 @@ impl Dispatch {
                 break;
             }
             for &(_, sm) in &waiting[members.clone()] {
-                if let Some(f) = sms[sm].waiting_since {
+                if let Some(f) = sms[sm].run.waiting_since {
                     earliest = earliest.min(f);
                     shortest = shortest.min(f - t);
                 }
@@ -709,6 +709,22 @@ impl Events {
 struct Sm {
     index: u32,
     model: BankModel,
+    /// Everything a run changes but the timings (one `Vec` for all runs).
+    run: SmRun,
+    timings: Vec<RequestTiming>,
+    /// Blocks handed over by the dispatcher, built at the start of the next parallel
+    /// step (so plans are built on the worker threads, not the dispatcher).
+    to_launch: Vec<(usize, Cycle)>,
+    /// The cycle the SM waited since, if the dispatcher's last blocks for it are a
+    /// speculation ([`Dispatch`]).
+    speculated: Option<Cycle>,
+    /// The state before a speculative dispatch, and how many timings it had.
+    snapshot: Option<Box<(SmRun, usize)>>,
+}
+
+/// An SM's state that its run changes (its bank model holds only scratch).
+#[derive(Clone)]
+struct SmRun {
     events: Events,
     slots: Vec<Option<Resident>>,
     free_slots: u32,
@@ -719,28 +735,6 @@ struct Sm {
     /// Cycle the SM may launch its next block (`block_launch_cycles` after the last).
     next_launch: Cycle,
     stats: SmStats,
-    timings: Vec<RequestTiming>,
-    /// Blocks handed over by the dispatcher, built at the start of the next parallel
-    /// step (so plans are built on the worker threads, not the dispatcher).
-    to_launch: Vec<(usize, Cycle)>,
-    /// The cycle the SM waited since, if the dispatcher's last blocks for it are a
-    /// speculation ([`Dispatch`]).
-    speculated: Option<Cycle>,
-    /// The state before a speculative dispatch.
-    snapshot: Option<Box<Snapshot>>,
-}
-
-/// What an SM's run changes (its bank model holds only scratch).
-struct Snapshot {
-    events: Events,
-    slots: Vec<Option<Resident>>,
-    free_slots: u32,
-    pipe_free: Cycle,
-    sched_free: Vec<Cycle>,
-    waiting_since: Option<Cycle>,
-    next_launch: Cycle,
-    stats: SmStats,
-    timings: usize,
 }
 
 impl Sm {
@@ -748,14 +742,16 @@ impl Sm {
         Sm {
             index,
             model: BankModel::new(hw),
-            events: Events::new(),
-            slots: (0..blocks_per_sm).map(|_| None).collect(),
-            free_slots: blocks_per_sm,
-            pipe_free: 0,
-            sched_free: vec![0; timing.schedulers_per_sm as usize],
-            waiting_since: None,
-            next_launch: 0,
-            stats: SmStats::default(),
+            run: SmRun {
+                events: Events::new(),
+                slots: (0..blocks_per_sm).map(|_| None).collect(),
+                free_slots: blocks_per_sm,
+                pipe_free: 0,
+                sched_free: vec![0; timing.schedulers_per_sm as usize],
+                waiting_since: None,
+                next_launch: 0,
+                stats: SmStats::default(),
+            },
             timings: Vec::new(),
             to_launch: Vec::new(),
             speculated: None,
@@ -765,44 +761,29 @@ impl Sm {
 
     /// The state before the dispatcher's last blocks (in `to_launch`), for which the SM
     /// waited since `at`.
-    fn snapshot(&self, at: Cycle) -> Box<Snapshot> {
-        Box::new(Snapshot {
-            events: self.events.clone(),
-            slots: self.slots.clone(),
-            free_slots: self.free_slots + self.to_launch.len() as u32,
-            pipe_free: self.pipe_free,
-            sched_free: self.sched_free.clone(),
-            waiting_since: Some(at),
-            next_launch: self.next_launch,
-            stats: self.stats.clone(),
-            timings: self.timings.len(),
-        })
+    fn snapshot(&self, at: Cycle) -> Box<(SmRun, usize)> {
+        let mut before = self.run.clone();
+        before.free_slots += self.to_launch.len() as u32;
+        before.waiting_since = Some(at);
+        Box::new((before, self.timings.len()))
     }
 
-    fn restore(&mut self, s: Box<Snapshot>) {
-        let s = *s;
-        self.events = s.events;
-        self.slots = s.slots;
-        self.free_slots = s.free_slots;
-        self.pipe_free = s.pipe_free;
-        self.sched_free = s.sched_free;
-        self.waiting_since = s.waiting_since;
-        self.next_launch = s.next_launch;
-        self.stats = s.stats;
-        self.timings.truncate(s.timings);
+    fn restore(&mut self, s: Box<(SmRun, usize)>) {
+        let (run, timings) = *s;
+        self.run = run;
+        self.timings.truncate(timings);
         self.to_launch.clear();
     }
 
-    /// Takes `block` at cycle `at`; it is built when the SM next advances.
     fn assign(&mut self, block: usize, at: Cycle) {
         self.to_launch.push((block, at));
-        self.free_slots -= 1;
+        self.run.free_slots -= 1;
     }
 
     fn launch(&mut self, ctx: &Ctx<'_>, block: usize, at: Cycle) {
-        let at = at.max(self.next_launch);
-        self.next_launch = at + ctx.timing.block_launch_cycles as Cycle;
-        let slot = self.slots.iter().position(Option::is_none).expect("a free slot");
+        let at = at.max(self.run.next_launch);
+        self.run.next_launch = at + ctx.timing.block_launch_cycles as Cycle;
+        let slot = self.run.slots.iter().position(Option::is_none).expect("a free slot");
         let plan = build_plan(ctx, block, slot);
         // (a warp's first step may go from the launch: no earlier cycle is a stall)
         let first = WarpState { order_ready: at, ..WarpState::default() };
@@ -818,13 +799,13 @@ impl Sm {
             .take(res.plan.warps.len())
             .collect();
         let empty = res.plan.steps.is_empty();
-        self.slots[slot] = Some(res);
-        self.stats.blocks += 1;
+        self.run.slots[slot] = Some(res);
+        self.run.stats.blocks += 1;
         if empty {
-            self.events.push(at, EventKind::BlockDone, slot, 0);
+            self.run.events.push(at, EventKind::BlockDone, slot, 0);
         }
         for first in firsts {
-            self.events.push(at, EventKind::Ready, slot, first);
+            self.run.events.push(at, EventKind::Ready, slot, first);
         }
     }
 
@@ -834,27 +815,27 @@ impl Sm {
         for (block, at) in std::mem::take(&mut self.to_launch) {
             self.launch(ctx, block, at);
         }
-        while let Some((at, kind, slot, node)) = self.events.pop() {
+        while let Some((at, kind, slot, node)) = self.run.events.pop() {
             match kind {
                 EventKind::Ready => self.on_ready(ctx, at, slot as usize, node),
                 EventKind::Resume => self.on_resume(ctx, at, slot as usize, node),
                 EventKind::Issue => self.on_issue(ctx, at, slot as usize, node),
                 EventKind::Release => self.on_release(at, slot as usize, node),
                 EventKind::BlockDone => {
-                    self.slots[slot as usize] = None;
-                    self.free_slots += 1;
-                    self.stats.cycles = self.stats.cycles.max(at);
+                    self.run.slots[slot as usize] = None;
+                    self.run.free_slots += 1;
+                    self.run.stats.cycles = self.run.stats.cycles.max(at);
                     if more_blocks {
                         // Take every other completion of the same cycle before pausing.
-                        while let Some((t, EventKind::BlockDone, s, _)) = self.events.peek() {
+                        while let Some((t, EventKind::BlockDone, s, _)) = self.run.events.peek() {
                             if t != at {
                                 break;
                             }
-                            self.events.pop();
-                            self.slots[s as usize] = None;
-                            self.free_slots += 1;
+                            self.run.events.pop();
+                            self.run.slots[s as usize] = None;
+                            self.run.free_slots += 1;
                         }
-                        self.waiting_since = Some(at);
+                        self.run.waiting_since = Some(at);
                         return;
                     }
                 }
@@ -863,21 +844,21 @@ impl Sm {
     }
 
     fn on_ready(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
-        let res = self.slots[slot].as_ref().expect("resident block");
+        let res = self.run.slots[slot].as_ref().expect("resident block");
         let step = res.plan.steps[node as usize];
         let s = res.plan.warps[step.warp as usize].scheduler as usize;
         let w = &res.warps[step.warp as usize];
         let (order, data) = (w.order_ready, w.data_ready);
-        let start = at.max(self.sched_free[s]);
+        let start = at.max(self.run.sched_free[s]);
         if step.flags & HAS_WAIT != 0 && data > start + step.wait as Cycle {
             // the work before the first use runs under the load's latency; the rest
             // resumes when the data is back
-            self.stats.stalls.issue += start - at;
-            self.sched_free[s] = start + held(ctx.timing, step.wait);
-            self.stats.stalls.latency += data - (start + step.wait as Cycle);
-            self.events.push(data, EventKind::Resume, slot, node);
+            self.run.stats.stalls.issue += start - at;
+            self.run.sched_free[s] = start + held(ctx.timing, step.wait);
+            self.run.stats.stalls.latency += data - (start + step.wait as Cycle);
+            self.run.events.push(data, EventKind::Resume, slot, node);
         } else {
-            self.stats.stalls.latency += at.saturating_sub(order);
+            self.run.stats.stalls.latency += at.saturating_sub(order);
             self.work_then_issue(ctx, at, s, step.gap, slot, node);
         }
     }
@@ -885,21 +866,21 @@ impl Sm {
     /// From `at` (the current cycle), the warp on scheduler `s` does `work` cycles of
     /// other work (holding the scheduler for its share) and then issues `node`.
     fn work_then_issue(&mut self, ctx: &Ctx<'_>, at: Cycle, s: usize, work: u32, slot: usize, node: u32) {
-        let start = at.max(self.sched_free[s]);
-        self.stats.stalls.issue += start - at;
-        self.sched_free[s] = start + held(ctx.timing, work) + ctx.timing.issue_cycles as Cycle;
+        let start = at.max(self.run.sched_free[s]);
+        self.run.stats.stalls.issue += start - at;
+        self.run.sched_free[s] = start + held(ctx.timing, work) + ctx.timing.issue_cycles as Cycle;
         let issue = start + work as Cycle;
-        if issue == at && self.events.none_at(at) {
+        if issue == at && self.run.events.none_at(at) {
             // the issue would be the next event taken
             self.on_issue(ctx, at, slot, node);
         } else {
-            self.events.push(issue, EventKind::Issue, slot, node);
+            self.run.events.push(issue, EventKind::Issue, slot, node);
         }
     }
 
     /// The rest of a request's gap after its `wait`, once the data it needs is back.
     fn on_resume(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
-        let res = self.slots[slot].as_ref().expect("resident block");
+        let res = self.run.slots[slot].as_ref().expect("resident block");
         let step = res.plan.steps[node as usize];
         let s = res.plan.warps[step.warp as usize].scheduler as usize;
         self.work_then_issue(ctx, at, s, step.gap - step.wait.min(step.gap), slot, node);
@@ -907,19 +888,19 @@ impl Sm {
 
     fn on_issue(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
         let t = ctx.timing;
-        let res = self.slots[slot].as_mut().expect("resident block");
+        let res = self.run.slots[slot].as_mut().expect("resident block");
         let step = res.plan.steps[node as usize];
         let w = step.warp as usize;
         if step.flags & BARRIER != 0 {
-            return arrive(&mut self.events, res, slot, node, at, t.issue_cycles as Cycle);
+            return arrive(&mut self.run.events, res, slot, node, at, t.issue_cycles as Cycle);
         }
         let i = res.plan.first + node;
         let r = ctx.work.request(i as usize);
         let o =
             self.model.evaluate(&WarpRequest { op: r.op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs });
         let busy = o.wavefronts as Cycle * t.pipe_cycles_per_wavefront as Cycle;
-        let pipe_start = at.max(self.pipe_free);
-        self.pipe_free = pipe_start + busy;
+        let pipe_start = at.max(self.run.pipe_free);
+        self.run.pipe_free = pipe_start + busy;
         let returns = r.op.returns();
         let done = if r.op == Op::GlobalLoad {
             pipe_start + busy + t.global_latency as Cycle
@@ -929,7 +910,7 @@ impl Sm {
             pipe_start + busy
         };
         let extra = o.conflicts() as Cycle;
-        let stats = &mut self.stats;
+        let stats = &mut self.run.stats;
         stats.pipe_busy += busy;
         stats.requests += 1;
         stats.wavefronts += o.wavefronts as u64;
@@ -954,30 +935,30 @@ impl Sm {
         res.left -= 1;
         res.end = res.end.max(done);
         if node + 1 < res.plan.warps[w].end {
-            ready_next(&mut self.events, res, slot, node + 1, at + t.issue_cycles as Cycle);
+            ready_next(&mut self.run.events, res, slot, node + 1, at + t.issue_cycles as Cycle);
         } else if res.left == 0 {
-            self.events.push(res.end, EventKind::BlockDone, slot, 0);
+            self.run.events.push(res.end, EventKind::BlockDone, slot, 0);
         }
     }
 
     /// Every warp expected at barrier `b` has arrived: their next steps go at `at`.
     fn on_release(&mut self, at: Cycle, slot: usize, b: u32) {
-        let res = self.slots[slot].as_mut().expect("resident block");
+        let res = self.run.slots[slot].as_mut().expect("resident block");
         let bar = res.barriers[b as usize];
         // barrier stall: each arrival waited from its arrival to the release
-        self.stats.stalls.barrier += bar.arrived as Cycle * at - bar.sum;
+        self.run.stats.stalls.barrier += bar.arrived as Cycle * at - bar.sum;
         res.left -= 1;
         res.end = res.end.max(at);
         // (the warps in reverse order, as the release order of the DAG form had it)
         for w in (0..res.warps.len()).rev() {
             if res.warps[w].barriers == b + 1 {
                 if let Some(next) = res.warps[w].parked.take() {
-                    ready_next(&mut self.events, res, slot, next, at);
+                    ready_next(&mut self.run.events, res, slot, next, at);
                 }
             }
         }
         if res.left == 0 {
-            self.events.push(res.end, EventKind::BlockDone, slot, 0);
+            self.run.events.push(res.end, EventKind::BlockDone, slot, 0);
         }
     }
 }

@@ -322,24 +322,23 @@ fn scan(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (Vec<(usize, us
             let mut prev = lo.checked_sub(1).map(|p| work.block(p));
             let (mut threads, mut smem, mut starts) = (0, 0, Vec::new());
             for i in lo..hi {
-                if known.is_some() {
-                    let block = work.block(i);
-                    if prev != Some(block) {
-                        starts.push(i);
-                        prev = Some(block);
+                let (block, r) = match known {
+                    Some(_) => (work.block(i), None),
+                    None => {
+                        let r = work.request(i);
+                        (r.block, Some(r))
                     }
-                    continue;
-                }
-                let r = work.request(i);
-                if prev != Some(r.block) {
+                };
+                if prev != Some(block) {
                     starts.push(i);
-                    prev = Some(r.block);
+                    prev = Some(block);
                 }
+                let Some(r) = r else { continue };
                 if let Some(&last) = r.lanes.last() {
                     threads = threads.max(r.warp * warp + last as u32 + 1);
                 }
-                if r.op.is_memory() && !r.addrs.is_empty() {
-                    smem = smem.max(max_u32(r.addrs).saturating_add(r.bytes as u32));
+                if let (true, Some(&top)) = (r.op.is_memory(), r.addrs.iter().max()) {
+                    smem = smem.max(top.saturating_add(r.bytes as u32));
                 }
             }
             (threads, smem, starts)
@@ -351,22 +350,6 @@ fn scan(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (Vec<(usize, us
     let starts: Vec<usize> = parts.into_iter().flat_map(|p| p.2).collect();
     let blocks = starts.iter().zip(starts.iter().skip(1).chain([&n])).map(|(&s, &e)| (s, e)).collect();
     (blocks, opts.threads_per_block.unwrap_or(threads), opts.smem_per_block.unwrap_or(smem))
-}
-
-/// The largest of `xs` (0 if none). (As signed numbers biased by 2^31, eight at a time:
-/// baseline x86-64 has a signed compare on vectors, not an unsigned maximum.)
-fn max_u32(xs: &[u32]) -> u32 {
-    const BIAS: u32 = 1 << 31;
-    let mut acc = [i32::MIN; 8];
-    let mut chunks = xs.chunks_exact(8);
-    for c in &mut chunks {
-        for (a, &x) in acc.iter_mut().zip(c) {
-            let x = (x ^ BIAS) as i32;
-            *a = if x > *a { x } else { *a };
-        }
-    }
-    let top = acc.iter().fold(i32::MIN, |m, &x| m.max(x)) as u32 ^ BIAS;
-    chunks.remainder().iter().fold(top, |m, &x| m.max(x))
 }
 
 struct Ctx<'a> {
@@ -574,6 +557,7 @@ enum EventKind {
     BlockDone,
 }
 
+/// Event kinds by code (3 bits; codes 5 to 7 never occur).
 const KINDS: [EventKind; 8] = [
     EventKind::Ready,
     EventKind::Resume,

@@ -768,28 +768,25 @@ impl Sm {
         let at = at.max(self.run.next_launch);
         self.run.next_launch = at + ctx.timing.block_launch_cycles as Cycle;
         let slot = self.run.slots.iter().position(Option::is_none).expect("a free slot");
-        let plan = build_plan(ctx, block, slot);
+        let plan = Arc::new(build_plan(ctx, block, slot));
         // (a warp's first step may go from the launch: no earlier cycle is a stall)
         let first = WarpState { order_ready: at, ..WarpState::default() };
-        let res = Resident {
+        self.run.slots[slot] = Some(Resident {
             warps: vec![first; plan.warps.len()],
             barriers: vec![BarrierState::default(); plan.arrivals.len()],
             left: (plan.steps.len() + plan.arrivals.len()) as u32,
             end: 0,
-            plan: Arc::new(plan),
-        };
-        let firsts: Vec<u32> = std::iter::once(0)
-            .chain(res.plan.warps.iter().map(|w| w.end))
-            .take(res.plan.warps.len())
-            .collect();
-        let empty = res.plan.steps.is_empty();
-        self.run.slots[slot] = Some(res);
+            plan: Arc::clone(&plan),
+        });
         self.run.stats.blocks += 1;
-        if empty {
+        if plan.steps.is_empty() {
             self.run.events.push(at, EventKind::BlockDone, slot, 0);
         }
-        for first in firsts {
-            self.run.events.push(at, EventKind::Ready, slot, first);
+        // each warp's first step
+        let mut start = 0;
+        for w in &plan.warps {
+            self.run.events.push(at, EventKind::Ready, slot, start);
+            start = w.end;
         }
     }
 

@@ -34,7 +34,8 @@ struct Args {
     gib: f64,
     stream: Option<PathBuf>,
     file: Option<PathBuf>,
-    /// Only this part of the table (for profiling): decode, file, model, classes, parallel, engine.
+    /// Only this part of the table (for profiling): decode, file, model, classes, parallel,
+    /// engine; or `ceiling` (not part of the table: independent copies side by side).
     only: Option<String>,
     /// Whether `--blocks` was given (then `--generate` writes exactly that many blocks).
     blocks_given: bool,
@@ -88,7 +89,7 @@ fn parse_args() -> Args {
 }
 
 fn usage(problem: &str) -> ! {
-    eprintln!("runner: {problem}\nusage: runner [--blocks N] [--reps N] [--threads 1,2] [--file MIX.bsim]\n       runner --generate OUT.bsim [--gib SIZE]\n       runner --stream IN.bsim [--threads N]");
+    eprintln!("runner: {problem}\nusage: runner [--blocks N] [--reps N] [--threads 1,2] [--file MIX.bsim] [--only PART|ceiling] [--class CLASS]\n       runner --generate OUT.bsim [--gib SIZE]\n       runner --stream IN.bsim [--threads N]");
     std::process::exit(2)
 }
 
@@ -306,7 +307,53 @@ fn table(args: &Args, hw: &Hardware) {
             );
         }
     }
+    // 6. the machine's own ceiling: T independent single-threaded copies side by side
+    if args.only.as_deref() == Some("ceiling") {
+        ceiling(args, hw, &path, n);
+    }
     if generated {
         let _ = std::fs::remove_file(&path);
+    }
+}
+
+/// The parallel efficiency the machine itself allows: `T` copies of one single-threaded
+/// job (no shared state but the read-only input) run at once on `T` threads, against
+/// one copy alone. Frequency that drops as more cores run, shared caches and memory
+/// bandwidth all show here; synchronisation and load imbalance, which copies do not
+/// have, do not. For the read + decode + bank model path (each copy reads the whole
+/// file) and the cycle engine (each copy a serial run of the whole mix).
+fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
+    let trace = traces::read_any(path).expect("the mix");
+    let requests = traces::Requests::group(&trace, WARP).expect("the mix groups");
+    drop(trace);
+    let file = || {
+        pool(1).install(|| simulate_file(path, hw)).unwrap_or_else(|e| fail(&e));
+    };
+    let engine = || {
+        pool(1).install(|| engine::run(hw, &requests, &EngineOptions::default())).expect("the mix runs");
+    };
+    let jobs: [(&str, &(dyn Fn() + Sync)); 2] =
+        [("read + decode + bank model", &file), ("cycle engine", &engine)];
+    for (what, job) in jobs {
+        let mut alone = f64::NAN;
+        for &threads in &args.threads {
+            let (t, ()) = best(args.reps.min(3), || {
+                std::thread::scope(|s| {
+                    for _ in 0..threads {
+                        s.spawn(job);
+                    }
+                })
+            });
+            if threads == 1 {
+                alone = t;
+            }
+            println!(
+                "{:<52}{:>8.1} M warp-requests/s   ({threads} copies: {:.1} M/s each, efficiency {:.2})",
+                format!("ceiling, {what}"),
+                n * threads as f64 / t / 1e6,
+                n / t / 1e6,
+                alone / t
+            );
+        }
     }
 }

@@ -263,7 +263,8 @@ pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<E
     let blocks_per_sm =
         timing.max_blocks_per_sm.min(timing.max_threads_per_sm / threads_rounded).min(by_smem).max(1);
     let ctx = Ctx { timing: &timing, work, opts, blocks: &blocks, warps_per_block };
-    let mut sms: Vec<Sm> = (0..timing.sms).map(|i| Sm::new(i, hw, &timing, blocks_per_sm)).collect();
+    let mut sms: Vec<Sm> =
+        (0..timing.sms).into_par_iter().map(|i| Sm::new(i, hw, &timing, blocks_per_sm)).collect();
 
     // Breadth-first initial fill: block b to SM b mod sms while slots last.
     let mut next = 0usize;
@@ -424,9 +425,9 @@ impl Dispatch {
             i = e;
         }
         sms.par_iter_mut().filter(|sm| sm.run.waiting_since.is_none()).for_each(|sm| {
-            if let Some(t) = sm.speculated.take() {
-                sm.snapshot = Some(sm.snapshot(t));
-            }
+            // (this also drops, here on a worker thread, a snapshot of an earlier round:
+            // dropping them all on the dispatcher's thread was most of its serial time)
+            sm.snapshot = sm.speculated.take().map(|t| sm.snapshot(t));
             sm.advance(ctx, true)
         });
         // check the speculation: a group stands if every SM run before it paused later
@@ -443,7 +444,6 @@ impl Dispatch {
                     earliest = earliest.min(f);
                     shortest = shortest.min(f - t);
                 }
-                sms[sm].snapshot = None;
             }
         }
         if let Some((g, first)) = wrong {
@@ -702,7 +702,8 @@ struct Sm {
     /// The cycle the SM waited since, if the dispatcher's last blocks for it are a
     /// speculation ([`Dispatch`]).
     speculated: Option<Cycle>,
-    /// The state before a speculative dispatch, and how many timings it had.
+    /// The state before a speculative dispatch, and how many timings it had. Only the
+    /// round that took it reads it; a stale one is dropped when the SM next runs.
     snapshot: Option<Box<(SmRun, usize)>>,
 }
 

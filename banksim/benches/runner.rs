@@ -285,9 +285,7 @@ fn table(args: &Args, hw: &Hardware) {
     }
     // 5. the cycle engine (whole trace in memory, grouped as `banksim run` does)
     if want("engine") {
-        let trace = traces::read_any(&path).expect("the mix");
-        let requests = traces::Requests::group(&trace, WARP).expect("the mix groups");
-        drop(trace);
+        let requests = engine_requests(&path);
         let mut first = None;
         for &threads in &args.threads {
             let (t, r) = best(args.reps.min(3), || {
@@ -323,9 +321,7 @@ fn table(args: &Args, hw: &Hardware) {
 /// have, do not. For the read + decode + bank model path (each copy reads the whole
 /// file) and the cycle engine (each copy a serial run of the whole mix).
 fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
-    let trace = traces::read_any(path).expect("the mix");
-    let requests = traces::Requests::group(&trace, WARP).expect("the mix groups");
-    drop(trace);
+    let requests = engine_requests(path);
     let file = || {
         pool(1).install(|| simulate_file(path, hw)).unwrap_or_else(|e| fail(&e));
     };
@@ -335,8 +331,9 @@ fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
     let jobs: [(&str, &(dyn Fn() + Sync)); 2] =
         [("read + decode + bank model", &file), ("cycle engine", &engine)];
     for (what, job) in jobs {
+        // (one copy first, whatever `--threads` says: the others are set against it)
         let mut alone = f64::NAN;
-        for &threads in &args.threads {
+        for threads in std::iter::once(1).chain(args.threads.iter().copied().filter(|&t| t != 1)) {
             let (t, ()) = best(args.reps.min(3), || {
                 std::thread::scope(|s| {
                     for _ in 0..threads {
@@ -356,4 +353,10 @@ fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
             );
         }
     }
+}
+
+/// The whole trace in memory, grouped as `banksim run` does for the cycle engine.
+fn engine_requests(path: &Path) -> traces::Requests {
+    let trace = traces::read_any(path).expect("the mix");
+    traces::Requests::group(&trace, WARP).expect("the mix groups")
 }

@@ -23,7 +23,7 @@
 //! wrong (`Dispatch`), so that many SMs run in each parallel step.
 
 use crate::hardware::Hardware;
-use crate::model::{BankModel, WarpRequest};
+use crate::model::{BankModel, Outcome, WarpRequest};
 use crate::op::Op;
 use crate::timing::Timing;
 use rayon::prelude::*;
@@ -489,8 +489,12 @@ struct Step {
     gap: u32,
     /// With [`HAS_WAIT`]: cycles into `gap` at which the warp needs its last load's data.
     wait: u32,
+    /// The bank model's outcome (evaluated when the plan is built: it does not depend on
+    /// timing, and one pass over a block's requests reads each request once).
+    wavefronts: u32,
+    ideal: u32,
     /// The step's warp (index into [`BlockPlan::warps`]).
-    warp: u32,
+    warp: u16,
     flags: u8,
 }
 
@@ -502,6 +506,8 @@ const DATA: u8 = 2;
 const LOAD: u8 = 4;
 /// The step is a barrier arrival.
 const BARRIER: u8 = 8;
+/// The step is a global load: done `global_latency` after its wavefronts.
+const GLOBAL_LOAD: u8 = 16;
 
 #[derive(Clone, Copy)]
 struct WarpPlan {
@@ -769,7 +775,7 @@ impl Sm {
         let at = at.max(self.run.next_launch);
         self.run.next_launch = at + ctx.timing.block_launch_cycles as Cycle;
         let slot = self.run.slots.iter().position(Option::is_none).expect("a free slot");
-        let plan = Arc::new(build_plan(ctx, block, slot));
+        let plan = Arc::new(build_plan(ctx, &mut self.model, block, slot));
         // (a warp's first step may go from the launch: no earlier cycle is a stall)
         let first = WarpState { order_ready: at, ..WarpState::default() };
         self.run.slots[slot] = Some(Resident {
@@ -877,25 +883,22 @@ impl Sm {
             return arrive(&mut self.run.events, res, slot, node, at, t.issue_cycles as Cycle);
         }
         let i = res.plan.first + node;
-        let r = ctx.work.request(i as usize);
-        let o =
-            self.model.evaluate(&WarpRequest { op: r.op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs });
-        let busy = o.wavefronts as Cycle * t.pipe_cycles_per_wavefront as Cycle;
+        let busy = step.wavefronts as Cycle * t.pipe_cycles_per_wavefront as Cycle;
         let pipe_start = at.max(self.run.pipe_free);
         self.run.pipe_free = pipe_start + busy;
-        let returns = r.op.returns();
-        let done = if r.op == Op::GlobalLoad {
+        let returns = step.flags & LOAD != 0;
+        let done = if step.flags & GLOBAL_LOAD != 0 {
             pipe_start + busy + t.global_latency as Cycle
         } else if returns {
-            pipe_start + t.latency_base as Cycle + t.latency_per_wavefront as Cycle * o.wavefronts as Cycle
+            pipe_start + t.latency_base as Cycle + t.latency_per_wavefront as Cycle * step.wavefronts as Cycle
         } else {
             pipe_start + busy
         };
-        let extra = o.conflicts() as Cycle;
+        let extra = step.wavefronts.saturating_sub(step.ideal) as Cycle;
         let stats = &mut self.run.stats;
         stats.pipe_busy += busy;
         stats.requests += 1;
-        stats.wavefronts += o.wavefronts as u64;
+        stats.wavefronts += step.wavefronts as u64;
         stats.stalls.pipe_queue += pipe_start - at;
         stats.stalls.bank_conflict += extra
             * (t.pipe_cycles_per_wavefront as Cycle
@@ -907,8 +910,8 @@ impl Sm {
                 issue: at,
                 pipe_start,
                 done,
-                wavefronts: o.wavefronts,
-                ideal: o.ideal,
+                wavefronts: step.wavefronts,
+                ideal: step.ideal,
             });
         }
         if step.flags & LOAD != 0 {
@@ -986,8 +989,9 @@ fn held(t: &Timing, gap: u32) -> Cycle {
     }
 }
 
-/// The plan of one block launched into `slot`: one pass over its requests.
-fn build_plan(ctx: &Ctx<'_>, block: usize, slot: usize) -> BlockPlan {
+/// The plan of one block launched into `slot`: one pass over its requests, each
+/// evaluated by the bank model on the way.
+fn build_plan(ctx: &Ctx<'_>, model: &mut BankModel, block: usize, slot: usize) -> BlockPlan {
     let (start, end) = ctx.blocks[block];
     let mut plan = BlockPlan {
         first: start as u32,
@@ -1017,8 +1021,11 @@ fn build_plan(ctx: &Ctx<'_>, block: usize, slot: usize) -> BlockPlan {
         if r.wait.is_some() || (dep && r.op != Op::Barrier) {
             flags |= DATA;
         }
+        if r.op.returns() {
+            flags |= LOAD;
+        }
         match r.op {
-            Op::Load | Op::Atomic | Op::GlobalLoad => flags |= LOAD,
+            Op::GlobalLoad => flags |= GLOBAL_LOAD,
             Op::Barrier => {
                 flags |= BARRIER;
                 if plan.arrivals.len() == barriers {
@@ -1029,8 +1036,20 @@ fn build_plan(ctx: &Ctx<'_>, block: usize, slot: usize) -> BlockPlan {
             }
             _ => {}
         }
-        let w = plan.warps.len() as u32 - 1;
-        plan.steps.push(Step { gap: r.gap, wait: r.wait.unwrap_or(0), warp: w, flags });
+        let o = if r.op == Op::Barrier {
+            Outcome::default()
+        } else {
+            model.evaluate(&WarpRequest { op: r.op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs })
+        };
+        let w = plan.warps.len() as u16 - 1;
+        plan.steps.push(Step {
+            gap: r.gap,
+            wait: r.wait.unwrap_or(0),
+            wavefronts: o.wavefronts,
+            ideal: o.ideal,
+            warp: w,
+            flags,
+        });
     }
     if let Some(last) = plan.warps.last_mut() {
         last.end = (end - start) as u32;

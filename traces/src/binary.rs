@@ -961,16 +961,17 @@ impl<R: Read> Reader<R> {
                 ));
             }
         }
-        raw.bytes.clear();
         raw.pending = None;
         match &self.file {
             // (the file's length is known: the payload is there, barring a file that
-            // shrinks while it is read, which `load` reports)
+            // shrinks while it is read, which `load` reports; `bytes` keeps the last
+            // payload until then, so that `load` need not zero it first)
             Some(f) if self.defer => {
                 raw.pending =
                     Some(Pending { file: f.clone(), at: body, len: payload as u32, index: self.seen.chunks })
             }
             _ => {
+                raw.bytes.clear();
                 // read what is there, at most `payload` bytes: the buffer grows with the
                 // data actually present, never to a size a corrupt header merely claims
                 let got =
@@ -1295,6 +1296,7 @@ impl RawChunk {
         let Some(p) = self.pending.take() else { return Ok(()) };
         #[cfg(unix)]
         {
+            // (only bytes past the last payload's length are zeroed before the read)
             self.bytes.resize(p.len as usize, 0);
             let got = read_full_at(&p.file, &mut self.bytes, p.at).map_err(|source| BinaryError::Io {
                 file: self.name.to_string(),

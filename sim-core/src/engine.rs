@@ -494,7 +494,7 @@ struct Step {
     wavefronts: u32,
     ideal: u32,
     /// The step's warp (index into [`BlockPlan::warps`]).
-    warp: u16,
+    warp: u32,
     flags: u8,
 }
 
@@ -1041,7 +1041,7 @@ fn build_plan(ctx: &Ctx<'_>, model: &mut BankModel, block: usize, slot: usize) -
         } else {
             model.evaluate(&WarpRequest { op: r.op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs })
         };
-        let w = plan.warps.len() as u16 - 1;
+        let w = plan.warps.len() as u32 - 1;
         plan.steps.push(Step {
             gap: r.gap,
             wait: r.wait.unwrap_or(0),

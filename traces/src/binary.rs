@@ -1652,6 +1652,12 @@ impl RawChunk {
 /// `dst[i] = base + (offset << shift)`; returns the largest `offset << shift`.
 /// `packed` holds exactly `ceil(len × bits / 8)` bytes and `shift + bits <= 32`.
 fn unpack(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u32 {
+    unpack_with(packed, bits, shift, base, dst, simd_available())
+}
+
+/// [`unpack`], with the AVX2 kernel where `simd` (which only a CPU with AVX2 may set).
+#[inline(always)]
+fn unpack_with(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32], simd: bool) -> u32 {
     // whole bytes per offset (random words of a few hundred KiB take 16 bits): plain
     // loops over fixed-size byte groups, which the compiler vectorizes
     macro_rules! whole_bytes {
@@ -1676,7 +1682,7 @@ fn unpack(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u
                 16 => whole_bytes!(2),
                 24 => whole_bytes!(3),
                 32 => whole_bytes!(4),
-                $($b => return unpack_fixed::<$b>(packed, shift, base, dst),)*
+                $($b => return unpack_fixed::<$b>(packed, shift, base, dst, simd),)*
                 _ => {}
             }
         };
@@ -1704,12 +1710,27 @@ fn unpack(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u
     max
 }
 
+/// Whether [`avx2::unpack`] may run: the CPU has AVX2 (std caches the answer).
+fn simd_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    return false;
+}
+
 /// [`unpack`] for offsets of `B` bits (`0 < B < 24`, `shift + B <= 32`): each eight
 /// offsets are `B` bytes, read as one integer of up to 192 bits (with `B` a constant,
-/// every offset's position is one too).
+/// every offset's position is one too). With `simd` (the CPU has AVX2): [`avx2::unpack`].
 #[inline(never)]
-fn unpack_fixed<const B: usize>(packed: &[u8], shift: u32, base: u32, dst: &mut [u32]) -> u32 {
+fn unpack_fixed<const B: usize>(packed: &[u8], shift: u32, base: u32, dst: &mut [u32], simd: bool) -> u32 {
     debug_assert!(B < 24 && shift as usize + B <= 32 && packed.len() == (dst.len() * B).div_ceil(8));
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd` is set only where the CPU has AVX2 (`simd_available`).
+        return unsafe { avx2::unpack::<B>(packed, shift, base, dst) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = simd;
     let mask = (1u32 << B) - 1;
     let mut max = 0u32;
     let mut eight = |d: &mut [u32], b: &[u8]| {
@@ -1742,6 +1763,96 @@ fn unpack_fixed<const B: usize>(packed: &[u8], shift: u32, base: u32, dst: &mut 
         eight(tail, &packed[whole * B..]);
     }
     max
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    /// For offsets of `B` bits, eight at a time in one 256-bit register: the low half
+    /// holds the 16 bytes from the group's first byte (offsets 0-3), the high half the
+    /// 16 bytes from byte `4B / 8` (offsets 4-7). Per offset: the `vpshufb` indices of
+    /// the four bytes it lies in (an offset spans at most `7 + 23` bits), and the bit it
+    /// starts at within the first.
+    const fn layout<const B: usize>() -> ([u8; 32], [u32; 8]) {
+        let high = 4 * B / 8;
+        let (mut shuffle, mut bit) = ([0u8; 32], [0u32; 8]);
+        let mut j = 0;
+        while j < 8 {
+            let first = j * B / 8;
+            let (half, at) = if j < 4 { (0, first) } else { (16, first - high) };
+            let mut k = 0;
+            while k < 4 {
+                // (at most byte 12 of its half: every index is a real byte)
+                shuffle[half + (j % 4) * 4 + k] = (at + k) as u8;
+                k += 1;
+            }
+            bit[j] = (j * B % 8) as u32;
+            j += 1;
+        }
+        (shuffle, bit)
+    }
+
+    /// [`super::unpack_fixed`] for a CPU with AVX2: eight offsets a step, loaded straight
+    /// from `packed` while both 16-byte loads stay inside it, then from a zero-padded
+    /// copy of the rest (the last step's extra lanes are dropped, and left out of the
+    /// largest `offset << shift`, which this returns).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn unpack<const B: usize>(
+        packed: &[u8],
+        shift: u32,
+        base: u32,
+        dst: &mut [u32],
+    ) -> u32 {
+        let (shuffle, bit) = const { layout::<B>() };
+        let high = 4 * B / 8;
+        let shuffle = _mm256_loadu_si256(shuffle.as_ptr().cast());
+        let bit = _mm256_loadu_si256(bit.as_ptr().cast());
+        let mask = _mm256_set1_epi32(((1u32 << B) - 1) as i32);
+        let count = _mm_cvtsi32_si128(shift as i32);
+        let base = _mm256_set1_epi32(base as i32);
+        // the offsets of the eight at `p` (`p + high + 16` readable), `<< shift`
+        let step = |p: *const u8| {
+            let lo = _mm_loadu_si128(p.cast());
+            let hi = _mm_loadu_si128(p.add(high).cast());
+            let bytes = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
+            let words = _mm256_shuffle_epi8(bytes, shuffle);
+            _mm256_sll_epi32(_mm256_and_si256(_mm256_srlv_epi32(words, bit), mask), count)
+        };
+        let mut max = _mm256_setzero_si256();
+        // step g reads bytes g × B .. g × B + high + 16
+        let direct = (dst.len() / 8).min((packed.len() + 1).saturating_sub(high + 16).div_ceil(B));
+        for g in 0..direct {
+            debug_assert!(g * B + high + 16 <= packed.len());
+            // SAFETY: both loads lie inside `packed` (`direct` above), the store inside
+            // `dst`.
+            let v = step(packed.as_ptr().add(g * B));
+            max = _mm256_max_epu32(max, v);
+            _mm256_storeu_si256(dst.as_mut_ptr().add(g * 8).cast(), _mm256_add_epi32(v, base));
+        }
+        // the rest: fewer than `high + 16 + B` bytes (else one more step would have fit)
+        // and at most eight steps
+        let (rest, out) = (&packed[direct * B..], &mut dst[direct * 8..]);
+        let mut buf = [0u8; 8 * 23 + 32];
+        buf[..rest.len()].copy_from_slice(rest);
+        let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        for (g, d) in out.chunks_mut(8).enumerate() {
+            // SAFETY: step g reads bytes g × B .. g × B + high + 16 of `buf`, inside it
+            // (g < 8, B < 24, high < 12).
+            let v = step(buf.as_ptr().add(g * B));
+            let real = _mm256_cmpgt_epi32(_mm256_set1_epi32(d.len() as i32), iota);
+            max = _mm256_max_epu32(max, _mm256_and_si256(v, real));
+            let mut lanes = [0u32; 8];
+            _mm256_storeu_si256(lanes.as_mut_ptr().cast(), _mm256_add_epi32(v, base));
+            d.copy_from_slice(&lanes[..d.len()]);
+        }
+        let mut lanes = [0u32; 8];
+        _mm256_storeu_si256(lanes.as_mut_ptr().cast(), max);
+        lanes.into_iter().max().unwrap_or(0)
+    }
 }
 
 fn width_of(code: u8) -> u8 {
@@ -2154,11 +2265,17 @@ mod tests {
                             ((v << shift) as u32).wrapping_add(base)
                         })
                         .collect();
-                    let mut got = vec![0; n];
-                    let max = super::unpack(&packed, bits, shift, base, &mut got);
-                    assert_eq!(got, want, "{bits} bits, shift {shift}, {n} lanes");
-                    let want_max = want.iter().map(|w| w.wrapping_sub(base)).max().unwrap_or(0);
-                    assert_eq!(max, want_max, "{bits} bits, shift {shift}, {n} lanes: the largest offset");
+                    // (the scalar code, and the AVX2 kernel where the CPU has it)
+                    for simd in [false, super::simd_available()] {
+                        let mut got = vec![0; n];
+                        let max = super::unpack_with(&packed, bits, shift, base, &mut got, simd);
+                        assert_eq!(got, want, "{bits} bits, shift {shift}, {n} lanes, simd {simd}");
+                        let want_max = want.iter().map(|w| w.wrapping_sub(base)).max().unwrap_or(0);
+                        assert_eq!(
+                            max, want_max,
+                            "{bits} bits, shift {shift}, {n} lanes, simd {simd}: the largest offset"
+                        );
+                    }
                 }
             }
         }

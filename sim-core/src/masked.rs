@@ -8,9 +8,12 @@
 //! [`BankModel::evaluate_masked`] keeps the outcomes of affine requests in a small
 //! direct-mapped table keyed by `(op, width, mask, stride, first mod P)`; a hit costs a
 //! hash and a compare instead of expanding 32 addresses and counting them. The table
-//! is exact, not a heuristic: every entry holds its whole key. (`sim-core/tests/
-//! masked.rs` checks it against [`BankModel::evaluate`] on random hardware, requests
-//! and translations.)
+//! is exact, not a heuristic: every entry holds its whole key. On a miss, a linear
+//! power-of-two mapping has a closed form (the busiest bank group is the largest residue
+//! class of the active lane numbers modulo the stride's period over the groups: no
+//! expansion, whatever the mask); other mappings write the addresses out and count them.
+//! (`sim-core/tests/fast_path.rs` checks both against the general path on random
+//! hardware, requests and translations, with a one-entry memo that always misses too.)
 //!
 //! ```text
 //! P = lcm(W × bank_bytes, 128)   W = banks (linear) or lcm(banks, 2^(shift + bits(mask))) (XOR)
@@ -175,7 +178,7 @@ impl BankModel {
         let memo = &mut self.memo;
         if memo.entries.is_empty() {
             if memo.period == 0 {
-                return self.expand_affine(req, first, stride);
+                return self.affine_uncached(req, first, stride);
             }
             memo.entries = vec![Entry::default(); memo.size].into();
         }
@@ -188,9 +191,19 @@ impl BankModel {
         if e.kind == kind && e.mask == req.mask && e.stride == stride && e.first == at {
             return e.outcome;
         }
-        let outcome = self.expand_affine(req, first, stride);
+        let outcome = self.affine_uncached(req, first, stride);
         self.memo.entries[slot] = Entry { mask: req.mask, stride, first: at, kind, outcome };
         outcome
+    }
+
+    /// An affine request's outcome without the memo: the fast path's closed form where it
+    /// has one (a hit in the memo is cheaper still), else lane by lane.
+    #[inline]
+    fn affine_uncached(&mut self, req: &MaskedRequest<'_>, first: u32, stride: i64) -> Outcome {
+        match self.affine_closed_form(req.op, req.bytes, req.mask, first, stride) {
+            Some(out) => out,
+            None => self.expand_affine(req, first, stride),
+        }
     }
 
     /// The same model with a memo of `entries` entries (a power of two); tests use one

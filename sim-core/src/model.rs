@@ -328,6 +328,73 @@ impl Fast {
         })
     }
 
+    /// The closed form of an affine request given by its lane mask (lane `l` at `first +
+    /// stride × (l − lowest lane)`, no wrap-around), where it applies: a linear
+    /// power-of-two mapping, no pair merge, every access aligned and the stride a whole
+    /// number of units (so each lane is one entry, key `addr >> unit_shift`). Keys are
+    /// then `k0 + d·(l − l0)`: with `d = 0` one key per phase (multicast 1, serialize
+    /// every lane); otherwise distinct keys, and two lanes share a bank group exactly when
+    /// their lane numbers are congruent modulo `P = G / gcd(d, G)` (`G` groups), so a
+    /// phase costs its largest count of lanes in one residue class mod `P`. The same
+    /// reasoning as [`progression`], for any mask. `None`: evaluate it lane by lane.
+    #[inline]
+    fn affine(&self, op: Op, bytes: u8, mask: u64, first: u32, stride: i64) -> Option<Outcome> {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `self.avx2` is set only where the CPU has AVX2 and POPCNT.
+            return unsafe { self.affine_popcnt(op, bytes, mask, first, stride) };
+        }
+        self.affine_with(op, bytes, mask, first, stride)
+    }
+
+    /// [`Self::affine_with`] with the POPCNT instruction (its counts are most of it).
+    ///
+    /// # Safety
+    /// The CPU must have POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn affine_popcnt(&self, op: Op, bytes: u8, mask: u64, first: u32, stride: i64) -> Option<Outcome> {
+        self.affine_with(op, bytes, mask, first, stride)
+    }
+
+    /// See [`Self::affine`].
+    #[inline(always)]
+    fn affine_with(&self, op: Op, bytes: u8, mask: u64, first: u32, stride: i64) -> Option<Outcome> {
+        let plan = self.plans[op as usize & 7].get(bytes as usize).copied().unwrap_or(Plan::General);
+        let Plan::Fast { shift, merge: false, serialize } = plan else {
+            return (plan == Plan::Nothing).then(Outcome::default);
+        };
+        let FastBanks::LinearPow2 { banks_log2, .. } = self.banks else { return None };
+        let unit_shift = (bytes as u32).trailing_zeros().max(self.word_shift);
+        let span = unit_shift - self.word_shift;
+        if span > banks_log2 || first & (bytes as u32 - 1) != 0 || stride & ((1 << unit_shift) - 1) != 0 {
+            return None;
+        }
+        let d = stride >> unit_shift;
+        let groups_log2 = banks_log2 - span;
+        let period_log2 = groups_log2 - d.unsigned_abs().trailing_zeros().min(groups_log2);
+        let mut out = Outcome::default();
+        let mut left = mask;
+        while left != 0 {
+            // the active lanes of the next phase
+            let phase = (left.trailing_zeros() >> shift) << shift;
+            let in_phase = (u64::MAX >> (64 - (1u32 << shift))) << phase;
+            let m = left & in_phase;
+            left &= !in_phase;
+            out.ideal += 1;
+            out.wavefronts += if d == 0 {
+                if serialize {
+                    m.count_ones()
+                } else {
+                    1
+                }
+            } else {
+                busiest_residue(m, period_log2)
+            };
+        }
+        Some(out)
+    }
+
     /// [`pairs_merge`], with a SIMD kernel for a full warp of 32 lanes where `SIMD`.
     #[inline(always)]
     fn pairs_merge<const SIMD: bool>(hw: &Hardware, dense: &mut [u32], req: &WarpRequest<'_>) -> bool {
@@ -465,6 +532,20 @@ impl BankModel {
             f.avx2 = false;
         }
         self
+    }
+
+    /// [`Fast::affine`]: the closed form of an affine request given by its mask, where
+    /// the fast path has one.
+    #[inline]
+    pub(crate) fn affine_closed_form(
+        &self,
+        op: Op,
+        bytes: u8,
+        mask: u64,
+        first: u32,
+        stride: i64,
+    ) -> Option<Outcome> {
+        self.fast.as_deref()?.affine(op, bytes, mask, first, stride)
     }
 
     /// The hardware this model evaluates.
@@ -951,6 +1032,37 @@ fn progression(addrs: &[u32], d: u32, unit_shift: u32, gmask: u32, serialize: bo
     let groups_log2 = (gmask + 1).trailing_zeros();
     let period = 1usize << (groups_log2 - kd.unsigned_abs().trailing_zeros().min(groups_log2));
     Some(n.div_ceil(period) as u32)
+}
+
+/// The most lanes of `m` (not empty) whose numbers are congruent modulo `2^period_log2`.
+#[inline(always)]
+fn busiest_residue(m: u64, period_log2: u32) -> u32 {
+    let width = 64 - m.leading_zeros() - m.trailing_zeros();
+    if width <= 1 << period_log2 {
+        // no two lanes as far apart as a period
+        return 1;
+    }
+    let n = m.count_ones();
+    if n == width {
+        // a run of lanes: every residue class holds ceil(n / P) or fewer
+        return n.div_ceil(1 << period_log2);
+    }
+    // lanes 0, P, 2P, ...
+    const COMBS: [u64; 7] = {
+        let mut c = [0u64; 7];
+        let mut k = 0;
+        while k < 7 {
+            let mut l = 0;
+            while l < 64 {
+                c[k] |= 1 << l;
+                l += 1 << k;
+            }
+            k += 1;
+        }
+        c
+    };
+    let comb = COMBS[period_log2 as usize];
+    (0..1u32 << period_log2).map(|r| (m & comb << r).count_ones()).max().unwrap_or(0)
 }
 
 /// [`phase_units`] counts up to `LEVELS - 1` lanes per group in registers (a power of two).

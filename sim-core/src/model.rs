@@ -371,8 +371,7 @@ impl Fast {
             return None;
         }
         let d = stride >> unit_shift;
-        let groups_log2 = banks_log2 - span;
-        let period_log2 = groups_log2 - d.unsigned_abs().trailing_zeros().min(groups_log2);
+        let period_log2 = period_log2(d, banks_log2 - span);
         let mut out = Outcome::default();
         let mut left = mask;
         while left != 0 {
@@ -1029,9 +1028,15 @@ fn progression(addrs: &[u32], d: u32, unit_shift: u32, gmask: u32, serialize: bo
     if kd == 0 {
         return Some(if serialize { n as u32 } else { 1 });
     }
-    let groups_log2 = (gmask + 1).trailing_zeros();
-    let period = 1usize << (groups_log2 - kd.unsigned_abs().trailing_zeros().min(groups_log2));
-    Some(n.div_ceil(period) as u32)
+    Some(n.div_ceil(1 << period_log2(kd, (gmask + 1).trailing_zeros())) as u32)
+}
+
+/// log2 of the period `P = G / gcd(d, G)` with which keys `k0 + d·i` (`d ≠ 0`) revisit
+/// the `G = 2^groups_log2` bank groups: keys `i` and `j` share a group exactly when
+/// `i ≡ j (mod P)`.
+#[inline(always)]
+fn period_log2(d: i64, groups_log2: u32) -> u32 {
+    groups_log2 - d.unsigned_abs().trailing_zeros().min(groups_log2)
 }
 
 /// The most lanes of `m` (not empty) whose numbers are congruent modulo `2^period_log2`.

@@ -491,8 +491,7 @@ struct Step {
     wait: u32,
     /// The bank model's outcome (evaluated when the plan is built: it does not depend on
     /// timing, and one pass over a block's requests reads each request once).
-    wavefronts: u32,
-    ideal: u32,
+    outcome: Outcome,
     /// The step's warp (index into [`BlockPlan::warps`]).
     warp: u32,
     flags: u8,
@@ -883,22 +882,23 @@ impl Sm {
             return arrive(&mut self.run.events, res, slot, node, at, t.issue_cycles as Cycle);
         }
         let i = res.plan.first + node;
-        let busy = step.wavefronts as Cycle * t.pipe_cycles_per_wavefront as Cycle;
+        let o = step.outcome;
+        let busy = o.wavefronts as Cycle * t.pipe_cycles_per_wavefront as Cycle;
         let pipe_start = at.max(self.run.pipe_free);
         self.run.pipe_free = pipe_start + busy;
         let returns = step.flags & LOAD != 0;
         let done = if step.flags & GLOBAL_LOAD != 0 {
             pipe_start + busy + t.global_latency as Cycle
         } else if returns {
-            pipe_start + t.latency_base as Cycle + t.latency_per_wavefront as Cycle * step.wavefronts as Cycle
+            pipe_start + t.latency_base as Cycle + t.latency_per_wavefront as Cycle * o.wavefronts as Cycle
         } else {
             pipe_start + busy
         };
-        let extra = step.wavefronts.saturating_sub(step.ideal) as Cycle;
+        let extra = o.conflicts() as Cycle;
         let stats = &mut self.run.stats;
         stats.pipe_busy += busy;
         stats.requests += 1;
-        stats.wavefronts += step.wavefronts as u64;
+        stats.wavefronts += o.wavefronts as u64;
         stats.stalls.pipe_queue += pipe_start - at;
         stats.stalls.bank_conflict += extra
             * (t.pipe_cycles_per_wavefront as Cycle
@@ -910,8 +910,8 @@ impl Sm {
                 issue: at,
                 pipe_start,
                 done,
-                wavefronts: step.wavefronts,
-                ideal: step.ideal,
+                wavefronts: o.wavefronts,
+                ideal: o.ideal,
             });
         }
         if step.flags & LOAD != 0 {
@@ -1042,14 +1042,7 @@ fn build_plan(ctx: &Ctx<'_>, model: &mut BankModel, block: usize, slot: usize) -
             model.evaluate(&WarpRequest { op: r.op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs })
         };
         let w = plan.warps.len() as u32 - 1;
-        plan.steps.push(Step {
-            gap: r.gap,
-            wait: r.wait.unwrap_or(0),
-            wavefronts: o.wavefronts,
-            ideal: o.ideal,
-            warp: w,
-            flags,
-        });
+        plan.steps.push(Step { gap: r.gap, wait: r.wait.unwrap_or(0), outcome: o, warp: w, flags });
     }
     if let Some(last) = plan.warps.last_mut() {
         last.end = (end - start) as u32;

@@ -97,11 +97,7 @@ impl Requests {
             return Err(GroupError::WarpSize { warp: warp_size });
         }
         let recs = &trace.records;
-        let mut order: Vec<u32> = (0..recs.len() as u32).collect();
-        order.sort_unstable_by_key(|&i| {
-            let r = &recs[i as usize];
-            (r.block, r.thread / warp_size, r.step, r.thread, i)
-        });
+        let order = request_order(trace, warp_size);
         let file = || trace.source.clone();
         let mut out = Requests { warp_size, ..Requests::default() };
         let mut prev: Option<u32> = None;
@@ -286,6 +282,35 @@ impl sim_core::engine::Workload for Requests {
     fn extent(&self, warp: u32) -> Option<(u32, u32)> {
         (warp == self.warp_size).then_some((self.threads, self.smem_extent))
     }
+}
+
+/// Record indices in (block, warp, step, thread, index) order. Where the records come
+/// block by block (any order within a block), as most traces do, each block is sorted
+/// on its own, blocks side by side on the current rayon pool; otherwise all at once.
+fn request_order(trace: &Trace, warp_size: u32) -> Vec<u32> {
+    use rayon::prelude::*;
+    let recs = &trace.records;
+    // within a block: (warp, step, thread, index) in one integer
+    let key = |i: u32| {
+        let r = &recs[i as usize];
+        ((r.thread / warp_size) as u128) << 96 | (r.step as u128) << 64 | (r.thread as u128) << 32 | i as u128
+    };
+    let mut order: Vec<u32> = (0..recs.len() as u32).collect();
+    if !recs.windows(2).all(|w| w[0].block <= w[1].block) {
+        order.par_sort_unstable_by_key(|&i| (recs[i as usize].block, key(i)));
+        return order;
+    }
+    let mut blocks: Vec<&mut [u32]> = Vec::new();
+    let mut rest = order.as_mut_slice();
+    while let Some(&first) = rest.first() {
+        let block = recs[first as usize].block;
+        let len = recs[first as usize..].partition_point(|r| r.block == block);
+        let (one, more) = rest.split_at_mut(len);
+        blocks.push(one);
+        rest = more;
+    }
+    blocks.par_iter_mut().for_each(|b| b.sort_unstable_by_key(|&i| key(i)));
+    order
 }
 
 fn ordered_lines(a: u32, b: u32) -> (u32, u32) {

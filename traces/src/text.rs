@@ -19,6 +19,7 @@
 
 use crate::error::TraceError;
 use crate::record::{Record, Trace};
+use rayon::prelude::*;
 use sim_core::{is_valid_width, Op};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -34,73 +35,186 @@ pub fn read(path: &Path) -> Result<Trace, TraceError> {
             source: std::io::Error::other("is a directory, expected a trace file"),
         });
     }
-    parse(std::io::BufReader::new(file), &path.display().to_string())
+    parse(file, &path.display().to_string())
 }
 
+/// Text parsed per job: a parse reads this much (cut at a line end), then its threads
+/// parse one such block each, side by side.
+const BLOCK_BYTES: usize = 4 << 20;
+
 /// Parses a text trace from a reader; `name` is used in messages.
+///
+/// The text is read in blocks of whole lines, which the threads of the current rayon
+/// pool parse side by side; records keep file order, and an error is the first in the
+/// file, as a line-by-line parse would find it.
 pub fn parse<R: Read>(reader: R, name: &str) -> Result<Trace, TraceError> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .comment(Some(b'#'))
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(reader);
+    parse_in_blocks(reader, name, BLOCK_BYTES)
+}
+
+/// [`parse`] with blocks of `block_bytes` (tests use tiny ones: every block boundary
+/// case in a few lines).
+#[doc(hidden)]
+pub fn parse_in_blocks<R: Read>(mut reader: R, name: &str, block_bytes: usize) -> Result<Trace, TraceError> {
+    assert!(block_bytes > 0);
     let mut trace = Trace::new(name);
-    let mut record = csv::StringRecord::new();
     let mut columns = 0;
-    loop {
-        let more = rdr.read_record(&mut record).map_err(|e| csv_error(name, &e))?;
-        if !more {
-            break;
-        }
-        let line = record.position().map_or(0, |p| p.line());
-        if columns == 0 {
-            columns = header(&record, name, line)?;
-            trace.has_timing_columns = columns > 6;
-            continue;
-        }
-        if record.len() != columns {
-            return Err(TraceError::FieldCount {
+    // text read but not parsed yet (it starts at a line start), and its first line
+    let mut text: Vec<u8> = Vec::new();
+    let mut line = 1u64;
+    let jobs = rayon::current_num_threads().max(1);
+    let mut eof = false;
+    // (more than that after a pass that found no whole line: a line longer than that)
+    let mut want = jobs * block_bytes;
+    while !eof || !text.is_empty() {
+        // read until `jobs` blocks are complete, or to the end
+        if !eof && text.len() < want {
+            let need = (want - text.len()) as u64;
+            let got = (&mut reader).take(need).read_to_end(&mut text).map_err(|e| TraceError::Csv {
                 file: name.into(),
                 line,
-                expected: columns,
-                found: record.len(),
-            });
+                message: format!("cannot read: {e}"),
+            })?;
+            eof = (got as u64) < need;
         }
-        trace.records.push(parse_record(&record, name, line)?);
-        trace.lines.push(u32::try_from(line).unwrap_or(u32::MAX));
+        // cut into blocks of whole lines (the last one may end without a newline at the end)
+        let mut blocks: Vec<(&[u8], u64)> = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let rest = &text[at..];
+            let Some(cut) = block_end(rest, block_bytes, eof) else { break };
+            let newlines = rest[..cut].iter().filter(|&&b| b == b'\n').count() as u64;
+            blocks.push((&rest[..cut], line));
+            line += newlines;
+            at += cut;
+        }
+        if blocks.is_empty() {
+            if eof {
+                break;
+            }
+            want = text.len() + block_bytes;
+            continue;
+        }
+        want = jobs * block_bytes;
+        // the header comes first: blocks before it (and the one holding it) one by one
+        let mut parsed = 0;
+        while columns == 0 && parsed < blocks.len() {
+            let (bytes, first) = blocks[parsed];
+            let part = parse_block(bytes, first, name, &mut columns)?;
+            trace.records.extend_from_slice(&part.0);
+            trace.lines.extend_from_slice(&part.1);
+            parsed += 1;
+        }
+        let parts: Vec<Result<Block, TraceError>> = blocks[parsed..]
+            .par_iter()
+            .map(|&(bytes, first)| parse_block(bytes, first, name, &mut { columns }))
+            .collect();
+        for part in parts {
+            let (records, lines) = part?;
+            trace.records.extend_from_slice(&records);
+            trace.lines.extend_from_slice(&lines);
+        }
+        text.drain(..at);
     }
     if columns == 0 {
         return Err(TraceError::Empty { file: name.into() });
     }
+    trace.has_timing_columns = columns > 6;
     Ok(trace)
 }
 
-fn csv_error(name: &str, e: &csv::Error) -> TraceError {
-    let line = e.position().map_or(0, |p| p.line());
+/// Where the block that starts `rest` ends: after its last line end within `block`
+/// bytes (after its first line, if that is longer), or at the end once the text is all
+/// read; `None` while no whole line has been read.
+fn block_end(rest: &[u8], block: usize, eof: bool) -> Option<usize> {
+    if eof && rest.len() <= block {
+        return Some(rest.len());
+    }
+    let after = |i: usize| i + 1;
+    rest[..rest.len().min(block)]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .or_else(|| rest.iter().position(|&b| b == b'\n'))
+        .map(after)
+        .or(eof.then_some(rest.len()))
+}
+
+/// A block's records and their lines.
+type Block = (Vec<Record>, Vec<u32>);
+
+/// Parses whole lines `bytes`, whose first line is line `first` of the file. With
+/// `*columns == 0` the first record is the header, which sets it.
+fn parse_block(bytes: &[u8], first: u64, name: &str, columns: &mut usize) -> Result<Block, TraceError> {
+    let mut rdr =
+        csv::ReaderBuilder::new().has_headers(false).comment(Some(b'#')).flexible(true).from_reader(bytes);
+    let mut out: Block = (Vec::with_capacity(bytes.len() / 24), Vec::with_capacity(bytes.len() / 24));
+    let mut record = csv::ByteRecord::new();
+    // the line of byte `seen`
+    let (mut line, mut seen) = (first, 0);
+    loop {
+        let more = rdr.read_byte_record(&mut record).map_err(|e| csv_error(name, bytes, first, &e))?;
+        if !more {
+            return Ok(out);
+        }
+        // The line from the byte offset. The CSV reader's position is where it began to
+        // look for the record: before the comment and empty lines it skipped, which its
+        // line count leaves out.
+        let mut at = record.position().map_or(0, |p| p.byte() as usize);
+        while let Some(b'#' | b'\n' | b'\r') = bytes.get(at) {
+            at += bytes[at..].iter().position(|&b| b == b'\n').map_or(bytes.len() - at, |nl| nl + 1);
+        }
+        line += bytes[seen..at].iter().filter(|&&b| b == b'\n').count() as u64;
+        seen = at;
+        let n = record.len();
+        // fields as trimmed text (one UTF-8 check for the whole line; a line of more
+        // fields than the format has is checked against the header below)
+        let text = std::str::from_utf8(record.as_slice()).map_err(|_| TraceError::Csv {
+            file: name.into(),
+            line,
+            message: "invalid UTF-8: a text trace must be plain text".into(),
+        })?;
+        let mut fields = [""; COLUMNS.len()];
+        for (i, f) in fields.iter_mut().enumerate().take(n) {
+            *f = record.range(i).and_then(|r| text.get(r)).unwrap_or("").trim_ascii();
+        }
+        if *columns == 0 {
+            *columns = header(&record, &fields[..n.min(COLUMNS.len())], name, line)?;
+            continue;
+        }
+        if n != *columns {
+            return Err(TraceError::FieldCount { file: name.into(), line, expected: *columns, found: n });
+        }
+        out.0.push(parse_record(&fields[..n], name, line)?);
+        out.1.push(u32::try_from(line).unwrap_or(u32::MAX));
+    }
+}
+
+fn csv_error(name: &str, bytes: &[u8], first: u64, e: &csv::Error) -> TraceError {
+    let line = e.position().map_or(0, |p| {
+        let at = (p.byte() as usize).min(bytes.len());
+        first + bytes[..at].iter().filter(|&&b| b == b'\n').count() as u64
+    });
     let message = match e.kind() {
-        csv::ErrorKind::Utf8 { .. } => "invalid UTF-8: a text trace must be plain text".to_string(),
         csv::ErrorKind::Io(io) => format!("cannot read: {io}"),
         _ => e.to_string(),
     };
     TraceError::Csv { file: name.into(), line, message }
 }
 
-fn header(record: &csv::StringRecord, name: &str, line: u64) -> Result<usize, TraceError> {
+fn header(record: &csv::ByteRecord, fields: &[&str], name: &str, line: u64) -> Result<usize, TraceError> {
     let n = record.len();
-    let ok = (6..=COLUMNS.len()).contains(&n) && record.iter().zip(COLUMNS).all(|(f, c)| f == c);
+    let ok = (6..=COLUMNS.len()).contains(&n) && fields.iter().zip(COLUMNS).all(|(f, c)| *f == c);
     if ok {
         Ok(n)
     } else {
         Err(TraceError::Header {
             file: name.into(),
             line,
-            found: record.iter().collect::<Vec<_>>().join(","),
+            found: record.iter().map(String::from_utf8_lossy).collect::<Vec<_>>().join(","),
         })
     }
 }
 
-fn parse_record(r: &csv::StringRecord, name: &str, line: u64) -> Result<Record, TraceError> {
+fn parse_record(r: &[&str], name: &str, line: u64) -> Result<Record, TraceError> {
     let field_err = |column: usize, problem: &str| TraceError::Field {
         file: name.into(),
         line,
@@ -115,11 +229,11 @@ fn parse_record(r: &csv::StringRecord, name: &str, line: u64) -> Result<Record, 
     let block = int(0)?;
     let thread = int(1)?;
     let step = int(2)?;
-    let op = Op::from_name(&r[3]).ok_or_else(|| field_err(3, "expected one of ld, st, atom, red, bar"))?;
+    let op = Op::from_name(r[3]).ok_or_else(|| field_err(3, "expected one of ld, st, atom, red, bar"))?;
     let (addr, bytes) = if op == Op::Barrier {
         (0, 0)
     } else {
-        let addr = parse_addr(&r[4])
+        let addr = parse_addr(r[4])
             .ok_or_else(|| field_err(4, "expected a byte address (decimal or 0x hex) below 2^32"))?;
         let bytes = r[5]
             .parse::<u8>()
@@ -137,7 +251,7 @@ fn parse_record(r: &csv::StringRecord, name: &str, line: u64) -> Result<Record, 
         0
     };
     let dep = if r.len() > 7 {
-        match &r[7] {
+        match r[7] {
             "" => None,
             "0" => Some(false),
             "1" => Some(true),

@@ -59,6 +59,169 @@ proptest! {
     }
 }
 
+/// A reader that hands out its bytes in pieces of the given sizes, in turn.
+struct Pieces<'a> {
+    bytes: &'a [u8],
+    sizes: Vec<usize>,
+    turn: usize,
+}
+
+impl std::io::Read for Pieces<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let want = self.sizes[self.turn % self.sizes.len()].min(buf.len()).min(self.bytes.len());
+        self.turn += 1;
+        buf[..want].copy_from_slice(&self.bytes[..want]);
+        self.bytes = &self.bytes[want..];
+        Ok(want)
+    }
+}
+
+/// The text of `records` with comment lines after the lines in `comments`, and, where
+/// `bad` is given, one malformed line (from `BAD_LINES`) after record `bad.0`; and the
+/// line of each record.
+fn text_with(records: &[Record], comments: &[usize], bad: Option<(usize, usize)>) -> (Vec<u8>, Vec<u32>) {
+    let mut trace = Trace::new("generated");
+    for r in records {
+        trace.push(*r);
+    }
+    let mut buf = Vec::new();
+    text::write(&trace, &mut buf).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    let (mut out, mut lines, mut n) = (String::new(), Vec::new(), 0);
+    for (i, line) in text.lines().enumerate() {
+        out.push_str(line);
+        out.push('\n');
+        n += 1;
+        if i > 0 {
+            lines.push(n);
+        }
+        if comments.contains(&i) {
+            out.push_str(if i % 2 == 0 { "# a comment, 0,0,0\n" } else { "\n" });
+            n += 1;
+        }
+        if let Some((at, which)) = bad {
+            if i == at + 1 {
+                out.push_str(BAD_LINES[which % BAD_LINES.len()]);
+                out.push('\n');
+                n += 1;
+            }
+        }
+    }
+    (out.into_bytes(), lines)
+}
+
+/// Lines no header accepts as a record (each with 9 fields, as the written header has).
+const BAD_LINES: [&str; 3] = ["0,0,0,load,0,4,0,,", "0,0,0,ld,0,3,0,,", "0,0"];
+
+proptest! {
+    /// Blocks cut at any line and reads of any size parse as one whole read does:
+    /// the same records and lines, or the same first error.
+    #[test]
+    fn parsing_in_blocks_is_parsing_line_by_line(
+        records in prop::collection::vec(record(), 1..120),
+        comments in prop::collection::vec(0usize..120, 0..6),
+        bad in prop::option::of((0usize..120, 0usize..3)),
+        block in 1usize..300,
+        sizes in prop::collection::vec(1usize..500, 1..4),
+    ) {
+        // (every record gets a wait, so the header has all 9 columns)
+        let records: Vec<Record> = records.into_iter().map(|r| Record { wait: Some(r.wait.unwrap_or(0)), ..r }).collect();
+        let (bytes, lines) = text_with(&records, &comments, bad);
+        let whole = text::parse_in_blocks(bytes.as_slice(), "t.csv", 1 << 30);
+        let cut = text::parse_in_blocks(Pieces { bytes: &bytes, sizes, turn: 0 }, "t.csv", block);
+        match (whole, cut) {
+            (Ok(a), Ok(b)) => {
+                // (a bad line goes after record `at`: there is none past the last)
+                prop_assert!(bad.is_none_or(|(at, _)| at >= records.len()));
+                prop_assert_eq!(&a, &b);
+                prop_assert_eq!(&a.records, &records);
+                prop_assert_eq!(&a.lines, &lines);
+            }
+            (Err(a), Err(b)) => {
+                prop_assert!(bad.is_some_and(|(at, _)| at < records.len()));
+                prop_assert_eq!(a.to_string(), b.to_string());
+            }
+            (a, b) => prop_assert!(false, "whole: {:?}\ncut: {:?}", a.map(|t| t.len()), b.map(|t| t.len())),
+        }
+    }
+}
+
+#[test]
+fn tiny_blocks_and_reads() {
+    let text = "block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n# c\n0,1,0,ld,4,4";
+    for block in [1, 2, 5, 100] {
+        for size in [1, 3, 1000] {
+            let t = text::parse_in_blocks(
+                Pieces { bytes: text.as_bytes(), sizes: vec![size], turn: 0 },
+                "t.csv",
+                block,
+            )
+            .unwrap();
+            assert_eq!((t.len(), t.lines.clone()), (2, vec![2, 4]), "block {block} size {size}");
+        }
+    }
+}
+
+#[test]
+fn a_line_after_many_blocks_is_named_with_its_number() {
+    let mut text = String::from("block,thread,step,op,addr,bytes\n");
+    for i in 0..5000 {
+        text.push_str(&format!("{},{},0,ld,{},4\n", i / 256, i % 256, 4 * i));
+    }
+    text.push_str("# a comment\n7,0,0,ld,12,5\n");
+    let e = text::parse_in_blocks(text.as_bytes(), "t.csv", 64).unwrap_err().to_string();
+    assert!(e.contains("t.csv:5003") && e.contains("column 6 `bytes`"), "{e}");
+    let good = text.strip_suffix("7,0,0,ld,12,5\n").unwrap();
+    let t = text::parse_in_blocks(good.as_bytes(), "t.csv", 64).unwrap();
+    assert_eq!((t.len(), t.lines[4999]), (5000, 5001));
+}
+
+#[test]
+fn block_major_and_scattered_records_group_the_same() {
+    // blocks in order, threads and steps shuffled within them; then the same records
+    // with the blocks interleaved (the grouping's two ways of sorting)
+    let mut rows = Vec::new();
+    for block in 0..3u32 {
+        for step in 0..3u32 {
+            for thread in 0..70u32 {
+                let addr = (block * 7 + step * 13 + thread * 5) % 64 * 4;
+                rows.push(format!("{block},{thread},{step},ld,{addr},4"));
+            }
+        }
+    }
+    let shuffle = |v: &mut Vec<String>, seed: u64| {
+        let mut x = seed;
+        for i in (1..v.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            v.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+    };
+    let mut major = Vec::new();
+    for block in rows.chunks(210) {
+        let mut b = block.to_vec();
+        let seed = 0x9E37_79B9 + major.len() as u64;
+        shuffle(&mut b, seed);
+        major.extend(b);
+    }
+    let mut scattered = rows.clone();
+    shuffle(&mut scattered, 42);
+    let group = |rows: &[String]| {
+        let text = format!("block,thread,step,op,addr,bytes\n{}\n", rows.join("\n"));
+        Requests::group(&text::parse(text.as_bytes(), "t.csv").unwrap(), 32).unwrap()
+    };
+    let (a, b, c) = (group(&rows), group(&major), group(&scattered));
+    assert_eq!(a.len(), 3 * 3 * 3);
+    for ((x, y), z) in a.iter().zip(b.iter()).zip(c.iter()) {
+        let key = |r: traces::RequestRef<'_>| (r.block, r.warp, r.step, r.lanes.to_vec(), r.addrs.to_vec());
+        assert_eq!(key(x), key(y));
+        assert_eq!(key(x), key(z));
+    }
+    // (lanes ascending, so each request's lanes came back in thread order)
+    assert!(b.iter().all(|r| r.lanes.windows(2).all(|w| w[0] < w[1])));
+}
+
 #[test]
 fn records_in_any_order_group_the_same() {
     let a = "block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,1,0,ld,4,4\n0,32,0,ld,8,4\n0,0,1,st,0,4\n";

@@ -248,6 +248,15 @@ fn run(args: &RunArgs) -> Result<()> {
         print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
         return Ok(());
     }
+    // so does a text trace whose blocks come in order (else it is read whole)
+    if only_totals && !traces::binary::is_binary(&args.trace).unwrap_or(false) {
+        let streamed = with_threads(e.threads, || stream::run_text(&args.trace, &hw, e.threads_per_block))?;
+        if let Some(t) = streamed? {
+            let mut out = std::io::stdout().lock();
+            print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
+            return Ok(());
+        }
+    }
     let trace = traces::read_any(&args.trace)?;
     check_records(&trace, &hw, args.engine.threads_per_block)?;
     let requests = Requests::group(&trace, hw.warp)?;
@@ -427,7 +436,7 @@ fn write_per_sm(w: &mut dyn Write, r: &EngineReport) -> std::io::Result<()> {
 /// Every access must lie inside the preset's shared memory.
 /// Every access must lie inside the preset's shared memory, be naturally aligned (the
 /// hardware faults on a misaligned access), and come from a thread inside the block.
-fn check_records(trace: &Trace, hw: &Hardware, threads_per_block: Option<u32>) -> Result<()> {
+pub(crate) fn check_records(trace: &Trace, hw: &Hardware, threads_per_block: Option<u32>) -> Result<()> {
     for (r, &line) in trace.records.iter().zip(&trace.lines) {
         let at = || match line {
             0 => trace.source.clone(),

@@ -2,11 +2,16 @@
 //! turn), decodes, checks and simulates it, and the per-chunk totals are merged in chunk
 //! order (`traces::parallel`). Memory is a few chunks per thread, whatever the file's
 //! size.
+//!
+//! A text trace whose blocks come one after another (block ids never go down, as a
+//! tracer writes them) streams too: a block is grouped and simulated once a record of a
+//! later block is read. Memory is a batch of text and the blocks still open.
 
 use anyhow::{bail, Result};
 use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest};
 use std::path::Path;
 use traces::binary::{Chunk, RawChunk, Reader};
+use traces::{Record, Requests, Trace};
 
 /// Totals of a streamed run.
 pub(crate) struct Streamed {
@@ -134,5 +139,118 @@ fn accesses_fit(hw: &Hardware, r: &MaskedRequest<'_>) -> bool {
             }
             hi as u64 + b <= end && or as u64 % b == 0
         }
+    }
+}
+
+/// Simulates the text trace at `path` on the bank model, block by block; `None` (having
+/// read up to there) where a record's block comes after a later block's: then the trace
+/// has to be read whole ([`traces::text::read`]), to put its records in order.
+pub(crate) fn run_text(
+    path: &Path,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+) -> Result<Option<Streamed>> {
+    let file =
+        std::fs::File::open(path).map_err(|source| traces::TraceError::Io { path: path.into(), source })?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        // (the whole-trace reader says what is wrong)
+        return Ok(None);
+    }
+    let source = path.display().to_string();
+    let mut total = Streamed { source: source.clone(), records: 0, requests: 0, summary: Summary::default() };
+    // records of the blocks not closed yet (the last block read, and the batch after it)
+    let mut open = Trace::new(source.as_str());
+    let mut model = BankModel::new(hw);
+    let mut close = |open: &mut Trace, upto: usize, total: &mut Streamed| -> Result<()> {
+        let mut done = Trace::new(source.as_str());
+        done.records.extend(open.records.drain(..upto));
+        done.lines.extend(open.lines.drain(..upto));
+        crate::check_records(&done, hw, threads_per_block)?;
+        let requests = Requests::group(&done, hw.warp)?;
+        for r in requests.iter() {
+            total.summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+        }
+        total.records += done.len() as u64;
+        total.requests += requests.len() as u64;
+        Ok(())
+    };
+    let streamed =
+        traces::text::for_each_batch(file, &source, |records: &[Record], lines: &[u32]| -> Result<()> {
+            let floor = open.records.last().map_or(0, |r| r.block);
+            if records.first().is_some_and(|r| r.block < floor)
+                || !records.windows(2).all(|w| w[0].block <= w[1].block)
+            {
+                return Err(Unordered.into());
+            }
+            open.records.extend_from_slice(records);
+            open.lines.extend_from_slice(lines);
+            // every block before the last one read is whole
+            let last = open.records.last().map_or(0, |r| r.block);
+            let upto = open.records.partition_point(|r| r.block < last);
+            if upto > 0 {
+                close(&mut open, upto, &mut total)?;
+            }
+            Ok(())
+        });
+    match streamed {
+        Ok(_) => {
+            let n = open.len();
+            close(&mut open, n, &mut total)?;
+            Ok(Some(total))
+        }
+        Err(e) if e.is::<Unordered>() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// A text trace's blocks are not in order (see [`run_text`]).
+#[derive(Debug)]
+struct Unordered;
+
+impl std::fmt::Display for Unordered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the trace's blocks are not in order")
+    }
+}
+
+impl std::error::Error for Unordered {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A text trace of `blocks` blocks (in that order) of 64 threads, 4 steps each.
+    fn trace_file(name: &str, blocks: &[u32]) -> std::path::PathBuf {
+        let mut s = String::from("block,thread,step,op,addr,bytes\n");
+        for &b in blocks {
+            for t in 0..64u32 {
+                for step in 0..4u32 {
+                    s.push_str(&format!("{b},{t},{step},ld,{},4\n", (b * 3 + t * (step * 8 + 1)) % 4096 * 4));
+                }
+            }
+        }
+        let path = std::env::temp_dir().join(format!("banksim-stream-{}-{name}", std::process::id()));
+        std::fs::write(&path, s).unwrap();
+        path
+    }
+
+    #[test]
+    fn blocks_in_order_stream_and_others_are_read_whole() {
+        let hw = configs::preset("h100").unwrap();
+        let ordered = trace_file("ordered.csv", &[0, 1, 2, 5, 9]);
+        let t = run_text(&ordered, &hw, None).unwrap().expect("blocks in order stream");
+        // the totals of the whole trace, grouped at once
+        let trace = traces::text::read(&ordered).unwrap();
+        let mut model = BankModel::new(&hw);
+        let mut whole = Summary::default();
+        let requests = Requests::group(&trace, hw.warp).unwrap();
+        for r in requests.iter() {
+            whole.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+        }
+        assert_eq!((t.records, t.requests), (trace.len() as u64, requests.len() as u64));
+        assert_eq!(t.summary, whole);
+        // a block after a later one: read whole instead
+        let unordered = trace_file("unordered.csv", &[0, 2, 1]);
+        assert!(run_text(&unordered, &hw, None).unwrap().is_none());
     }
 }

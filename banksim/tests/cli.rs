@@ -246,3 +246,56 @@ fn binary_traces_stream_to_the_same_totals_as_text() {
         "{err}"
     );
 }
+
+#[test]
+fn text_traces_in_block_order_stream_to_the_totals_of_a_whole_read() {
+    // 40 blocks of 96 threads, 6 steps each, loads and stores at assorted strides
+    let mut rows = Vec::new();
+    for block in 0..40u32 {
+        for thread in 0..96u32 {
+            for step in 0..6u32 {
+                let (op, stride) =
+                    (if step % 3 == 2 { "st" } else { "ld" }, [1, 2, 32, 33, 7, 16][step as usize]);
+                let addr = (block * 4 + thread * stride + step * 64) % 8192 * 4;
+                rows.push((block, format!("{block},{thread},{step},{op},{addr},4")));
+            }
+        }
+    }
+    let write = |name: &str, rows: &[&(u32, String)], extra: &str| {
+        let path = tmp(name);
+        let body: Vec<&str> = rows.iter().map(|r| r.1.as_str()).collect();
+        std::fs::write(
+            &path,
+            format!("block,thread,step,op,addr,bytes\n# traced\n{}\n{extra}", body.join("\n")),
+        )
+        .unwrap();
+        path
+    };
+    let ordered: Vec<&(u32, String)> = rows.iter().collect();
+    // the same records with the last block first: read whole, then grouped
+    let mut unordered: Vec<&(u32, String)> = rows.iter().filter(|r| r.0 == 39).collect();
+    unordered.extend(rows.iter().filter(|r| r.0 != 39));
+    let (a, b) = (write("ordered.csv", &ordered, ""), write("unordered.csv", &unordered, ""));
+    let tail = |s: &str| s.split_once(": ").map(|p| p.1.to_string()).unwrap_or_default();
+    for warp in ["16", "32", "64"] {
+        let oa = text(&banksim(&["run", a.to_str().unwrap(), "--warp", warp])).0;
+        let ob = text(&banksim(&["run", b.to_str().unwrap(), "--warp", warp])).0;
+        assert!(oa.contains("23040 records"), "{oa}");
+        assert_eq!(tail(&oa), tail(&ob), "warp {warp}");
+    }
+    // problems in a late block are named by their line, as a whole read names them
+    let n = rows.len() + 3;
+    for (extra, needles) in [
+        ("39,5,0,ld,8,4\n", vec![format!(":{n}"), "thread 5 step 0".to_string()]),
+        ("39,200,9,ld,6,4\n", vec![format!(":{n}"), "misaligned".to_string()]),
+        ("39,200,9,ld,8,3\n", vec![format!(":{n}"), "`bytes`".to_string()]),
+    ] {
+        let bad = write("late_problem.csv", &ordered, extra);
+        let o = banksim(&["run", bad.to_str().unwrap()]);
+        let err = text(&o).1;
+        assert!(!o.status.success(), "{extra}");
+        for needle in needles {
+            assert!(err.contains(&needle), "{extra}: `{err}` lacks `{needle}`");
+        }
+    }
+}

@@ -54,9 +54,35 @@ pub fn parse<R: Read>(reader: R, name: &str) -> Result<Trace, TraceError> {
 /// [`parse`] with blocks of `block_bytes` (tests use tiny ones: every block boundary
 /// case in a few lines).
 #[doc(hidden)]
-pub fn parse_in_blocks<R: Read>(mut reader: R, name: &str, block_bytes: usize) -> Result<Trace, TraceError> {
-    assert!(block_bytes > 0);
+pub fn parse_in_blocks<R: Read>(reader: R, name: &str, block_bytes: usize) -> Result<Trace, TraceError> {
     let mut trace = Trace::new(name);
+    trace.has_timing_columns = for_each_batch_in(reader, name, block_bytes, |records, lines| {
+        trace.records.extend_from_slice(records);
+        trace.lines.extend_from_slice(lines);
+        Ok::<_, TraceError>(())
+    })?;
+    Ok(trace)
+}
+
+/// Reads a text trace a batch of records at a time, in file order, with the line of
+/// each record: what [`parse`] collects, for a caller that streams. Memory stays at a
+/// batch (a few MiB of text per thread). Returns whether the trace has the optional
+/// timing columns; stops at `f`'s first error.
+pub fn for_each_batch<R: Read, E: From<TraceError>>(
+    reader: R,
+    name: &str,
+    f: impl FnMut(&[Record], &[u32]) -> Result<(), E>,
+) -> Result<bool, E> {
+    for_each_batch_in(reader, name, BLOCK_BYTES, f)
+}
+
+fn for_each_batch_in<R: Read, E: From<TraceError>>(
+    mut reader: R,
+    name: &str,
+    block_bytes: usize,
+    mut f: impl FnMut(&[Record], &[u32]) -> Result<(), E>,
+) -> Result<bool, E> {
+    assert!(block_bytes > 0);
     let mut columns = 0;
     // text read but not parsed yet (it starts at a line start), and its first line
     let mut text: Vec<u8> = Vec::new();
@@ -99,9 +125,8 @@ pub fn parse_in_blocks<R: Read>(mut reader: R, name: &str, block_bytes: usize) -
         let mut parsed = 0;
         while columns == 0 && parsed < blocks.len() {
             let (bytes, first) = blocks[parsed];
-            let part = parse_block(bytes, first, name, &mut columns)?;
-            trace.records.extend_from_slice(&part.0);
-            trace.lines.extend_from_slice(&part.1);
+            let (records, lines) = parse_block(bytes, first, name, &mut columns)?;
+            f(&records, &lines)?;
             parsed += 1;
         }
         let parts: Vec<Result<Block, TraceError>> = blocks[parsed..]
@@ -110,16 +135,14 @@ pub fn parse_in_blocks<R: Read>(mut reader: R, name: &str, block_bytes: usize) -
             .collect();
         for part in parts {
             let (records, lines) = part?;
-            trace.records.extend_from_slice(&records);
-            trace.lines.extend_from_slice(&lines);
+            f(&records, &lines)?;
         }
         text.drain(..at);
     }
     if columns == 0 {
-        return Err(TraceError::Empty { file: name.into() });
+        return Err(TraceError::Empty { file: name.into() }.into());
     }
-    trace.has_timing_columns = columns > 6;
-    Ok(trace)
+    Ok(columns > 6)
 }
 
 /// Where the block that starts `rest` ends: after its last line end within `block`

@@ -56,23 +56,27 @@ pub fn convert(args: &ConvertArgs) -> Result<()> {
         Format::Text => Format::Binary,
         Format::Binary => Format::Text,
     });
-    let trace = traces::read_any(&args.input)?;
     let tmp = tmp_path(&args.output);
-    let file = std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let written = match to {
-        Format::Text => traces::text::write(&trace, &mut out).map_err(anyhow::Error::from),
-        Format::Binary => traces::binary::write(&trace, &mut out).map(|_| ()).map_err(anyhow::Error::from),
+    let written = match (from, to) {
+        // a text trace whose blocks come in order streams (else it is read whole)
+        (Format::Text, Format::Binary) => match stream_to_binary(&args.input, &tmp, &args.output) {
+            Ok(Some(records)) => Ok(records),
+            Ok(None) => convert_whole(&args.input, &tmp, &args.output, to),
+            Err(e) => Err(e),
+        },
+        _ => convert_whole(&args.input, &tmp, &args.output, to),
     }
-    .and_then(|()| out.flush().map_err(anyhow::Error::from))
-    .and_then(|()| {
-        drop(out);
-        std::fs::rename(&tmp, &args.output).map_err(anyhow::Error::from)
+    .and_then(|records| {
+        std::fs::rename(&tmp, &args.output)?;
+        Ok(records)
     });
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e.context(format!("{}: cannot write", args.output.display())));
-    }
+    let records = match written {
+        Ok(records) => records,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     let mut stdout = std::io::stdout().lock();
     writeln!(
@@ -84,9 +88,63 @@ pub fn convert(args: &ConvertArgs) -> Result<()> {
         args.output.display(),
         to.name(),
         size(&args.output),
-        trace.len()
+        records
     )?;
     Ok(())
+}
+
+/// The output file under its temporary name.
+fn create(tmp: &Path) -> Result<std::io::BufWriter<std::fs::File>> {
+    let file = std::fs::File::create(tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
+    Ok(std::io::BufWriter::with_capacity(1 << 20, file))
+}
+
+/// Reads the whole trace at `input` and writes it to `tmp` (to be renamed `output`) in
+/// format `to`; the records.
+fn convert_whole(input: &Path, tmp: &Path, output: &Path, to: Format) -> Result<u64> {
+    let trace = traces::read_any(input)?;
+    let mut out = create(tmp)?;
+    match to {
+        Format::Text => traces::text::write(&trace, &mut out).map_err(anyhow::Error::from),
+        Format::Binary => traces::binary::write(&trace, &mut out).map(|_| ()).map_err(anyhow::Error::from),
+    }
+    .and_then(|()| out.flush().map_err(anyhow::Error::from))
+    .with_context(|| format!("{}: cannot write", output.display()))?;
+    Ok(trace.len() as u64)
+}
+
+/// Writes the text trace at `input` to `tmp` in the binary format block by block (see
+/// [`crate::stream::text_blocks`]); `None` where its blocks are not in order. A trace
+/// with the `wait` column is written with a wait after every gap (an empty one is
+/// stored as none).
+fn stream_to_binary(input: &Path, tmp: &Path, output: &Path) -> Result<Option<u64>> {
+    use traces::binary::Writer;
+    let mut writer: Option<Writer<std::io::BufWriter<std::fs::File>>> = None;
+    let mut records = 0u64;
+    let name = input.display().to_string();
+    let in_order = crate::stream::text_blocks(input, |columns, blocks| {
+        let w = match writer.as_mut() {
+            Some(w) => w,
+            None => {
+                let out = create(tmp)?;
+                let w = if columns > 8 {
+                    Writer::with_waits(out, &name)?
+                } else {
+                    Writer::new(out, &name, columns > 6)?
+                };
+                writer.insert(w)
+            }
+        };
+        records += blocks.len() as u64;
+        w.push_trace(&blocks).with_context(|| format!("{}: cannot write", output.display()))
+    })?;
+    if !in_order {
+        return Ok(None);
+    }
+    let w = writer.expect("a trace has a header");
+    let mut out = w.finish().with_context(|| format!("{}: cannot write", output.display()))?;
+    out.flush().with_context(|| format!("{}: cannot write", output.display()))?;
+    Ok(Some(records))
 }
 
 fn tmp_path(path: &Path) -> PathBuf {

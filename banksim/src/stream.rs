@@ -150,21 +150,10 @@ pub(crate) fn run_text(
     hw: &Hardware,
     threads_per_block: Option<u32>,
 ) -> Result<Option<Streamed>> {
-    let file =
-        std::fs::File::open(path).map_err(|source| traces::TraceError::Io { path: path.into(), source })?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        // (the whole-trace reader says what is wrong)
-        return Ok(None);
-    }
-    let source = path.display().to_string();
-    let mut total = Streamed { source: source.clone(), records: 0, requests: 0, summary: Summary::default() };
-    // records of the blocks not closed yet (the last block read, and the batch after it)
-    let mut open = Trace::new(source.as_str());
+    let mut total =
+        Streamed { source: path.display().to_string(), records: 0, requests: 0, summary: Summary::default() };
     let mut model = BankModel::new(hw);
-    let mut close = |open: &mut Trace, upto: usize, total: &mut Streamed| -> Result<()> {
-        let mut done = Trace::new(source.as_str());
-        done.records.extend(open.records.drain(..upto));
-        done.lines.extend(open.lines.drain(..upto));
+    let in_order = text_blocks(path, |_, done| {
         crate::check_records(&done, hw, threads_per_block)?;
         let requests = Requests::group(&done, hw.warp)?;
         for r in requests.iter() {
@@ -173,9 +162,41 @@ pub(crate) fn run_text(
         total.records += done.len() as u64;
         total.requests += requests.len() as u64;
         Ok(())
+    })?;
+    Ok(in_order.then_some(total))
+}
+
+/// Reads the text trace at `path` a set of whole blocks at a time, where its blocks come
+/// in order (block ids never go down): `blocks` gets the header's column count and each
+/// set of blocks in turn, with their lines (at least once: a trace of no records is one
+/// empty set). A block is whole once a record of a later block is read, so memory is a
+/// batch of text and the blocks still open. `false` (having read up to there) where a
+/// block comes after a later one.
+pub(crate) fn text_blocks(path: &Path, mut blocks: impl FnMut(usize, Trace) -> Result<()>) -> Result<bool> {
+    let file =
+        std::fs::File::open(path).map_err(|source| traces::TraceError::Io { path: path.into(), source })?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(traces::TraceError::Io {
+            path: path.into(),
+            source: std::io::Error::other("is a directory, expected a trace file"),
+        }
+        .into());
+    }
+    let source = path.display().to_string();
+    // records of the blocks not whole yet (the last block read, and the batch after it)
+    let mut open = Trace::new(source.as_str());
+    let mut columns = 0;
+    let mut close = |open: &mut Trace, upto: usize, columns: usize| -> Result<()> {
+        let mut done = Trace::new(source.as_str());
+        done.records.extend(open.records.drain(..upto));
+        done.lines.extend(open.lines.drain(..upto));
+        blocks(columns, done)
     };
-    let streamed =
-        traces::text::for_each_batch(file, &source, |records: &[Record], lines: &[u32]| -> Result<()> {
+    let read = traces::text::for_each_batch(
+        file,
+        &source,
+        |records: &[Record], lines: &[u32], header| -> Result<()> {
+            columns = header;
             let floor = open.records.last().map_or(0, |r| r.block);
             if records.first().is_some_and(|r| r.block < floor)
                 || !records.windows(2).all(|w| w[0].block <= w[1].block)
@@ -188,17 +209,18 @@ pub(crate) fn run_text(
             let last = open.records.last().map_or(0, |r| r.block);
             let upto = open.records.partition_point(|r| r.block < last);
             if upto > 0 {
-                close(&mut open, upto, &mut total)?;
+                close(&mut open, upto, columns)?;
             }
             Ok(())
-        });
-    match streamed {
+        },
+    );
+    match read {
         Ok(_) => {
             let n = open.len();
-            close(&mut open, n, &mut total)?;
-            Ok(Some(total))
+            close(&mut open, n, columns)?;
+            Ok(true)
         }
-        Err(e) if e.is::<Unordered>() => Ok(None),
+        Err(e) if e.is::<Unordered>() => Ok(false),
         Err(e) => Err(e),
     }
 }

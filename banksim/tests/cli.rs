@@ -283,6 +283,44 @@ fn text_traces_in_block_order_stream_to_the_totals_of_a_whole_read() {
         assert!(oa.contains("23040 records"), "{oa}");
         assert_eq!(tail(&oa), tail(&ob), "warp {warp}");
     }
+    // converted to binary (streamed, or read whole) and back: the same records
+    for (csv, name) in [(&a, "ordered"), (&b, "unordered")] {
+        let bin = tmp(&format!("{name}.bsim"));
+        let back = tmp(&format!("{name}_back.csv"));
+        let o = banksim(&["convert", csv.to_str().unwrap(), bin.to_str().unwrap()]);
+        assert!(o.status.success() && text(&o).0.contains(": 23040 records"), "{}", text(&o).1);
+        assert!(banksim(&["convert", bin.to_str().unwrap(), back.to_str().unwrap()]).status.success());
+        let sorted_records = |p: &std::path::Path| {
+            let s = std::fs::read_to_string(p).unwrap();
+            let mut v: Vec<String> =
+                s.lines().filter(|l| !l.starts_with('#')).skip(1).map(String::from).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(sorted_records(&back), sorted_records(&a), "{name}");
+        let ran = text(&banksim(&["run", bin.to_str().unwrap()])).0;
+        assert_eq!(tail(&ran), tail(&text(&banksim(&["run", a.to_str().unwrap()])).0), "{name}");
+    }
+    // a trace with the wait column, some waits empty, streams into a binary trace
+    // that keeps each one
+    let waits = tmp("waits.csv");
+    let mut body = String::from("block,thread,step,op,addr,bytes,gap,dep,wait\n");
+    for block in 0..3 {
+        for thread in 0..40 {
+            let wait = if thread % 3 == 0 { String::new() } else { (thread % 5).to_string() };
+            body.push_str(&format!("{block},{thread},0,ld,{},4,6,1,{wait}\n", thread * 8));
+        }
+    }
+    std::fs::write(&waits, &body).unwrap();
+    let (wbin, wback) = (tmp("waits.bsim"), tmp("waits_back.csv"));
+    assert!(banksim(&["convert", waits.to_str().unwrap(), wbin.to_str().unwrap()]).status.success());
+    assert!(banksim(&["convert", wbin.to_str().unwrap(), wback.to_str().unwrap()]).status.success());
+    let mut want: Vec<&str> = body.lines().collect();
+    let got_text = std::fs::read_to_string(&wback).unwrap();
+    let mut got: Vec<&str> = got_text.lines().collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
     // problems in a late block are named by their line, as a whole read names them
     let n = rows.len() + 3;
     for (extra, needles) in [

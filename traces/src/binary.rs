@@ -667,60 +667,70 @@ pub fn write<W: Write>(trace: &Trace, out: W) -> Result<W, WriteError> {
 
 /// [`write`] closing chunks at `chunk_lanes` lanes (at the next (block, slice) boundary).
 pub fn write_chunked<W: Write>(trace: &Trace, out: W, chunk_lanes: u32) -> Result<W, WriteError> {
-    let recs = &trace.records;
-    let mut order: Vec<u32> = (0..recs.len() as u32).collect();
-    order.sort_unstable_by_key(|&i| {
-        let r = &recs[i as usize];
-        (r.block, r.thread / SLICE_LANES, r.step, r.thread, i)
-    });
-    let mut w = if recs.iter().any(|r| r.wait.is_some()) {
+    let mut w = if trace.records.iter().any(|r| r.wait.is_some()) {
         Writer::with_waits(out, &trace.source)?
     } else {
         Writer::new(out, &trace.source, trace.has_timing_columns)?
     }
     .with_chunk_lanes(chunk_lanes);
-    let mut attrs: Vec<LaneAttr> = Vec::with_capacity(64);
-    let mut addrs: Vec<u32> = Vec::with_capacity(64);
-    let mut i = 0;
-    while i < order.len() {
-        let r0 = &recs[order[i] as usize];
-        let key = (r0.block, r0.thread / SLICE_LANES, r0.step);
-        let (mut mask, mut j) = (0u64, i);
-        attrs.clear();
-        addrs.clear();
-        while j < order.len() {
-            let r = &recs[order[j] as usize];
-            if (r.block, r.thread / SLICE_LANES, r.step) != key {
-                break;
-            }
-            let bit = 1u64 << (r.thread % SLICE_LANES);
-            if mask & bit != 0 {
-                return Err(WriteError::Duplicate {
-                    file: trace.source.clone(),
-                    block: r.block,
-                    thread: r.thread,
-                    step: r.step,
-                    first_line: trace.lines[order[j - 1] as usize],
-                    line: trace.lines[order[j] as usize],
-                });
-            }
-            mask |= bit;
-            attrs.push(LaneAttr { op: r.op, bytes: r.bytes, gap: r.gap, dep: r.dep, wait: r.wait });
-            addrs.push(r.addr);
-            j += 1;
-        }
-        let g = Group {
-            block: key.0,
-            slice: key.1,
-            step: key.2,
-            mask,
-            attrs: Attrs::PerLane(&attrs),
-            addrs: &addrs,
-        };
-        w.push(&g)?;
-        i = j;
-    }
+    w.push_trace(trace)?;
     w.finish()
+}
+
+impl<W: Write> Writer<W> {
+    /// Appends the records of `trace` (in any order), as groups; every group must come
+    /// after the groups pushed before, so a trace written in parts goes block by block.
+    /// Records with waits need a writer [`Writer::with_waits`].
+    pub fn push_trace(&mut self, trace: &Trace) -> Result<(), WriteError> {
+        let recs = &trace.records;
+        let mut order: Vec<u32> = (0..recs.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| {
+            let r = &recs[i as usize];
+            (r.block, r.thread / SLICE_LANES, r.step, r.thread, i)
+        });
+        let mut attrs: Vec<LaneAttr> = Vec::with_capacity(64);
+        let mut addrs: Vec<u32> = Vec::with_capacity(64);
+        let mut i = 0;
+        while i < order.len() {
+            let r0 = &recs[order[i] as usize];
+            let key = (r0.block, r0.thread / SLICE_LANES, r0.step);
+            let (mut mask, mut j) = (0u64, i);
+            attrs.clear();
+            addrs.clear();
+            while j < order.len() {
+                let r = &recs[order[j] as usize];
+                if (r.block, r.thread / SLICE_LANES, r.step) != key {
+                    break;
+                }
+                let bit = 1u64 << (r.thread % SLICE_LANES);
+                if mask & bit != 0 {
+                    return Err(WriteError::Duplicate {
+                        file: trace.source.clone(),
+                        block: r.block,
+                        thread: r.thread,
+                        step: r.step,
+                        first_line: trace.lines[order[j - 1] as usize],
+                        line: trace.lines[order[j] as usize],
+                    });
+                }
+                mask |= bit;
+                attrs.push(LaneAttr { op: r.op, bytes: r.bytes, gap: r.gap, dep: r.dep, wait: r.wait });
+                addrs.push(r.addr);
+                j += 1;
+            }
+            let g = Group {
+                block: key.0,
+                slice: key.1,
+                step: key.2,
+                mask,
+                attrs: Attrs::PerLane(&attrs),
+                addrs: &addrs,
+            };
+            self.push(&g)?;
+            i = j;
+        }
+        Ok(())
+    }
 }
 
 /// What the file header says.

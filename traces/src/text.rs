@@ -56,7 +56,7 @@ pub fn parse<R: Read>(reader: R, name: &str) -> Result<Trace, TraceError> {
 #[doc(hidden)]
 pub fn parse_in_blocks<R: Read>(reader: R, name: &str, block_bytes: usize) -> Result<Trace, TraceError> {
     let mut trace = Trace::new(name);
-    trace.has_timing_columns = for_each_batch_in(reader, name, block_bytes, |records, lines| {
+    trace.has_timing_columns = for_each_batch_in(reader, name, block_bytes, |records, lines, _| {
         trace.records.extend_from_slice(records);
         trace.lines.extend_from_slice(lines);
         Ok::<_, TraceError>(())
@@ -65,13 +65,14 @@ pub fn parse_in_blocks<R: Read>(reader: R, name: &str, block_bytes: usize) -> Re
 }
 
 /// Reads a text trace a batch of records at a time, in file order, with the line of
-/// each record: what [`parse`] collects, for a caller that streams. Memory stays at a
+/// each record and the header's number of columns (6 to 9: `gap` and `dep` from 8 on,
+/// `wait` at 9): what [`parse`] collects, for a caller that streams. Memory stays at a
 /// batch (a few MiB of text per thread). Returns whether the trace has the optional
 /// timing columns; stops at `f`'s first error.
 pub fn for_each_batch<R: Read, E: From<TraceError>>(
     reader: R,
     name: &str,
-    f: impl FnMut(&[Record], &[u32]) -> Result<(), E>,
+    f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E>,
 ) -> Result<bool, E> {
     for_each_batch_in(reader, name, BLOCK_BYTES, f)
 }
@@ -80,7 +81,7 @@ fn for_each_batch_in<R: Read, E: From<TraceError>>(
     mut reader: R,
     name: &str,
     block_bytes: usize,
-    mut f: impl FnMut(&[Record], &[u32]) -> Result<(), E>,
+    mut f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E>,
 ) -> Result<bool, E> {
     assert!(block_bytes > 0);
     let mut columns = 0;
@@ -126,7 +127,7 @@ fn for_each_batch_in<R: Read, E: From<TraceError>>(
         while columns == 0 && parsed < blocks.len() {
             let (bytes, first) = blocks[parsed];
             let (records, lines) = parse_block(bytes, first, name, &mut columns)?;
-            f(&records, &lines)?;
+            f(&records, &lines, columns)?;
             parsed += 1;
         }
         let parts: Vec<Result<Block, TraceError>> = blocks[parsed..]
@@ -135,7 +136,7 @@ fn for_each_batch_in<R: Read, E: From<TraceError>>(
             .collect();
         for part in parts {
             let (records, lines) = part?;
-            f(&records, &lines)?;
+            f(&records, &lines, columns)?;
         }
         text.drain(..at);
     }

@@ -150,20 +150,55 @@ pub(crate) fn run_text(
     hw: &Hardware,
     threads_per_block: Option<u32>,
 ) -> Result<Option<Streamed>> {
+    use rayon::prelude::*;
     let mut total =
         Streamed { source: path.display().to_string(), records: 0, requests: 0, summary: Summary::default() };
-    let mut model = BankModel::new(hw);
     let in_order = text_blocks(path, |_, done| {
-        crate::check_records(&done, hw, threads_per_block)?;
-        let requests = Requests::group(&done, hw.warp)?;
-        for r in requests.iter() {
-            total.summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+        // runs of whole blocks, checked, grouped and simulated side by side; their totals
+        // (or the first problem) taken in file order
+        let parts: Vec<Result<Part>> = block_runs(&done.records, 1 << 14)
+            .into_par_iter()
+            .map_init(
+                || BankModel::new(hw),
+                |model, run| {
+                    let mut part = Trace::new(done.source.as_str());
+                    part.records.extend_from_slice(&done.records[run.clone()]);
+                    part.lines.extend_from_slice(&done.lines[run]);
+                    crate::check_records(&part, hw, threads_per_block)?;
+                    let requests = Requests::group(&part, hw.warp)?;
+                    let mut summary = Summary::default();
+                    for r in requests.iter() {
+                        summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+                    }
+                    Ok(Part { summary, records: part.len() as u64, requests: requests.len() as u64 })
+                },
+            )
+            .collect();
+        for part in parts {
+            let part = part?;
+            total.summary.merge(&part.summary);
+            total.records += part.records;
+            total.requests += part.requests;
         }
-        total.records += done.len() as u64;
-        total.requests += requests.len() as u64;
         Ok(())
     })?;
     Ok(in_order.then_some(total))
+}
+
+/// `records` (block ids never going down) cut into runs of whole blocks of at least
+/// `size` records each (the last one may be shorter).
+fn block_runs(records: &[Record], size: usize) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    while start < records.len() {
+        let at = (start + size).min(records.len() - 1);
+        let block = records[at].block;
+        // the end of the block holding record `at`
+        let end = at + records[at..].partition_point(|r| r.block == block);
+        runs.push(start..end);
+        start = end;
+    }
+    runs
 }
 
 /// Reads the text trace at `path` a set of whole blocks at a time, where its blocks come
@@ -172,7 +207,10 @@ pub(crate) fn run_text(
 /// empty set). A block is whole once a record of a later block is read, so memory is a
 /// batch of text and the blocks still open. `false` (having read up to there) where a
 /// block comes after a later one.
-pub(crate) fn text_blocks(path: &Path, mut blocks: impl FnMut(usize, Trace) -> Result<()>) -> Result<bool> {
+pub(crate) fn text_blocks(
+    path: &Path,
+    mut blocks: impl FnMut(usize, Trace) -> Result<()> + Send,
+) -> Result<bool> {
     let file =
         std::fs::File::open(path).map_err(|source| traces::TraceError::Io { path: path.into(), source })?;
     if file.metadata().is_ok_and(|m| m.is_dir()) {
@@ -259,7 +297,9 @@ mod tests {
     #[test]
     fn blocks_in_order_stream_and_others_are_read_whole() {
         let hw = configs::preset("h100").unwrap();
-        let ordered = trace_file("ordered.csv", &[0, 1, 2, 5, 9]);
+        // (81 blocks of 256 records: two runs of blocks, simulated side by side)
+        let blocks: Vec<u32> = (0..80).chain([90]).collect();
+        let ordered = trace_file("ordered.csv", &blocks);
         let t = run_text(&ordered, &hw, None).unwrap().expect("blocks in order stream");
         // the totals of the whole trace, grouped at once
         let trace = traces::text::read(&ordered).unwrap();
@@ -271,8 +311,31 @@ mod tests {
         }
         assert_eq!((t.records, t.requests), (trace.len() as u64, requests.len() as u64));
         assert_eq!(t.summary, whole);
+        assert!(block_runs(&trace.records, 1 << 14).len() > 1);
         // a block after a later one: read whole instead
         let unordered = trace_file("unordered.csv", &[0, 2, 1]);
         assert!(run_text(&unordered, &hw, None).unwrap().is_none());
+    }
+
+    #[test]
+    fn block_runs_end_at_block_ends() {
+        let recs: Vec<Record> = [0, 0, 1, 1, 1, 2, 5, 5]
+            .iter()
+            .map(|&block| Record {
+                block,
+                thread: 0,
+                step: 0,
+                op: sim_core::Op::Load,
+                addr: 0,
+                bytes: 4,
+                gap: 0,
+                dep: None,
+                wait: None,
+            })
+            .collect();
+        assert_eq!(block_runs(&recs, 3), [0..5, 5..8]);
+        assert_eq!(block_runs(&recs, 1), [0..2, 2..5, 5..8]);
+        assert_eq!(block_runs(&recs, 100), [0..8]);
+        assert_eq!(block_runs(&recs[..0], 3), []);
     }
 }

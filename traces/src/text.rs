@@ -67,21 +67,22 @@ pub fn parse_in_blocks<R: Read>(reader: R, name: &str, block_bytes: usize) -> Re
 /// Reads a text trace a batch of records at a time, in file order, with the line of
 /// each record and the header's number of columns (6 to 9: `gap` and `dep` from 8 on,
 /// `wait` at 9): what [`parse`] collects, for a caller that streams. Memory stays at a
-/// batch (a few MiB of text per thread). Returns whether the trace has the optional
-/// timing columns; stops at `f`'s first error.
-pub fn for_each_batch<R: Read, E: From<TraceError>>(
+/// batch (a few MiB of text per thread). `f` takes a batch while the next one is
+/// parsed. Returns whether the trace has the optional timing columns; stops at `f`'s
+/// first error.
+pub fn for_each_batch<R: Read, E: From<TraceError> + Send>(
     reader: R,
     name: &str,
-    f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E>,
+    f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E> + Send,
 ) -> Result<bool, E> {
     for_each_batch_in(reader, name, BLOCK_BYTES, f)
 }
 
-fn for_each_batch_in<R: Read, E: From<TraceError>>(
+fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
     mut reader: R,
     name: &str,
     block_bytes: usize,
-    mut f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E>,
+    mut f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E> + Send,
 ) -> Result<bool, E> {
     assert!(block_bytes > 0);
     let mut columns = 0;
@@ -92,6 +93,8 @@ fn for_each_batch_in<R: Read, E: From<TraceError>>(
     let mut eof = false;
     // (more than that after a pass that found no whole line: a line longer than that)
     let mut want = jobs * block_bytes;
+    // blocks parsed but not handed to `f` yet
+    let mut ready: Vec<Result<Block, TraceError>> = Vec::new();
     while !eof || !text.is_empty() {
         // read until `jobs` blocks are complete, or to the end
         if !eof && text.len() < want {
@@ -125,25 +128,45 @@ fn for_each_batch_in<R: Read, E: From<TraceError>>(
         // the header comes first: blocks before it (and the one holding it) one by one
         let mut parsed = 0;
         while columns == 0 && parsed < blocks.len() {
+            debug_assert!(ready.is_empty(), "no records before the header");
             let (bytes, first) = blocks[parsed];
             let (records, lines) = parse_block(bytes, first, name, &mut columns)?;
             f(&records, &lines, columns)?;
             parsed += 1;
         }
-        let parts: Vec<Result<Block, TraceError>> = blocks[parsed..]
-            .par_iter()
-            .map(|&(bytes, first)| parse_block(bytes, first, name, &mut { columns }))
-            .collect();
-        for part in parts {
-            let (records, lines) = part?;
-            f(&records, &lines, columns)?;
-        }
+        // this batch's blocks, while `f` takes the last batch's (so that a caller's
+        // serial work overlaps the parse)
+        let (parts, delivered) = rayon::join(
+            || -> Vec<Result<Block, TraceError>> {
+                blocks[parsed..]
+                    .par_iter()
+                    .map(|&(bytes, first)| parse_block(bytes, first, name, &mut { columns }))
+                    .collect()
+            },
+            || deliver(&mut f, std::mem::take(&mut ready), columns),
+        );
+        delivered?;
+        ready = parts;
         text.drain(..at);
     }
+    deliver(&mut f, ready, columns)?;
     if columns == 0 {
         return Err(TraceError::Empty { file: name.into() }.into());
     }
     Ok(columns > 6)
+}
+
+/// Hands parsed blocks to `f` in order, up to the first error.
+fn deliver<E: From<TraceError>>(
+    f: &mut impl FnMut(&[Record], &[u32], usize) -> Result<(), E>,
+    parts: Vec<Result<Block, TraceError>>,
+    columns: usize,
+) -> Result<(), E> {
+    for part in parts {
+        let (records, lines) = part?;
+        f(&records, &lines, columns)?;
+    }
+    Ok(())
 }
 
 /// Where the block that starts `rest` ends: after its last line end within `block`

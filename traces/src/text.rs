@@ -40,7 +40,7 @@ pub fn read(path: &Path) -> Result<Trace, TraceError> {
 
 /// Text parsed per job: a parse reads this much (cut at a line end), then its threads
 /// parse one such block each, side by side.
-const BLOCK_BYTES: usize = 4 << 20;
+const BLOCK_BYTES: usize = 1 << 20;
 
 /// Parses a text trace from a reader; `name` is used in messages.
 ///
@@ -67,7 +67,7 @@ pub fn parse_in_blocks<R: Read>(reader: R, name: &str, block_bytes: usize) -> Re
 /// Reads a text trace a batch of records at a time, in file order, with the line of
 /// each record and the header's number of columns (6 to 9: `gap` and `dep` from 8 on,
 /// `wait` at 9): what [`parse`] collects, for a caller that streams. Memory stays at a
-/// batch (a few MiB of text per thread). `f` takes a batch while the next one is
+/// batch (1 MiB of text per thread). `f` takes a batch while the next one is
 /// parsed. Returns whether the trace has the optional timing columns; stops at `f`'s
 /// first error.
 pub fn for_each_batch<R: Read, E: From<TraceError> + Send>(

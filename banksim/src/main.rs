@@ -242,14 +242,15 @@ fn run(args: &RunArgs) -> Result<()> {
     let e = &args.engine;
     // a binary trace that only needs the bank model streams: memory stays bounded
     let only_totals = !e.cycles && args.per_request.is_none() && args.out.is_none();
-    if only_totals && traces::binary::is_binary(&args.trace).unwrap_or(false) {
+    let binary = traces::binary::is_binary(&args.trace).unwrap_or(false);
+    if only_totals && binary {
         let t = with_threads(e.threads, || stream::run_binary(&args.trace, &hw, e.threads_per_block))??;
         let mut out = std::io::stdout().lock();
         print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
         return Ok(());
     }
     // so does a text trace whose blocks come in order (else it is read whole)
-    if only_totals && !traces::binary::is_binary(&args.trace).unwrap_or(false) {
+    if only_totals && !binary {
         let streamed = with_threads(e.threads, || stream::run_text(&args.trace, &hw, e.threads_per_block))?;
         if let Some(t) = streamed? {
             let mut out = std::io::stdout().lock();

@@ -211,15 +211,7 @@ pub(crate) fn text_blocks(
     path: &Path,
     mut blocks: impl FnMut(usize, Trace) -> Result<()> + Send,
 ) -> Result<bool> {
-    let file =
-        std::fs::File::open(path).map_err(|source| traces::TraceError::Io { path: path.into(), source })?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(traces::TraceError::Io {
-            path: path.into(),
-            source: std::io::Error::other("is a directory, expected a trace file"),
-        }
-        .into());
-    }
+    let file = traces::text::open(path)?;
     let source = path.display().to_string();
     // records of the blocks not whole yet (the last block read, and the batch after it)
     let mut open = Trace::new(source.as_str());
@@ -236,9 +228,7 @@ pub(crate) fn text_blocks(
         |records: &[Record], lines: &[u32], header| -> Result<()> {
             columns = header;
             let floor = open.records.last().map_or(0, |r| r.block);
-            if records.first().is_some_and(|r| r.block < floor)
-                || !records.windows(2).all(|w| w[0].block <= w[1].block)
-            {
+            if records.first().is_some_and(|r| r.block < floor) || !traces::blocks_in_order(records) {
                 return Err(Unordered.into());
             }
             open.records.extend_from_slice(records);

@@ -296,7 +296,7 @@ fn request_order(trace: &Trace, warp_size: u32) -> Vec<u32> {
         ((r.thread / warp_size) as u128) << 96 | (r.step as u128) << 64 | (r.thread as u128) << 32 | i as u128
     };
     let mut order: Vec<u32> = (0..recs.len() as u32).collect();
-    if !recs.windows(2).all(|w| w[0].block <= w[1].block) {
+    if !crate::record::blocks_in_order(recs) {
         order.par_sort_unstable_by_key(|&i| (recs[i as usize].block, key(i)));
         return order;
     }

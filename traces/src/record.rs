@@ -63,3 +63,10 @@ impl Trace {
         self.records.is_empty()
     }
 }
+
+/// Whether `records` come block by block: block ids never go down (any order within a
+/// block). Grouping sorts such records one block at a time, and a reader can take a
+/// block as whole once a later block begins.
+pub fn blocks_in_order(records: &[Record]) -> bool {
+    records.windows(2).all(|w| w[0].block <= w[1].block)
+}

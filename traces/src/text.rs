@@ -28,6 +28,11 @@ const COLUMNS: [&str; 9] = ["block", "thread", "step", "op", "addr", "bytes", "g
 
 /// Reads a text trace from a file.
 pub fn read(path: &Path) -> Result<Trace, TraceError> {
+    parse(open(path)?, &path.display().to_string())
+}
+
+/// Opens a text trace file (a directory is an error here, not at the first read).
+pub fn open(path: &Path) -> Result<std::fs::File, TraceError> {
     let file = std::fs::File::open(path).map_err(|source| TraceError::Io { path: path.into(), source })?;
     if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
         return Err(TraceError::Io {
@@ -35,7 +40,7 @@ pub fn read(path: &Path) -> Result<Trace, TraceError> {
             source: std::io::Error::other("is a directory, expected a trace file"),
         });
     }
-    parse(file, &path.display().to_string())
+    Ok(file)
 }
 
 /// Text parsed per job: a parse reads this much (cut at a line end), then its threads

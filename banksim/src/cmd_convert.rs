@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 #[derive(Args)]
 pub struct ConvertArgs {
     /// The trace to read (text or binary, told apart by the binary magic).
+    ///
+    /// Text to binary streams where the text's block ids never go down (memory stays
+    /// bounded whatever the size); other conversions read the whole trace.
     input: PathBuf,
     /// Where to write the converted trace.
     output: PathBuf,

@@ -172,7 +172,11 @@ struct RunArgs {
     out: Option<PathBuf>,
     #[command(flatten)]
     engine: EngineArgs,
-    /// The trace: text CSV (`block,thread,step,op,addr,bytes[,gap,dep]`).
+    /// The trace: text CSV (`block,thread,step,op,addr,bytes[,gap,dep[,wait]]`) or
+    /// binary (`banksim convert`), told apart by its first bytes.
+    ///
+    /// Without --cycles, --per-request or --out, a binary trace, or a text trace whose
+    /// block ids never go down, is streamed: memory stays bounded whatever its size.
     trace: PathBuf,
 }
 

@@ -3,8 +3,8 @@
 //! order (`traces::parallel`). Memory is a few chunks per thread, whatever the file's
 //! size.
 //!
-//! A text trace whose blocks come one after another (block ids never go down, as a
-//! tracer writes them) streams too: a block is grouped and simulated once a record of a
+//! A text trace whose blocks come one after another (block ids never go down, as
+//! `banksim capture` and `convert` write them) streams too: a block is grouped and simulated once a record of a
 //! later block is read. Memory is a batch of text and the blocks still open.
 
 use anyhow::{bail, Result};

@@ -11,7 +11,7 @@ use anyhow::{bail, Result};
 use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest};
 use std::path::Path;
 use traces::binary::{Chunk, RawChunk, Reader};
-use traces::{Record, Requests, Trace};
+use traces::{block_runs, Record, Requests, Trace};
 
 /// Totals of a streamed run.
 pub(crate) struct Streamed {
@@ -185,22 +185,6 @@ pub(crate) fn run_text(
     Ok(in_order.then_some(total))
 }
 
-/// `records` (block ids never going down) cut into runs of whole blocks of at least
-/// `size` records each (the last one may be shorter).
-fn block_runs(records: &[Record], size: usize) -> Vec<std::ops::Range<usize>> {
-    let mut runs = Vec::new();
-    let mut start = 0;
-    while start < records.len() {
-        let at = (start + size).min(records.len() - 1);
-        let block = records[at].block;
-        // the end of the block holding record `at`
-        let end = at + records[at..].partition_point(|r| r.block == block);
-        runs.push(start..end);
-        start = end;
-    }
-    runs
-}
-
 /// Reads the text trace at `path` a set of whole blocks at a time, where its blocks come
 /// in order (block ids never go down): `blocks` gets the header's column count and each
 /// set of blocks in turn, with their lines (at least once: a trace of no records is one
@@ -325,6 +309,8 @@ mod tests {
             .collect();
         assert_eq!(block_runs(&recs, 3), [0..5, 5..8]);
         assert_eq!(block_runs(&recs, 1), [0..2, 2..5, 5..8]);
+        // (size 0: one run per block, as grouping sorts them)
+        assert_eq!(block_runs(&recs, 0), [0..2, 2..5, 5..6, 6..8]);
         let whole = block_runs(&recs, 100);
         assert_eq!((whole.len(), whole[0].clone()), (1, 0..8));
         assert_eq!(block_runs(&recs[..0], 3), []);

@@ -302,10 +302,8 @@ fn request_order(trace: &Trace, warp_size: u32) -> Vec<u32> {
     }
     let mut blocks: Vec<&mut [u32]> = Vec::new();
     let mut rest = order.as_mut_slice();
-    while let Some(&first) = rest.first() {
-        let block = recs[first as usize].block;
-        let len = recs[first as usize..].partition_point(|r| r.block == block);
-        let (one, more) = rest.split_at_mut(len);
+    for run in crate::record::block_runs(recs, 0) {
+        let (one, more) = rest.split_at_mut(run.len());
         blocks.push(one);
         rest = more;
     }

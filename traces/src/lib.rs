@@ -34,7 +34,7 @@ pub mod text;
 
 pub use error::{GroupError, TraceError};
 pub use group::{RequestRef, Requests};
-pub use record::{blocks_in_order, Record, Trace};
+pub use record::{block_runs, blocks_in_order, Record, Trace};
 
 /// Reading a trace of either format failed.
 #[derive(Debug, thiserror::Error)]

@@ -70,3 +70,20 @@ impl Trace {
 pub fn blocks_in_order(records: &[Record]) -> bool {
     records.windows(2).all(|w| w[0].block <= w[1].block)
 }
+
+/// `records` (block ids never going down, see [`blocks_in_order`]) cut into runs of
+/// whole blocks of at least `size` records each (the last one may be shorter); with
+/// `size` 0, one run per block.
+pub fn block_runs(records: &[Record], size: usize) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    while start < records.len() {
+        let at = (start + size).min(records.len() - 1);
+        let block = records[at].block;
+        // the end of the block holding record `at`
+        let end = at + records[at..].partition_point(|r| r.block == block);
+        runs.push(start..end);
+        start = end;
+    }
+    runs
+}

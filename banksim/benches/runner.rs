@@ -13,7 +13,9 @@
 //! blocks), block by block;
 //! `--stream` simulates a binary trace chunk by chunk (decode and bank model in parallel
 //! over chunks, merged in chunk order) and prints the peak resident memory. Not a test:
-//! nothing here fails on a slow machine.
+//! nothing here fails on a slow machine. Figures are the best of `--reps` runs; with
+//! `RUNNER_EACH=1` in the environment every run's time is printed too (to see the spread
+//! on a noisy machine).
 
 mod common;
 
@@ -184,7 +186,11 @@ fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     for _ in 0..reps.max(1) {
         let t = Instant::now();
         let r = std::hint::black_box(f());
-        best = best.min(t.elapsed().as_secs_f64());
+        let dt = t.elapsed().as_secs_f64();
+        if std::env::var_os("RUNNER_EACH").is_some() {
+            eprintln!("  rep {:.1} ms", dt * 1e3);
+        }
+        best = best.min(dt);
         out = Some(r);
     }
     (best, out.expect("one run"))
@@ -295,7 +301,7 @@ fn table(args: &Args, hw: &Hardware) {
         let requests = engine_requests(&path);
         let mut first = None;
         for &threads in &args.threads {
-            let (t, r) = best(args.reps.min(3), || {
+            let (t, r) = best(args.reps, || {
                 pool(threads).install(|| engine::run(hw, &requests, &EngineOptions::default()))
             });
             let cycles = r.map(|r| r.cycles).unwrap_or(0);

@@ -80,11 +80,26 @@ impl fmt::Display for Op {
 pub const WIDTHS: [u8; 5] = [1, 2, 4, 8, 16];
 
 /// Whether `bytes` is a supported access width (1, 2, 4, 8 or 16).
+#[inline]
 pub fn is_valid_width(bytes: u8) -> bool {
-    WIDTHS.contains(&bytes)
+    // (the writer asks for every lane: no search through `WIDTHS`)
+    matches!(bytes, 1 | 2 | 4 | 8 | 16)
 }
 
 /// Index of a width in [`WIDTHS`]; `None` for an unsupported width.
 pub fn width_index(bytes: u8) -> Option<usize> {
     WIDTHS.iter().position(|&w| w == bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_widths_are_the_listed_ones() {
+        for b in 0..=u8::MAX {
+            assert_eq!(is_valid_width(b), WIDTHS.contains(&b), "width {b}");
+            assert_eq!(width_index(b).is_some(), is_valid_width(b), "width {b}");
+        }
+    }
 }

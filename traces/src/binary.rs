@@ -455,7 +455,8 @@ impl<W: Write> Writer<W> {
                 && a.wait.is_none_or(|w| waits && w <= a.gap)
         };
         let codes_ok = match g.attrs {
-            Attrs::Uniform(a) => g.addrs.iter().all(|&addr| attr_ok(&a, addr)),
+            // one code for every lane: only the highest address can go past 2^32
+            Attrs::Uniform(a) => attr_ok(&a, g.addrs.iter().copied().max().unwrap_or(0)),
             Attrs::PerLane(v) => v.len() == n && v.iter().zip(g.addrs).all(|(a, &addr)| attr_ok(a, addr)),
         };
         if !codes_ok {
@@ -1662,7 +1663,22 @@ impl RawChunk {
 /// `dst[i] = base + (offset << shift)`; returns the largest `offset << shift`.
 /// `packed` holds exactly `ceil(len × bits / 8)` bytes and `shift + bits <= 32`.
 fn unpack(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u32 {
-    unpack_with(packed, bits, shift, base, dst, simd_available())
+    #[cfg(target_arch = "x86_64")]
+    if simd_available() {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { unpack_avx2(packed, bits, shift, base, dst) };
+    }
+    unpack_with(packed, bits, shift, base, dst, false)
+}
+
+/// [`unpack_with`] compiled for AVX2 (the loops over whole bytes vectorize with it).
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn unpack_avx2(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u32 {
+    unpack_with(packed, bits, shift, base, dst, true)
 }
 
 /// [`unpack`], with the AVX2 kernel where `simd` (which only a CPU with AVX2 may set).
@@ -2275,10 +2291,22 @@ mod tests {
                             ((v << shift) as u32).wrapping_add(base)
                         })
                         .collect();
-                    // (the scalar code, and the AVX2 kernel where the CPU has it)
-                    for simd in [false, super::simd_available()] {
+                    // the scalar code, the AVX2 kernel where the CPU has it, and `unpack` as
+                    // the decoder calls it (compiled for AVX2 where the CPU has it)
+                    for (simd, dispatch) in [(false, false), (super::simd_available(), false), (true, true)] {
                         let mut got = vec![0; n];
-                        let max = super::unpack_with(&packed, bits, shift, base, &mut got, simd);
+                        let max = if dispatch {
+                            super::unpack(&packed, bits, shift, base, &mut got)
+                        } else {
+                            super::unpack_with(&packed, bits, shift, base, &mut got, simd)
+                        };
+                        let simd = if dispatch {
+                            "as dispatched"
+                        } else if simd {
+                            "avx2"
+                        } else {
+                            "scalar"
+                        };
                         assert_eq!(got, want, "{bits} bits, shift {shift}, {n} lanes, simd {simd}");
                         let want_max = want.iter().map(|w| w.wrapping_sub(base)).max().unwrap_or(0);
                         assert_eq!(

@@ -409,6 +409,15 @@ fn writer_refuses_duplicates_and_disorder() {
     assert!(matches!(e, Err(WriteError::Invalid { .. })), "wait beyond the gap");
     let e = w.push(&Group { block: 0, slice: 0, step: 2, mask: 3, attrs: Attrs::Uniform(a), addrs: &[0] });
     assert!(matches!(e, Err(WriteError::Invalid { .. })), "two lanes, one address");
+    // address + width past 2^32 on any lane of a uniform group, not only the first
+    let over = [0, u32::MAX - 2, 8];
+    for (mask, addrs) in [(0b111, &over[..]), (0b11, &over[..2]), (0b11, &over[1..])] {
+        let e = w.push(&Group { block: 0, slice: 0, step: 2, mask, attrs: Attrs::Uniform(a), addrs });
+        assert!(matches!(e, Err(WriteError::Invalid { .. })), "{addrs:?}: the last byte past 2^32");
+    }
+    let fits = [0, u32::MAX - 3, 8];
+    w.push(&Group { block: 0, slice: 0, step: 2, mask: 0b111, attrs: Attrs::Uniform(a), addrs: &fits })
+        .unwrap();
 }
 
 #[test]

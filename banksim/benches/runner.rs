@@ -233,7 +233,9 @@ fn table(args: &Args, hw: &Hardware) {
         line("read + decode, every lane written out (1 thread)", t_split, String::new());
     }
     // 2. the whole pipeline on one core
-    let serial = || pool(1).install(|| simulate_file(&path, hw)).unwrap_or_else(|e| fail(&e));
+    // (each pool is built once, outside the timed runs: starting threads is not the work)
+    let one = pool(1);
+    let serial = || one.install(|| simulate_file(&path, hw)).unwrap_or_else(|e| fail(&e));
     // (the serial summary is what the model-alone and parallel runs are checked against;
     // the engine and ceiling parts do not need it)
     let (t_file, s1) = if want("file") || want("parallel") {
@@ -285,9 +287,9 @@ fn table(args: &Args, hw: &Hardware) {
     // 4. parallel over chunks
     if want("parallel") {
         for &threads in args.threads.iter().filter(|&&t| t > 1) {
-            let (t, (s, _)) = best(args.reps, || {
-                pool(threads).install(|| simulate_file(&path, hw)).unwrap_or_else(|e| fail(&e))
-            });
+            let p = pool(threads);
+            let (t, (s, _)) =
+                best(args.reps, || p.install(|| simulate_file(&path, hw)).unwrap_or_else(|e| fail(&e)));
             assert_eq!(&s, s1(), "parallel and serial summaries differ");
             line(
                 &format!("read + decode + bank model ({threads} threads)"),
@@ -301,9 +303,9 @@ fn table(args: &Args, hw: &Hardware) {
         let requests = engine_requests(&path);
         let mut first = None;
         for &threads in &args.threads {
-            let (t, r) = best(args.reps, || {
-                pool(threads).install(|| engine::run(hw, &requests, &EngineOptions::default()))
-            });
+            let p = pool(threads);
+            let (t, r) =
+                best(args.reps, || p.install(|| engine::run(hw, &requests, &EngineOptions::default())));
             let cycles = r.map(|r| r.cycles).unwrap_or(0);
             let base = *first.get_or_insert(t);
             let eff = if threads > 1 {

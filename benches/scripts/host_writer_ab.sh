@@ -1,6 +1,7 @@
 #!/bin/bash
 # A/B on the 16-core host: runner_base (6f78c18) against runner (2628c23), alternating.
 cd "$(dirname "$0")/.."
+# (run from a copy in .gl/ at the repository root, with the stripped runner binaries beside it)
 G=.gl
 lscpu | grep -E "Model name|^CPU\(s\)|MHz" | cut -c1-120
 for round in 1 2 3; do

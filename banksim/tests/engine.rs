@@ -405,3 +405,24 @@ fn every_request_runs_whatever_the_dispatch_order() {
         }
     }
 }
+
+#[test]
+fn kept_block_starts_give_the_scanned_result() {
+    // `Requests` hands the engine its extent and block starts; a workload that keeps
+    // neither makes the engine scan every request: the runs must agree
+    struct Hidden<'a>(&'a traces::Requests);
+    impl Workload for Hidden<'_> {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn request(&self, i: usize) -> engine::EngineRequest<'_> {
+            self.0.request(i)
+        }
+    }
+    let work = uneven_blocks(120);
+    assert_eq!(work.block_starts().map(<[usize]>::len), Some(120));
+    let opts = EngineOptions { per_request: true, ..EngineOptions::default() };
+    let (kept, scanned) = (run(&work, &opts), run(&Hidden(&work), &opts));
+    assert_eq!(kept.total.blocks, 120);
+    assert_eq!(kept, scanned);
+}

@@ -86,6 +86,12 @@ pub trait Workload: Sync {
         let _ = warp;
         None
     }
+    /// The index of each block's first request, in order (`block(i) != block(i - 1)`
+    /// exactly at these `i`, and 0 first where there are requests), where the workload
+    /// keeps them; `None`: the engine finds them with a pass over every request's block.
+    fn block_starts(&self) -> Option<&[usize]> {
+        None
+    }
 }
 
 /// What a request without a `dep` value depends on.
@@ -315,6 +321,17 @@ fn scan(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (Vec<(usize, us
     const CHUNK: usize = 1 << 12;
     let n = work.len();
     let known = work.extent(warp);
+    let ranges = |starts: &[usize]| -> Vec<(usize, usize)> {
+        starts.iter().zip(starts.iter().skip(1).chain([&n])).map(|(&s, &e)| (s, e)).collect()
+    };
+    if let (Some((threads, smem)), Some(starts)) = (known, work.block_starts()) {
+        debug_assert!(starts.first().is_none_or(|&s| s == 0) && starts.is_sorted());
+        return (
+            ranges(starts),
+            opts.threads_per_block.unwrap_or(threads),
+            opts.smem_per_block.unwrap_or(smem),
+        );
+    }
     // per chunk: (threads, shared bytes, first requests of blocks)
     let parts: Vec<(u32, u32, Vec<usize>)> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
@@ -349,8 +366,7 @@ fn scan(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (Vec<(usize, us
         (parts.iter().map(|p| p.0).max().unwrap_or(0), parts.iter().map(|p| p.1).max().unwrap_or(0))
     });
     let starts: Vec<usize> = parts.into_iter().flat_map(|p| p.2).collect();
-    let blocks = starts.iter().zip(starts.iter().skip(1).chain([&n])).map(|(&s, &e)| (s, e)).collect();
-    (blocks, opts.threads_per_block.unwrap_or(threads), opts.smem_per_block.unwrap_or(smem))
+    (ranges(&starts), opts.threads_per_block.unwrap_or(threads), opts.smem_per_block.unwrap_or(smem))
 }
 
 struct Ctx<'a> {

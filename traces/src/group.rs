@@ -18,6 +18,9 @@ pub struct Requests {
     /// accessed.
     threads: u32,
     smem_extent: u32,
+    /// Index of each block's first request, in order (kept as requests are added, so
+    /// that the engine need not scan every header for block boundaries).
+    block_starts: Vec<usize>,
 }
 
 /// A request's fields but its lanes: one bounds check reads them all (the engine reads
@@ -157,6 +160,9 @@ impl Requests {
                 h.line = h.line.min(line);
                 h.count += 1;
             } else {
+                if out.heads.last().is_none_or(|h| h.block != r.block) {
+                    out.block_starts.push(out.heads.len());
+                }
                 out.heads.push(Head {
                     block: r.block,
                     warp,
@@ -242,6 +248,9 @@ impl Requests {
         debug_assert_eq!(lanes.len(), addrs.len());
         debug_assert!(lanes.windows(2).all(|w| w[0] < w[1]));
         debug_assert!(self.heads.last().is_none_or(|h| (h.block, h.warp, h.step) < (block, warp, step)));
+        if self.heads.last().is_none_or(|h| h.block != block) {
+            self.block_starts.push(self.heads.len());
+        }
         self.heads.push(Head {
             block,
             warp,
@@ -281,6 +290,10 @@ impl sim_core::engine::Workload for Requests {
 
     fn extent(&self, warp: u32) -> Option<(u32, u32)> {
         (warp == self.warp_size).then_some((self.threads, self.smem_extent))
+    }
+
+    fn block_starts(&self) -> Option<&[usize]> {
+        Some(&self.block_starts)
     }
 }
 

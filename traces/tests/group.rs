@@ -1,5 +1,6 @@
 //! Grouping: the extent `Requests` reports to the cycle engine (threads of the largest
-//! block, one past the highest shared byte) is what a pass over its requests finds.
+//! block, one past the highest shared byte) and the block starts it keeps are what a
+//! pass over its requests finds.
 
 use proptest::prelude::*;
 use sim_core::engine::Workload;
@@ -45,5 +46,10 @@ proptest! {
         prop_assert_eq!(pushed.extent(warp), Some(pass(&grouped, warp)));
         prop_assert_eq!((0..grouped.len()).map(|i| grouped.block(i)).collect::<Vec<_>>(),
             grouped.iter().map(|r| r.block).collect::<Vec<_>>());
+        // block starts: where the block changes
+        let starts: Vec<usize> =
+            (0..grouped.len()).filter(|&i| i == 0 || grouped.block(i) != grouped.block(i - 1)).collect();
+        prop_assert_eq!(grouped.block_starts(), Some(&starts[..]));
+        prop_assert_eq!(pushed.block_starts(), Some(&starts[..]));
     }
 }

@@ -1290,7 +1290,7 @@ impl RawChunk {
 
     /// Decodes the chunk's groups into `out`, checking every field.
     pub fn decode(&self, out: &mut Chunk) -> Result<(), BinaryError> {
-        self.decode_with::<false>(out)
+        self.decode_with::<false>(out).inspect_err(|_| out.forget_groups())
     }
 
     /// [`Self::decode`], but the addresses of affine groups (most strided and tiled
@@ -1298,7 +1298,7 @@ impl RawChunk {
     /// ([`Chunk::split`], [`Chunk::push_records`]); [`Chunk::for_each_masked`] hands them
     /// on as `first + stride × lane`. Every field is checked all the same.
     pub fn decode_lazy(&self, out: &mut Chunk) -> Result<(), BinaryError> {
-        self.decode_with::<true>(out)
+        self.decode_with::<true>(out).inspect_err(|_| out.forget_groups())
     }
 
     /// Reads the payload that a reader with [`Reader::defer_payloads`] left to this (on
@@ -1356,15 +1356,17 @@ impl RawChunk {
         out.lane_wait.clear();
         out.clear_requests();
         let n = self.groups as usize;
-        out.g_block.reserve(n);
-        out.g_slice.reserve(n);
-        out.g_step.reserve(n);
-        out.g_mask.reserve(n);
-        out.g_code.reserve(n);
-        out.g_gap.reserve(n);
-        out.g_wait.reserve(n);
-        out.g_start.reserve(n);
-        out.g_affine.reserve(n + 1);
+        // the group columns are sized up front and written by index (pushes would
+        // store nine lengths a group)
+        out.g_block.resize(n, 0);
+        out.g_slice.resize(n, 0);
+        out.g_step.resize(n, 0);
+        out.g_mask.resize(n, 0);
+        out.g_code.resize(n, 0);
+        out.g_gap.resize(n, 0);
+        out.g_wait.resize(n, 0);
+        out.g_start.resize(n + 1, 0);
+        out.g_affine.resize(n, Affine::default());
         // the header's lane count (checked against the groups below) sizes the output;
         // every lane is written below (or the chunk is an error), so the buffer is not
         // cleared first: resizing only zeroes what it grows by
@@ -1421,6 +1423,15 @@ impl RawChunk {
             }
             Ok((gap, w))
         };
+        let (g_block, g_slice, g_step, g_mask) =
+            (&mut out.g_block[..n], &mut out.g_slice[..n], &mut out.g_step[..n], &mut out.g_mask[..n]);
+        let (g_code, g_gap, g_wait, g_start, g_affine) = (
+            &mut out.g_code[..n],
+            &mut out.g_gap[..n],
+            &mut out.g_wait[..n],
+            &mut out.g_start[..n],
+            &mut out.g_affine[..n],
+        );
         for gi in 0..n {
             let db = small!(c_block, "block delta");
             let block = pb.checked_add(db).ok_or_else(|| corrupt(c_block, "block beyond 2^32"))?;
@@ -1472,7 +1483,7 @@ impl RawChunk {
                     out.lane_gap.push(gap);
                     out.lane_wait.push(wait);
                 }
-                out.g_wait.push(0);
+                g_wait[gi] = 0;
                 s
             } else {
                 if decode_code(code).is_none() {
@@ -1480,7 +1491,7 @@ impl RawChunk {
                     return Err(corrupt(c_attr, &format!("invalid op/width code {code:#04x}")));
                 }
                 let (gap, wait) = gap_wait(c_gap)?;
-                out.g_wait.push(wait);
+                g_wait[gi] = wait;
                 gap
             };
             // addresses, written into the pre-sized `out.addrs`
@@ -1614,14 +1625,14 @@ impl RawChunk {
             prev_highest = highest;
             prev_mask = mask;
             prev_affine = affine;
-            out.g_affine.push(affine);
-            out.g_block.push(block);
-            out.g_slice.push(slice);
-            out.g_step.push(step);
-            out.g_mask.push(mask);
-            out.g_code.push(code);
-            out.g_gap.push(gap_or_start);
-            out.g_start.push(a0 as u32);
+            g_affine[gi] = affine;
+            g_block[gi] = block;
+            g_slice[gi] = slice;
+            g_step[gi] = step;
+            g_mask[gi] = mask;
+            g_code[gi] = code;
+            g_gap[gi] = gap_or_start;
+            g_start[gi] = a0 as u32;
             (pb, ps, pt) = (block, slice, step);
         }
         for c in &cols {
@@ -1654,7 +1665,7 @@ impl RawChunk {
                 self.last
             )));
         }
-        out.g_start.push(out.addrs.len() as u32);
+        out.g_start[n] = out.addrs.len() as u32;
         Ok(())
     }
 }
@@ -1898,6 +1909,15 @@ impl Chunk {
         self.reqs.clear();
         self.lanes.clear();
         self.lanes.extend_from_slice(&IOTA);
+    }
+
+    /// Leaves no groups and no requests (after a failed decode, which sized the group
+    /// columns up front).
+    fn forget_groups(&mut self) {
+        self.g_block.clear();
+        self.g_start.clear();
+        self.addrs.clear();
+        self.clear_requests();
     }
 
     /// Groups in the chunk.

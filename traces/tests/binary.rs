@@ -311,6 +311,29 @@ fn fuzz_found_packed_shift_of_32_is_an_error_not_a_panic() {
 }
 
 #[test]
+fn a_chunk_that_fails_to_decode_leaves_no_groups() {
+    // a chunk reused after a good decode, then given one whose payload is corrupt (its
+    // checksum matches)
+    let good = to_bytes(&sample(), 100);
+    let bad =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fuzz_packed_shift32.bsim")).unwrap();
+    let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
+    for lazy in [false, true] {
+        let mut r = Reader::new(&good[..], "good.bsim", None).unwrap();
+        assert!(r.next_chunk(&mut raw).unwrap());
+        raw.decode(&mut chunk).unwrap();
+        assert!(chunk.groups() > 0 && chunk.records() > 0);
+        let mut r = Reader::new(&bad[..], "bad.bsim", None).unwrap();
+        assert!(r.next_chunk(&mut raw).unwrap());
+        let e = if lazy { raw.decode_lazy(&mut chunk) } else { raw.decode(&mut chunk) };
+        assert!(matches!(e, Err(BinaryError::Corrupt { .. })), "{e:?}");
+        assert_eq!((chunk.groups(), chunk.records()), (0, 0), "lazy {lazy}");
+        chunk.split(32).unwrap();
+        assert_eq!(chunk.len(), 0);
+    }
+}
+
+#[test]
 fn text_is_not_binary_and_a_future_version_is_refused() {
     let e = parse_err(b"block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n");
     assert!(matches!(e, BinaryError::Magic { .. }), "{e}");

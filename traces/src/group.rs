@@ -160,10 +160,7 @@ impl Requests {
                 h.line = h.line.min(line);
                 h.count += 1;
             } else {
-                if out.heads.last().is_none_or(|h| h.block != r.block) {
-                    out.block_starts.push(out.heads.len());
-                }
-                out.heads.push(Head {
+                out.push_head(Head {
                     block: r.block,
                     warp,
                     step: r.step,
@@ -248,10 +245,7 @@ impl Requests {
         debug_assert_eq!(lanes.len(), addrs.len());
         debug_assert!(lanes.windows(2).all(|w| w[0] < w[1]));
         debug_assert!(self.heads.last().is_none_or(|h| (h.block, h.warp, h.step) < (block, warp, step)));
-        if self.heads.last().is_none_or(|h| h.block != block) {
-            self.block_starts.push(self.heads.len());
-        }
-        self.heads.push(Head {
+        self.push_head(Head {
             block,
             warp,
             step,
@@ -272,6 +266,16 @@ impl Requests {
         }
         self.lanes.extend_from_slice(lanes);
         self.addrs.extend_from_slice(addrs);
+    }
+}
+
+impl Requests {
+    /// Appends a request's header, noting where a new block starts.
+    fn push_head(&mut self, h: Head) {
+        if self.heads.last().is_none_or(|p| p.block != h.block) {
+            self.block_starts.push(self.heads.len());
+        }
+        self.heads.push(h);
     }
 }
 

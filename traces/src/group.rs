@@ -267,9 +267,7 @@ impl Requests {
         self.lanes.extend_from_slice(lanes);
         self.addrs.extend_from_slice(addrs);
     }
-}
 
-impl Requests {
     /// Appends a request's header, noting where a new block starts.
     fn push_head(&mut self, h: Head) {
         if self.heads.last().is_none_or(|p| p.block != h.block) {

@@ -474,7 +474,7 @@ pub(crate) fn access_problem(hw: &Hardware, op: Op, addr: u32, bytes: u8) -> Opt
             hw.smem_per_sm, hw.name
         ));
     }
-    (addr % bytes as u32 != 0).then(|| {
+    (!addr.is_multiple_of(bytes as u32)).then(|| {
         format!(
             "misaligned {bytes}-byte {op} at address {addr:#x}: shared-memory accesses must be aligned to their width \
              (the GPU raises a misaligned-address fault)"

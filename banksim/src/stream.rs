@@ -129,7 +129,7 @@ fn accesses_fit(hw: &Hardware, r: &MaskedRequest<'_>) -> bool {
             let span = (63 - r.mask.leading_zeros() - r.mask.trailing_zeros()) as i64;
             let last = first as i64 + stride * span;
             let (lo, hi) = (first.min(last as u32), first.max(last as u32));
-            hi as u64 + b <= end && lo as u64 % b == 0 && (span == 0 || stride % b as i64 == 0)
+            hi as u64 + b <= end && (lo as u64).is_multiple_of(b) && (span == 0 || stride % b as i64 == 0)
         }
         LaneAddrs::Listed(addrs) => {
             let (mut hi, mut or) = (0u32, 0u32);
@@ -137,7 +137,7 @@ fn accesses_fit(hw: &Hardware, r: &MaskedRequest<'_>) -> bool {
                 hi = hi.max(a);
                 or |= a;
             }
-            hi as u64 + b <= end && or as u64 % b == 0
+            hi as u64 + b <= end && (or as u64).is_multiple_of(b)
         }
     }
 }

@@ -67,12 +67,12 @@ impl Layout {
         let elems = shape.rows * shape.cols;
         match *self {
             Layout::Identity => true,
-            Layout::Pad { elems: p } => (p * shape.elem) % width.max(shape.elem) == 0,
+            Layout::Pad { elems: p } => (p * shape.elem).is_multiple_of(width.max(shape.elem)),
             Layout::Swizzle { bits, base, shift } => {
                 bits > 0
                     && shift >= bits
                     && base + bits + shift <= 31
-                    && elems % (1 << (base + bits)) == 0
+                    && elems.is_multiple_of(1 << (base + bits))
                     && elems >= 1 << (base + bits + shift)
                     && (1 << base) * shape.elem >= width
             }

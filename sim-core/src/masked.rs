@@ -157,11 +157,15 @@ impl BankModel {
     ///
     /// `req.mask` must be non-zero and below the warp size; `Listed` must hold one
     /// address per active lane.
-    #[inline]
+    #[inline(always)]
     pub fn evaluate_masked(&mut self, req: &MaskedRequest<'_>) -> Outcome {
         debug_assert!(req.mask != 0 && (self.hw.warp == 64 || req.mask >> self.hw.warp == 0));
         match req.addrs {
             LaneAddrs::Listed(addrs) => {
+                if let Some(lanes) = contiguous_lanes(req.mask) {
+                    // (no scratch to take)
+                    return self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
+                }
                 let mut s = self.memo.scratch.take().expect("scratch put back");
                 let lanes = lanes_of(req.mask, &mut s.lanes);
                 debug_assert_eq!(lanes.len(), addrs.len());
@@ -251,14 +255,22 @@ pub fn affine_addrs(first: u32, stride: u32, mask: u64, dst: &mut [u32]) {
     }
 }
 
+/// The lane numbers of `mask` (not empty) where they are contiguous: a slice of
+/// [`LANE_NUMBERS`].
+#[inline]
+fn contiguous_lanes(mask: u64) -> Option<&'static [u16]> {
+    let (tz, n) = (mask.trailing_zeros() as usize, mask.count_ones() as usize);
+    ((mask >> tz).wrapping_add(1) & (mask >> tz) == 0).then(|| &LANE_NUMBERS[tz..tz + n])
+}
+
 /// The lane numbers of `mask`, ascending: a slice of [`LANE_NUMBERS`] where they are
 /// contiguous, else written into `buf`.
 #[inline]
 fn lanes_of(mask: u64, buf: &mut [u16; 64]) -> &[u16] {
-    let (tz, n) = (mask.trailing_zeros() as usize, mask.count_ones() as usize);
-    if (mask >> tz).wrapping_add(1) & (mask >> tz) == 0 {
-        return &LANE_NUMBERS[tz..tz + n];
+    if let Some(lanes) = contiguous_lanes(mask) {
+        return lanes;
     }
+    let n = mask.count_ones() as usize;
     let mut m = mask;
     for b in buf.iter_mut().take(n) {
         *b = m.trailing_zeros() as u16;

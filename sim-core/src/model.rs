@@ -115,6 +115,8 @@ struct Fast {
     hash_shift: u32,
     /// Whether [`avx2::units`] may run (the CPU has AVX2).
     avx2: bool,
+    /// Whether [`avx512::units`] may run (the CPU has AVX-512 and GFNI; only with `avx2`).
+    avx512: bool,
 }
 
 /// What the fast path does with requests of one op and width.
@@ -195,6 +197,7 @@ impl Fast {
             gen: 1,
             hash_shift: 32 - size.trailing_zeros(),
             avx2: simd_available(),
+            avx512: simd_available() && avx512_available(),
         }))
     }
 
@@ -271,16 +274,7 @@ impl Fast {
                 if span <= banks_log2 && gmask < 64 && n <= 32 && lanes[0] >> shift == lanes[n - 1] >> shift {
                     let (a, s) = (bytes - 1, serialize);
                     // SAFETY: `SIMD` is set only in `evaluate_avx2`.
-                    let w = unsafe {
-                        match n {
-                            8 => avx2::units::<1, true>(addrs, a, unit_shift, gmask, s),
-                            16 => avx2::units::<2, true>(addrs, a, unit_shift, gmask, s),
-                            32 => avx2::units::<4, true>(addrs, a, unit_shift, gmask, s),
-                            ..=7 => avx2::units::<1, false>(addrs, a, unit_shift, gmask, s),
-                            9..=15 => avx2::units::<2, false>(addrs, a, unit_shift, gmask, s),
-                            _ => avx2::units::<4, false>(addrs, a, unit_shift, gmask, s),
-                        }
-                    };
+                    let w = unsafe { units_simd(self.avx512, addrs, a, unit_shift, gmask, s) };
                     if let Some(w) = w {
                         return Some(Outcome { wavefronts: w, ideal: 1 });
                     }
@@ -479,6 +473,14 @@ impl Fast {
     }
 }
 
+/// Whether this CPU runs the AVX-512 kernel (besides the AVX2 ones).
+fn avx512_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return avx512::available();
+    #[cfg(not(target_arch = "x86_64"))]
+    return false;
+}
+
 /// Whether this CPU runs the SIMD kernels.
 fn simd_available() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -529,6 +531,17 @@ impl BankModel {
     pub fn without_simd(mut self) -> BankModel {
         if let Some(f) = &mut self.fast {
             f.avx2 = false;
+            f.avx512 = false;
+        }
+        self
+    }
+
+    /// The same model without the AVX-512 kernel (the AVX2 ones where the CPU has them),
+    /// for tests that compare the kernels.
+    #[doc(hidden)]
+    pub fn without_avx512(mut self) -> BankModel {
+        if let Some(f) = &mut self.fast {
+            f.avx512 = false;
         }
         self
     }
@@ -826,17 +839,9 @@ impl<const SIMD: bool> PhaseCost for Units<'_, SIMD> {
         let (a, u, g, s) = (self.align, self.unit_shift, self.gmask, self.serialize);
         #[cfg(target_arch = "x86_64")]
         if SIMD && g < 64 && addrs.len() <= 32 {
-            // SAFETY: `SIMD` is set only in `Fast::evaluate_avx2`.
-            let w = unsafe {
-                match addrs.len() {
-                    8 => avx2::units::<1, true>(addrs, a, u, g, s),
-                    16 => avx2::units::<2, true>(addrs, a, u, g, s),
-                    32 => avx2::units::<4, true>(addrs, a, u, g, s),
-                    ..=7 => avx2::units::<1, false>(addrs, a, u, g, s),
-                    9..=15 => avx2::units::<2, false>(addrs, a, u, g, s),
-                    _ => avx2::units::<4, false>(addrs, a, u, g, s),
-                }
-            };
+            // SAFETY: `SIMD` is set only in `Fast::evaluate_avx2`, `avx512` only where
+            // the CPU has it.
+            let w = unsafe { units_simd(self.f.avx512, addrs, a, u, g, s) };
             // `None`: an unaligned lane
             return w.unwrap_or_else(|| self.words(addrs));
         }
@@ -854,6 +859,39 @@ impl<const SIMD: bool> Units<'_, SIMD> {
     fn words(&mut self, addrs: &[u32]) -> u32 {
         let mask = self.bank_mask;
         phase_words(self.f, addrs, self.align + 1, self.f.word_shift, self.serialize, &|w| w & mask)
+    }
+}
+
+/// One phase of 1 to 32 lanes (`gmask < 64`) by the SIMD kernels: [`avx512::units`]
+/// where `avx512` and it decides, else [`avx2::units`]; `None` where a lane's address is
+/// not a multiple of `align + 1`.
+///
+/// # Safety
+/// Only for code compiled for AVX2 and POPCNT ([`Fast::evaluate_avx2`]); `avx512` only
+/// where [`avx512::available`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn units_simd(
+    avx512: bool,
+    addrs: &[u32],
+    align: u32,
+    unit_shift: u32,
+    gmask: u32,
+    serialize: bool,
+) -> Option<u32> {
+    let (a, u, g, s) = (align, unit_shift, gmask, serialize);
+    if avx512 && g < 32 && addrs.len() >= 2 {
+        if let Some(w) = avx512::units(addrs, a, u, g, s) {
+            return Some(w);
+        }
+    }
+    match addrs.len() {
+        8 => avx2::units::<1, true>(addrs, a, u, g, s),
+        16 => avx2::units::<2, true>(addrs, a, u, g, s),
+        32 => avx2::units::<4, true>(addrs, a, u, g, s),
+        ..=7 => avx2::units::<1, false>(addrs, a, u, g, s),
+        9..=15 => avx2::units::<2, false>(addrs, a, u, g, s),
+        _ => avx2::units::<4, false>(addrs, a, u, g, s),
     }
 }
 
@@ -1425,6 +1463,164 @@ mod avx2 {
             level -= 1;
         }
         Some(best)
+    }
+}
+
+/// The AVX-512 kernel of [`super::phase_units`] (AVX-512 F/BW/VL/VBMI/BITALG and GFNI):
+/// one phase of 2 to 32 lanes on at most 32 groups, counting lanes per group without a
+/// loop over lanes.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    /// Whether the CPU runs [`units`].
+    pub(super) fn available() -> bool {
+        is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vl")
+            && is_x86_feature_detected!("avx512vbmi")
+            && is_x86_feature_detected!("avx512bitalg")
+            && is_x86_feature_detected!("gfni")
+            && super::avx2::available()
+    }
+
+    /// `vpermb` indices that gather the lanes' group bitmasks (16 dwords, one per lane)
+    /// into 8 × 8 bit blocks: qword `4b + j` holds byte `j` (groups `8j..8j + 8`) of
+    /// lanes `8b..8b + 8`.
+    const BLOCKS: [u8; 64] = {
+        let mut idx = [0u8; 64];
+        let mut q = 0;
+        while q < 8 {
+            let (b, j) = (q / 4, q % 4);
+            let mut r = 0;
+            while r < 8 {
+                idx[q * 8 + r] = (4 * (8 * b + r) + j) as u8;
+                r += 1;
+            }
+            q += 1;
+        }
+        idx
+    };
+
+    /// [`super::phase_units`] for one phase of 2 to 32 lanes (`addrs`) and at most 32
+    /// groups (`gmask < 32`); `None` where it leaves the phase to [`super::avx2::units`]
+    /// (a lane not aligned to `align + 1`; a multicast phase whose busiest groups hold a
+    /// key twice, or more than 16 lanes between them).
+    ///
+    /// 1. addresses in arithmetic progression: the closed form ([`super::progression`]);
+    /// 2. each counted lane (for multicast, a lane repeating the previous lane's key is
+    ///    not counted) sets its group's bit in a 32-bit row; lanes per group are the
+    ///    column sums of that 32 × 32 bit matrix: cut into 8 × 8 blocks (`vpermb`), each
+    ///    block transposed (`gf2p8affineqb` with the identity), counted (`vpopcntb`) and
+    ///    the blocks of one group added;
+    /// 3. serialize, or no group with two lanes: the busiest group's count; multicast:
+    ///    that count where the busiest groups' keys are distinct.
+    ///
+    /// Branches depend on the shape of the request, not on its random data.
+    ///
+    /// # Safety
+    /// The CPU must have what [`available`] checks.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512bitalg,gfni,avx2,popcnt")]
+    pub(super) unsafe fn units(
+        addrs: &[u32],
+        align: u32,
+        unit_shift: u32,
+        gmask: u32,
+        serialize: bool,
+    ) -> Option<u32> {
+        let n = addrs.len();
+        debug_assert!((2..=32).contains(&n) && gmask < 32);
+        let live = u32::MAX >> (32 - n);
+        let (live_lo, live_hi) = (live as u16, (live >> 16) as u16);
+        let p = addrs.as_ptr() as *const i32;
+        let (a_lo, a_hi) = if n == 32 {
+            (_mm512_loadu_si512(p as *const _), _mm512_loadu_si512(p.add(16) as *const _))
+        } else {
+            // masked-off lanes are not read (and read as zero)
+            (_mm512_maskz_loadu_epi32(live_lo, p), _mm512_maskz_loadu_epi32(live_hi, p.wrapping_add(16)))
+        };
+        if _mm512_test_epi32_mask(_mm512_or_si512(a_lo, a_hi), _mm512_set1_epi32(align as i32)) != 0 {
+            return None;
+        }
+        // each lane's successor, and whether it is `d` further
+        let d = addrs[1].wrapping_sub(addrs[0]);
+        let dv = _mm512_set1_epi32(d as i32);
+        let zero = _mm512_setzero_si512();
+        let next_lo = _mm512_alignr_epi32::<1>(a_hi, a_lo);
+        let next_hi = _mm512_alignr_epi32::<1>(zero, a_hi);
+        let has_next = live >> 1;
+        let bad = (_mm512_cmpneq_epi32_mask(_mm512_sub_epi32(next_lo, a_lo), dv) as u32
+            | (_mm512_cmpneq_epi32_mask(_mm512_sub_epi32(next_hi, a_hi), dv) as u32) << 16)
+            & has_next;
+        if bad == 0 {
+            if let Some(w) = super::progression(addrs, d, unit_shift, gmask, serialize) {
+                return Some(w);
+            }
+        }
+        let sh = _mm_cvtsi32_si128(unit_shift as i32);
+        let (k_lo, k_hi) = (_mm512_srl_epi32(a_lo, sh), _mm512_srl_epi32(a_hi, sh));
+        // counted lanes: present and, for multicast, not a repeat of the previous key
+        let counted = if serialize {
+            live
+        } else {
+            let prev_lo = _mm512_alignr_epi32::<15>(k_lo, zero);
+            let prev_hi = _mm512_alignr_epi32::<15>(k_hi, k_lo);
+            let repeat = (_mm512_cmpeq_epi32_mask(k_lo, prev_lo) as u32
+                | (_mm512_cmpeq_epi32_mask(k_hi, prev_hi) as u32) << 16)
+                & !1;
+            live & !repeat
+        };
+        let gm = _mm512_set1_epi32(gmask as i32);
+        let (g_lo, g_hi) = (_mm512_and_si512(k_lo, gm), _mm512_and_si512(k_hi, gm));
+        let one = _mm512_set1_epi32(1);
+        let row_lo = _mm512_maskz_sllv_epi32(counted as u16, one, g_lo);
+        let row_hi = _mm512_maskz_sllv_epi32((counted >> 16) as u16, one, g_hi);
+        // lanes per group (byte `g` of `counts`)
+        let blocks = _mm512_loadu_si512(BLOCKS.as_ptr() as *const _);
+        let identity = _mm512_set1_epi64(0x8040_2010_0804_0201u64 as i64);
+        let t_lo = _mm512_gf2p8affine_epi64_epi8::<0>(identity, _mm512_permutexvar_epi8(blocks, row_lo));
+        let t_hi = _mm512_gf2p8affine_epi64_epi8::<0>(identity, _mm512_permutexvar_epi8(blocks, row_hi));
+        let s = _mm512_add_epi8(_mm512_popcnt_epi8(t_lo), _mm512_popcnt_epi8(t_hi));
+        let counts = _mm256_add_epi8(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64::<1>(s));
+        let x = _mm_max_epu8(_mm256_castsi256_si128(counts), _mm256_extracti128_si256::<1>(counts));
+        let x = _mm_max_epu8(x, _mm_srli_si128::<8>(x));
+        let x = _mm_max_epu8(x, _mm_srli_si128::<4>(x));
+        let x = _mm_max_epu8(x, _mm_srli_si128::<2>(x));
+        let x = _mm_max_epu8(x, _mm_srli_si128::<1>(x));
+        let top = _mm_cvtsi128_si32(x) as u32 & 0xFF;
+        if serialize || top == 1 {
+            return Some(top);
+        }
+        // Multicast: the answer is `top` where no two counted lanes of the busiest groups
+        // share a key (then each of those groups has `top` distinct keys, and no group
+        // can have more). Those lanes, at most 16 of them, go into one vector and are
+        // compared with its rotations by 1 to 8 (which meet every pair of lanes).
+        let busiest = _mm512_set1_epi32(_mm256_cmpeq_epi8_mask(counts, _mm256_set1_epi8(top as i8)) as i32);
+        let m_lo = _mm512_test_epi32_mask(row_lo, busiest);
+        let m_hi = _mm512_test_epi32_mask(row_hi, busiest);
+        let c_lo = m_lo.count_ones();
+        let c = c_lo + m_hi.count_ones();
+        if c > 16 {
+            return None;
+        }
+        let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let from_hi = _mm512_cmpge_epi32_mask(iota, _mm512_set1_epi32(c_lo as i32));
+        let idx = _mm512_mask_add_epi32(iota, from_hi, iota, _mm512_set1_epi32(16 - c_lo as i32));
+        let keys = _mm512_permutex2var_epi32(
+            _mm512_maskz_compress_epi32(m_lo, k_lo),
+            idx,
+            _mm512_maskz_compress_epi32(m_hi, k_hi),
+        );
+        let valid = (u32::MAX >> (32 - c)) as u16;
+        let fifteen = _mm512_set1_epi32(15);
+        let mut repeated = 0u16;
+        for r in 1..=8 {
+            // lane i against lane (i + r) mod 16, where both hold a key
+            let turn = _mm512_and_si512(_mm512_add_epi32(iota, _mm512_set1_epi32(r)), fifteen);
+            let pairs = valid & valid.rotate_right(r as u32);
+            repeated |= _mm512_mask_cmpeq_epi32_mask(pairs, keys, _mm512_permutexvar_epi32(turn, keys));
+        }
+        (repeated == 0).then_some(top)
     }
 }
 

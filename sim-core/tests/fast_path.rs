@@ -92,10 +92,12 @@ fn lanes_addrs(warp: u32, elems: &[Option<u32>]) -> (Vec<u16>, Vec<u32>) {
     elems[..warp as usize].iter().enumerate().filter_map(|(t, a)| a.map(|a| (t as u16, a))).unzip()
 }
 
-/// The three ways to evaluate a request on one hardware: the fast path (SIMD where the
-/// CPU has it), the fast path without SIMD, and the general path.
+/// The ways to evaluate a request on one hardware: the fast path (every SIMD kernel the
+/// CPU has: AVX-512, AVX2), the fast path without the AVX-512 kernel, the fast path
+/// without SIMD, and the general path.
 struct Paths {
     fast: BankModel,
+    avx2: BankModel,
     scalar: BankModel,
     general: BankModel,
 }
@@ -104,6 +106,7 @@ impl Paths {
     fn new(hw: &Hardware) -> Paths {
         Paths {
             fast: BankModel::new(hw),
+            avx2: BankModel::new(hw).without_avx512(),
             scalar: BankModel::new(hw).without_simd(),
             general: BankModel::new(hw),
         }
@@ -113,6 +116,7 @@ impl Paths {
     fn agree(&mut self, req: &WarpRequest) -> Result<sim_core::Outcome, TestCaseError> {
         let g = self.general.evaluate_general(req);
         prop_assert_eq!(self.fast.evaluate(req), g, "fast vs general: {:?}", req);
+        prop_assert_eq!(self.avx2.evaluate(req), g, "fast without AVX-512 vs general: {:?}", req);
         prop_assert_eq!(self.scalar.evaluate(req), g, "fast without SIMD vs general: {:?}", req);
         Ok(g)
     }
@@ -271,6 +275,17 @@ fn fast_path_known_answers() {
     assert_eq!(eval(&mut m, Op::Load, 4, &(0..32).map(|t| 4 * t + 2).collect::<Vec<_>>()), 2);
     // the same request again after a conflicted one: no scratch state left behind
     assert_eq!(eval(&mut m, Op::Load, 4, &stride(1, 4)), 1);
+    // Bank 0 gets 9 lanes but 8 distinct words: lane 8 repeats lane 0's word (not its
+    // neighbour's), and the busiest bank's lanes hold the repeat 8 apart; lanes 9 to 31
+    // take one bank each. Then one word missing from the busiest bank, and one more lane.
+    let mut crowded: Vec<u32> = (0..32).map(|t| if t < 8 { t * 128 } else { 4 * t }).collect();
+    crowded[8] = 0;
+    assert_eq!(eval(&mut m, Op::Load, 4, &crowded), 8);
+    assert_eq!(eval(&mut m, Op::Atomic, 4, &crowded), 9);
+    crowded[8] = 8 * 128;
+    assert_eq!(eval(&mut m, Op::Load, 4, &crowded), 9);
+    crowded[9] = 9 * 128;
+    assert_eq!(eval(&mut m, Op::Load, 4, &crowded), 10);
 }
 
 /// Affine requests: a lane mask (dense, a run, random or one lane), a stride (0,

@@ -232,7 +232,7 @@ pub fn dispatch_cycles(
     }
     let mut blocks = v.blocks;
     if let Some(t) = hw.timing.as_mut() {
-        if blocks >= sms && blocks % sms == 0 {
+        if blocks >= sms && blocks.is_multiple_of(sms) {
             blocks /= sms;
             t.sms = 1;
         }

@@ -90,7 +90,7 @@ pub fn write_blocks<W: Write>(
                 match class {
                     Class::Strided4 => {
                         bytes = 4;
-                        op = if round % 2 == 0 { Op::Load } else { Op::Store };
+                        op = if round.is_multiple_of(2) { Op::Load } else { Op::Store };
                         let stride = [1, 2, 3, 4, 8, 16, 32, 33][round as usize % 8];
                         let base = (block * 97 + step * 31) % 4096;
                         for (lane, a) in addrs.iter_mut().enumerate() {
@@ -109,9 +109,9 @@ pub fn write_blocks<W: Write>(
                         for (lane, a) in addrs.iter_mut().enumerate() {
                             let t = slice * 64 + lane as u32;
                             let k = round % 8;
-                            *a = if round % 2 == 0 {
+                            *a = if round.is_multiple_of(2) {
                                 // A tile: 64 rows of 32 floats (pitch 32 or 36), 8 float4 per row
-                                let pitch = if round % 4 == 0 { 32 } else { 36 };
+                                let pitch = if round.is_multiple_of(4) { 32 } else { 36 };
                                 (((t / 8) % 64) * pitch + (t % 8) * 4) * 4
                             } else {
                                 // B tile row k: lane pairs share a float4
@@ -121,7 +121,7 @@ pub fn write_blocks<W: Write>(
                     }
                     Class::Masked4 => {
                         bytes = 4;
-                        mask = if round % 2 == 0 {
+                        mask = if round.is_multiple_of(2) {
                             (rng.next() as u64) << 32 | rng.next() as u64
                         } else {
                             u64::MAX >> (63 - (block + step) % 48)

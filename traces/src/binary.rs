@@ -1290,7 +1290,7 @@ impl RawChunk {
 
     /// Decodes the chunk's groups into `out`, checking every field.
     pub fn decode(&self, out: &mut Chunk) -> Result<(), BinaryError> {
-        self.decode_with::<false>(out).inspect_err(|_| out.forget_groups())
+        self.decode_any::<false>(out).inspect_err(|_| out.forget_groups())
     }
 
     /// [`Self::decode`], but the addresses of affine groups (most strided and tiled
@@ -1298,7 +1298,27 @@ impl RawChunk {
     /// ([`Chunk::split`], [`Chunk::push_records`]); [`Chunk::for_each_masked`] hands them
     /// on as `first + stride × lane`. Every field is checked all the same.
     pub fn decode_lazy(&self, out: &mut Chunk) -> Result<(), BinaryError> {
-        self.decode_with::<true>(out).inspect_err(|_| out.forget_groups())
+        self.decode_any::<true>(out).inspect_err(|_| out.forget_groups())
+    }
+
+    /// [`Self::decode_with`], compiled with the POPCNT instruction where the CPU has it
+    /// (lane counts are on every group's path; without it each is a dozen instructions).
+    #[inline(always)]
+    fn decode_any<const LAZY: bool>(&self, out: &mut Chunk) -> Result<(), BinaryError> {
+        #[cfg(target_arch = "x86_64")]
+        if popcnt_available() {
+            // SAFETY: the CPU has POPCNT.
+            return unsafe { self.decode_popcnt::<LAZY>(out) };
+        }
+        self.decode_with::<LAZY>(out)
+    }
+
+    /// # Safety
+    /// The CPU must have POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn decode_popcnt<const LAZY: bool>(&self, out: &mut Chunk) -> Result<(), BinaryError> {
+        self.decode_with::<LAZY>(out)
     }
 
     /// Reads the payload that a reader with [`Reader::defer_payloads`] left to this (on
@@ -1755,6 +1775,12 @@ fn simd_available() -> bool {
     return false;
 }
 
+/// Whether the CPU has POPCNT.
+#[cfg(target_arch = "x86_64")]
+fn popcnt_available() -> bool {
+    std::arch::is_x86_feature_detected!("popcnt")
+}
+
 /// [`unpack`] for offsets of `B` bits (`0 < B < 24`, `shift + B <= 32`): each eight
 /// offsets are `B` bytes, read as one integer of up to 192 bits (with `B` a constant,
 /// every offset's position is one too). With `simd` (the CPU has AVX2): [`avx2::unpack`].
@@ -1958,6 +1984,42 @@ impl Chunk {
     pub fn for_each_masked<E>(
         &self,
         warp: u32,
+        f: impl FnMut(&MaskedWarp<'_>) -> Result<(), E>,
+    ) -> Result<bool, E>
+    where
+        E: From<BinaryError>,
+    {
+        #[cfg(target_arch = "x86_64")]
+        if popcnt_available() {
+            // SAFETY: the CPU has POPCNT.
+            return unsafe { self.for_each_masked_popcnt(warp, f) };
+        }
+        self.for_each_masked_with(warp, f)
+    }
+
+    /// [`Self::for_each_masked_with`] (and `f`, where it is inlined) with POPCNT (see
+    /// [`RawChunk::decode_any`]).
+    ///
+    /// # Safety
+    /// The CPU must have POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn for_each_masked_popcnt<E>(
+        &self,
+        warp: u32,
+        f: impl FnMut(&MaskedWarp<'_>) -> Result<(), E>,
+    ) -> Result<bool, E>
+    where
+        E: From<BinaryError>,
+    {
+        self.for_each_masked_with(warp, f)
+    }
+
+    /// See [`Self::for_each_masked`].
+    #[inline(always)]
+    fn for_each_masked_with<E>(
+        &self,
+        warp: u32,
         mut f: impl FnMut(&MaskedWarp<'_>) -> Result<(), E>,
     ) -> Result<bool, E>
     where
@@ -2008,6 +2070,27 @@ impl Chunk {
     /// Cuts the groups into warp requests of `warp` lanes, in (block, warp, step) order.
     /// Lanes of one request must agree on op and width.
     pub fn split(&mut self, warp: u32) -> Result<(), BinaryError> {
+        #[cfg(target_arch = "x86_64")]
+        if popcnt_available() {
+            // SAFETY: the CPU has POPCNT.
+            return unsafe { self.split_popcnt(warp) };
+        }
+        self.split_with(warp)
+    }
+
+    /// [`Self::split_with`] with POPCNT (see [`RawChunk::decode_any`]).
+    ///
+    /// # Safety
+    /// The CPU must have POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn split_popcnt(&mut self, warp: u32) -> Result<(), BinaryError> {
+        self.split_with(warp)
+    }
+
+    /// See [`Self::split`].
+    #[inline(always)]
+    fn split_with(&mut self, warp: u32) -> Result<(), BinaryError> {
         if !(warp.is_power_of_two() && warp <= SLICE_LANES) {
             return Err(BinaryError::WarpSize { warp });
         }

@@ -1533,14 +1533,17 @@ mod avx512 {
         let live = u32::MAX >> (32 - n);
         let (live_lo, live_hi) = (live as u16, (live >> 16) as u16);
         let p = addrs.as_ptr() as *const i32;
-        // Masked loads only where lanes are missing (masked-off lanes are not read, and
-        // read as zero): a masked 64-byte load that crosses a cache line is slow.
-        let a_lo =
-            if n >= 16 { _mm512_loadu_si512(p as *const _) } else { _mm512_maskz_loadu_epi32(live_lo, p) };
-        let a_hi = if n == 32 {
-            _mm512_loadu_si512(p.add(16) as *const _)
-        } else {
-            _mm512_maskz_loadu_epi32(live_hi, p.wrapping_add(16))
+        // Masked loads only where a vector is part-full (masked-off lanes are not read,
+        // and read as zero): a masked 64-byte load that crosses a cache line is slow.
+        let a_lo = match n {
+            16.. => _mm512_loadu_si512(p as *const _),
+            8 => _mm512_zextsi256_si512(_mm256_loadu_si256(p as *const __m256i)),
+            _ => _mm512_maskz_loadu_epi32(live_lo, p),
+        };
+        let a_hi = match n {
+            32 => _mm512_loadu_si512(p.add(16) as *const _),
+            ..=16 => _mm512_setzero_si512(),
+            _ => _mm512_maskz_loadu_epi32(live_hi, p.add(16)),
         };
         if _mm512_test_epi32_mask(_mm512_or_si512(a_lo, a_hi), _mm512_set1_epi32(align as i32)) != 0 {
             return None;

@@ -1984,47 +1984,13 @@ impl Chunk {
     pub fn for_each_masked<E>(
         &self,
         warp: u32,
-        f: impl FnMut(&MaskedWarp<'_>) -> Result<(), E>,
-    ) -> Result<bool, E>
-    where
-        E: From<BinaryError>,
-    {
-        #[cfg(target_arch = "x86_64")]
-        if popcnt_available() {
-            // SAFETY: the CPU has POPCNT.
-            return unsafe { self.for_each_masked_popcnt(warp, f) };
-        }
-        self.for_each_masked_with(warp, f)
-    }
-
-    /// [`Self::for_each_masked_with`] (and `f`, where it is inlined) with POPCNT (see
-    /// [`RawChunk::decode_any`]).
-    ///
-    /// # Safety
-    /// The CPU must have POPCNT.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt")]
-    unsafe fn for_each_masked_popcnt<E>(
-        &self,
-        warp: u32,
-        f: impl FnMut(&MaskedWarp<'_>) -> Result<(), E>,
-    ) -> Result<bool, E>
-    where
-        E: From<BinaryError>,
-    {
-        self.for_each_masked_with(warp, f)
-    }
-
-    /// See [`Self::for_each_masked`].
-    #[inline(always)]
-    fn for_each_masked_with<E>(
-        &self,
-        warp: u32,
         mut f: impl FnMut(&MaskedWarp<'_>) -> Result<(), E>,
     ) -> Result<bool, E>
     where
         E: From<BinaryError>,
     {
+        // (not compiled with POPCNT as the decoder is: `f`, inlined into such a copy,
+        // ran the bank model a quarter slower)
         if !(warp.is_power_of_two() && warp <= SLICE_LANES) {
             return Err(BinaryError::WarpSize { warp }.into());
         }

@@ -1,0 +1,15 @@
+#!/bin/bash
+# Before (runner_base: d50618a) and after (runner: the AVX-512 kernel, POPCNT decoder), alternating
+# rounds; then the table of the new runner. (run from .gl/ copies, beside the runners)
+cd "$(dirname "$0")/.."
+echo "== cpu"; lscpu | grep -E "Model name|^CPU\(s\)"; grep -o -w 'avx512f\|avx512bw\|avx512vl\|avx512vbmi\|avx512_bitalg\|gfni\|avx512_vpopcntdq' /proc/cpuinfo | sort -u | tr '\n' ' '; echo
+for r in 1 2 3 4 5 6; do
+    for x in runner_base runner; do
+        c=$(.gl/$x --reps 10 --only classes | grep -o "[0-9.]* M warp" | cut -d' ' -f1 | tr '\n' ' ')
+        f=$(.gl/$x --reps 10 --only file --threads 1 | grep -o "[0-9.]* M warp" | cut -d' ' -f1 | tr '\n' ' ')
+        e=$(.gl/$x --reps 10 --only engine --threads 1,16 | grep -o "[0-9.]* M warp" | cut -d' ' -f1 | tr '\n' ' ')
+        echo "round $r $x: classes (strided random gemm masked) $c | decode, decode-split, decode+model $f | engine 1,16 $e"
+    done
+done
+echo "== table (runner, new)"
+.gl/runner --reps 5 --threads 1,2,4,8,16

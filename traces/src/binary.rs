@@ -1360,15 +1360,6 @@ impl RawChunk {
         self.verify()?;
         out.name = self.name.clone();
         out.offset = self.offset;
-        out.g_block.clear();
-        out.g_slice.clear();
-        out.g_step.clear();
-        out.g_mask.clear();
-        out.g_code.clear();
-        out.g_gap.clear();
-        out.g_wait.clear();
-        out.g_start.clear();
-        out.g_affine.clear();
         out.lazy = LAZY;
         out.per_lane = false;
         out.lane_code.clear();
@@ -1376,8 +1367,10 @@ impl RawChunk {
         out.lane_wait.clear();
         out.clear_requests();
         let n = self.groups as usize;
-        // the group columns are sized up front and written by index (pushes would
-        // store nine lengths a group)
+        // The group columns are sized up front and written by index (pushes would store
+        // nine lengths a group). They are not cleared first: every group's entry in each
+        // is written below (or the chunk is an error and forgets its groups), and
+        // resizing zeroes only what a column grows by.
         out.g_block.resize(n, 0);
         out.g_slice.resize(n, 0);
         out.g_step.resize(n, 0);

@@ -1503,7 +1503,14 @@ impl RawChunk {
                     c_attr.pos -= 1;
                     return Err(corrupt(c_attr, &format!("invalid op/width code {code:#04x}")));
                 }
-                let (gap, wait) = gap_wait(c_gap)?;
+                // (the common case, a one-byte gap and no waits, inline)
+                let (gap, wait) = match c_gap.data.get(c_gap.pos) {
+                    Some(&b) if b < 0x80 && !waits => {
+                        c_gap.pos += 1;
+                        (b as u32, 0)
+                    }
+                    _ => gap_wait(c_gap)?,
+                };
                 g_wait[gi] = wait;
                 gap
             };

@@ -1906,6 +1906,12 @@ mod avx2 {
             // SAFETY: step g reads bytes g × B .. g × B + high + 16 of `buf`, inside it
             // (g < 8, B < 24, high < 12).
             let v = step(buf.as_ptr().add(g * B));
+            if d.len() == 8 {
+                max = _mm256_max_epu32(max, v);
+                // SAFETY: `d` holds the eight lanes stored.
+                _mm256_storeu_si256(d.as_mut_ptr().cast(), _mm256_add_epi32(v, base));
+                continue;
+            }
             let real = _mm256_cmpgt_epi32(_mm256_set1_epi32(d.len() as i32), iota);
             max = _mm256_max_epu32(max, _mm256_and_si256(v, real));
             let mut lanes = [0u32; 8];

@@ -1,9 +1,9 @@
 #!/bin/bash
-# Before (runner_base: d50618a) and after (runner: the AVX-512 kernel, POPCNT decoder, plain for_each_masked), alternating
+# Before (runner_base: d50618a) and after (runner: this session's last build), alternating
 # rounds; then the table of the new runner. (run from .gl/ copies, beside the runners)
 cd "$(dirname "$0")/.."
 echo "== cpu"; lscpu | grep -E "Model name|^CPU\(s\)"; grep -o -w 'avx512f\|avx512bw\|avx512vl\|avx512vbmi\|avx512_bitalg\|gfni\|avx512_vpopcntdq' /proc/cpuinfo | sort -u | tr '\n' ' '; echo
-for r in 1 2 3 4 5 6; do
+for r in 1 2 3 4 5 6 7 8; do
     for x in runner_base runner; do
         c=$(.gl/$x --reps 10 --only classes | grep -o "[0-9.]* M warp" | cut -d' ' -f1 | tr '\n' ' ')
         f=$(.gl/$x --reps 10 --only file --threads 1 | grep -o "[0-9.]* M warp" | cut -d' ' -f1 | tr '\n' ' ')

@@ -72,7 +72,7 @@ fn simulate_chunk(
         if threads_per_block.is_some_and(|n| w.warp * hw.warp + last_lane >= n) || !accesses_fit(hw, r) {
             return Err(Amiss);
         }
-        summary.add(r.op, r.mask.count_ones() as usize, s.model.evaluate_masked(r));
+        summary.add(r.op, r.lanes(), s.model.evaluate_masked(r));
         requests += 1;
         Ok(())
     });

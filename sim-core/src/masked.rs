@@ -56,6 +56,17 @@ pub struct MaskedRequest<'a> {
     pub addrs: LaneAddrs<'a>,
 }
 
+impl MaskedRequest<'_> {
+    /// Active lanes (the length of a `Listed` request's addresses, without counting).
+    #[inline]
+    pub fn lanes(&self) -> usize {
+        match self.addrs {
+            LaneAddrs::Listed(a) => a.len(),
+            LaneAddrs::Affine { .. } => self.mask.count_ones() as usize,
+        }
+    }
+}
+
 /// Lane numbers 0..64; requests with contiguous lanes borrow a slice of it.
 pub const LANE_NUMBERS: [u16; 64] = {
     let mut a = [0u16; 64];
@@ -167,7 +178,7 @@ impl BankModel {
         debug_assert!(req.mask != 0 && (self.hw.warp == 64 || req.mask >> self.hw.warp == 0));
         match req.addrs {
             LaneAddrs::Listed(addrs) => {
-                if let Some(lanes) = contiguous_lanes(req.mask) {
+                if let Some(lanes) = contiguous_lanes(req.mask, addrs.len()) {
                     // (no scratch to take)
                     return self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
                 }
@@ -255,22 +266,23 @@ pub fn affine_addrs(first: u32, stride: u32, mask: u64, dst: &mut [u32]) {
     }
 }
 
-/// The lane numbers of `mask` (not empty) where they are contiguous: a slice of
-/// [`LANE_NUMBERS`].
+/// The `n` lane numbers of `mask` (`n` its count of ones, at least one) where they are
+/// contiguous: a slice of [`LANE_NUMBERS`].
 #[inline]
-fn contiguous_lanes(mask: u64) -> Option<&'static [u16]> {
-    let (tz, n) = (mask.trailing_zeros() as usize, mask.count_ones() as usize);
-    ((mask >> tz).wrapping_add(1) & (mask >> tz) == 0).then(|| &LANE_NUMBERS[tz..tz + n])
+fn contiguous_lanes(mask: u64, n: usize) -> Option<&'static [u16]> {
+    debug_assert!(n >= 1 && n == mask.count_ones() as usize);
+    let tz = mask.trailing_zeros() as usize;
+    (mask >> tz == u64::MAX >> (64 - n)).then(|| &LANE_NUMBERS[tz..tz + n])
 }
 
 /// The lane numbers of `mask`, ascending: a slice of [`LANE_NUMBERS`] where they are
 /// contiguous, else written into `buf`.
 #[inline]
 fn lanes_of(mask: u64, buf: &mut [u16; 64]) -> &[u16] {
-    if let Some(lanes) = contiguous_lanes(mask) {
+    let n = mask.count_ones() as usize;
+    if let Some(lanes) = contiguous_lanes(mask, n) {
         return lanes;
     }
-    let n = mask.count_ones() as usize;
     let mut m = mask;
     for b in buf.iter_mut().take(n) {
         *b = m.trailing_zeros() as u16;

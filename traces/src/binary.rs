@@ -2016,9 +2016,12 @@ impl Chunk {
                 if mask == 0 {
                     continue;
                 }
-                let n = mask.count_ones();
                 let addrs = if a.stride == NOT_AFFINE {
-                    LaneAddrs::Listed(&self.addrs[skip as usize..(skip + n) as usize])
+                    // (only a listed group's warps need their lane counts)
+                    let n = mask.count_ones();
+                    let listed = &self.addrs[skip as usize..(skip + n) as usize];
+                    skip += n;
+                    LaneAddrs::Listed(listed)
                 } else {
                     let lane = low + mask.trailing_zeros() - l0;
                     LaneAddrs::Affine {
@@ -2026,7 +2029,6 @@ impl Chunk {
                         stride: a.stride,
                     }
                 };
-                skip += n;
                 let request = MaskedRequest { op, bytes, mask, addrs };
                 f(&MaskedWarp {
                     block: self.g_block[g],

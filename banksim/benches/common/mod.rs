@@ -191,7 +191,7 @@ pub fn simulate_chunk(
     let mut n = 0u64;
     let masked = chunk.for_each_masked(warp, |w| {
         let r = &w.request;
-        summary.add(r.op, r.mask.count_ones() as usize, model.evaluate_masked(r));
+        summary.add(r.op, r.lanes(), model.evaluate_masked(r));
         n += 1;
         Ok::<_, BinaryError>(())
     })?;

@@ -205,11 +205,32 @@ impl Fast {
     #[inline]
     fn evaluate(&mut self, hw: &Hardware, dense: &mut [u32], req: &WarpRequest<'_>) -> Option<Outcome> {
         #[cfg(target_arch = "x86_64")]
+        if self.avx512 {
+            // SAFETY: `self.avx512` is set only where `avx512::available()`.
+            return unsafe { self.evaluate_avx512(hw, dense, req) };
+        }
+        #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: `self.avx2` is set only where `avx2::available()`.
             return unsafe { self.evaluate_avx2(hw, dense, req) };
         }
         self.evaluate_scalar(hw, dense, req)
+    }
+
+    /// [`Self::evaluate_with`] compiled for AVX-512 as well, so that [`avx512::units`] is
+    /// inlined into it.
+    ///
+    /// # Safety
+    /// The CPU must have what [`avx512::available`] checks.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512bitalg,gfni,avx2,popcnt")]
+    unsafe fn evaluate_avx512(
+        &mut self,
+        hw: &Hardware,
+        dense: &mut [u32],
+        req: &WarpRequest<'_>,
+    ) -> Option<Outcome> {
+        self.evaluate_with::<true>(hw, dense, req)
     }
 
     /// [`Self::evaluate_with`] without SIMD kernels (out of line, so that
@@ -1520,6 +1541,7 @@ mod avx512 {
     ///
     /// # Safety
     /// The CPU must have what [`available`] checks.
+    #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512bitalg,gfni,avx2,popcnt")]
     pub(super) unsafe fn units(
         addrs: &[u32],

@@ -1623,9 +1623,15 @@ mod avx512 {
         // share a key (then each of those groups has `top` distinct keys, and no group
         // can have more). Those lanes, at most 16 of them, go into one vector and are
         // compared with its rotations by 1 to 8 (which meet every pair of lanes).
-        let busiest = _mm512_set1_epi32(_mm256_cmpeq_epi8_mask(counts, _mm256_set1_epi8(top as i8)) as i32);
-        let m_lo = _mm512_test_epi32_mask(row_lo, busiest);
-        let m_hi = _mm512_test_epi32_mask(row_hi, busiest);
+        // (each lane's group count looked up by `vpermb`, and `top` broadcast from the
+        // vector: no round trip through general registers on the way)
+        let low_byte = _mm512_set1_epi32(0xFF);
+        let top_v = _mm512_and_si512(_mm512_broadcastb_epi8(x), low_byte);
+        let counts_z = _mm512_zextsi256_si512(counts);
+        let count_lo = _mm512_and_si512(_mm512_permutexvar_epi8(g_lo, counts_z), low_byte);
+        let count_hi = _mm512_and_si512(_mm512_permutexvar_epi8(g_hi, counts_z), low_byte);
+        let m_lo = _mm512_mask_cmpeq_epi32_mask(counted as u16, count_lo, top_v);
+        let m_hi = _mm512_mask_cmpeq_epi32_mask((counted >> 16) as u16, count_hi, top_v);
         let c_lo = m_lo.count_ones();
         let c = c_lo + m_hi.count_ones();
         if c > 16 {

@@ -1588,21 +1588,22 @@ mod avx512 {
         let sh = _mm_cvtsi32_si128(unit_shift as i32);
         let (k_lo, k_hi) = (_mm512_srl_epi32(a_lo, sh), _mm512_srl_epi32(a_hi, sh));
         // counted lanes: present and, for multicast, not a repeat of the previous key
-        let counted = if serialize {
-            live
+        // (as two 16-lane masks straight from the comparisons)
+        let (counted_lo, counted_hi) = if serialize {
+            (live_lo, live_hi)
         } else {
             let prev_lo = _mm512_alignr_epi32::<15>(k_lo, zero);
             let prev_hi = _mm512_alignr_epi32::<15>(k_hi, k_lo);
-            let repeat = (_mm512_cmpeq_epi32_mask(k_lo, prev_lo) as u32
-                | (_mm512_cmpeq_epi32_mask(k_hi, prev_hi) as u32) << 16)
-                & !1;
-            live & !repeat
+            (
+                _mm512_mask_cmpneq_epi32_mask(live_lo, k_lo, prev_lo) | (live_lo & 1),
+                _mm512_mask_cmpneq_epi32_mask(live_hi, k_hi, prev_hi),
+            )
         };
         let gm = _mm512_set1_epi32(gmask as i32);
         let (g_lo, g_hi) = (_mm512_and_si512(k_lo, gm), _mm512_and_si512(k_hi, gm));
         let one = _mm512_set1_epi32(1);
-        let row_lo = _mm512_maskz_sllv_epi32(counted as u16, one, g_lo);
-        let row_hi = _mm512_maskz_sllv_epi32((counted >> 16) as u16, one, g_hi);
+        let row_lo = _mm512_maskz_sllv_epi32(counted_lo, one, g_lo);
+        let row_hi = _mm512_maskz_sllv_epi32(counted_hi, one, g_hi);
         // lanes per group (byte `g` of `counts`)
         let blocks = _mm512_loadu_si512(BLOCKS.as_ptr() as *const _);
         let identity = _mm512_set1_epi64(0x8040_2010_0804_0201u64 as i64);
@@ -1630,8 +1631,8 @@ mod avx512 {
         let counts_z = _mm512_zextsi256_si512(counts);
         let count_lo = _mm512_and_si512(_mm512_permutexvar_epi8(g_lo, counts_z), low_byte);
         let count_hi = _mm512_and_si512(_mm512_permutexvar_epi8(g_hi, counts_z), low_byte);
-        let m_lo = _mm512_mask_cmpeq_epi32_mask(counted as u16, count_lo, top_v);
-        let m_hi = _mm512_mask_cmpeq_epi32_mask((counted >> 16) as u16, count_hi, top_v);
+        let m_lo = _mm512_mask_cmpeq_epi32_mask(counted_lo, count_lo, top_v);
+        let m_hi = _mm512_mask_cmpeq_epi32_mask(counted_hi, count_hi, top_v);
         let c_lo = m_lo.count_ones();
         let c = c_lo + m_hi.count_ones();
         if c > 16 {

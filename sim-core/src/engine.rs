@@ -246,7 +246,11 @@ pub struct EngineReport {
 }
 
 /// Runs `work` on `hw`. Uses the current rayon thread pool.
-pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<EngineReport, EngineError> {
+pub fn run<W: Workload + ?Sized>(
+    hw: &Hardware,
+    work: &W,
+    opts: &EngineOptions,
+) -> Result<EngineReport, EngineError> {
     let timing = hw.timing.clone().ok_or_else(|| EngineError::NoTiming { hardware: hw.name.clone() })?;
     let (blocks, threads, smem) = scan(work, hw.warp, opts);
     let warps_per_block = threads.div_ceil(hw.warp).max(1);
@@ -317,7 +321,7 @@ pub fn run(hw: &Hardware, work: &dyn Workload, opts: &EngineOptions) -> Result<E
 /// Each block's request range, and the threads and shared-memory bytes of a block
 /// (given in `opts`, or the most any block uses): one parallel pass over the workload
 /// (over block ids only, where the workload knows its extent).
-fn scan(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (Vec<(usize, usize)>, u32, u32) {
+fn scan<W: Workload + ?Sized>(work: &W, warp: u32, opts: &EngineOptions) -> (Vec<(usize, usize)>, u32, u32) {
     const CHUNK: usize = 1 << 12;
     let n = work.len();
     let known = work.extent(warp);
@@ -369,9 +373,9 @@ fn scan(work: &dyn Workload, warp: u32, opts: &EngineOptions) -> (Vec<(usize, us
     (ranges(&starts), opts.threads_per_block.unwrap_or(threads), opts.smem_per_block.unwrap_or(smem))
 }
 
-struct Ctx<'a> {
+struct Ctx<'a, W: ?Sized> {
     timing: &'a Timing,
-    work: &'a dyn Workload,
+    work: &'a W,
     opts: &'a EngineOptions,
     blocks: &'a [(usize, usize)],
     warps_per_block: u32,
@@ -400,7 +404,7 @@ struct Dispatch {
 
 impl Dispatch {
     /// One round; `false` if no SM waits for a block.
-    fn round(&mut self, ctx: &Ctx<'_>, sms: &mut [Sm], next: &mut usize) -> bool {
+    fn round<W: Workload + ?Sized>(&mut self, ctx: &Ctx<'_, W>, sms: &mut [Sm], next: &mut usize) -> bool {
         let mut waiting: Vec<(Cycle, usize)> =
             sms.iter().enumerate().filter_map(|(i, sm)| Some((sm.run.waiting_since?, i))).collect();
         let Some(&(t0, _)) = waiting.iter().min() else { return false };
@@ -786,7 +790,7 @@ impl Sm {
         self.run.free_slots -= 1;
     }
 
-    fn launch(&mut self, ctx: &Ctx<'_>, block: usize, at: Cycle) {
+    fn launch<W: Workload + ?Sized>(&mut self, ctx: &Ctx<'_, W>, block: usize, at: Cycle) {
         let at = at.max(self.run.next_launch);
         self.run.next_launch = at + ctx.timing.block_launch_cycles as Cycle;
         let slot = self.run.slots.iter().position(Option::is_none).expect("a free slot");
@@ -814,7 +818,7 @@ impl Sm {
 
     /// Processes events until a block completes while more blocks wait to be dispatched
     /// (then `waiting_since` is set), or until no events are left.
-    fn advance(&mut self, ctx: &Ctx<'_>, more_blocks: bool) {
+    fn advance<W: Workload + ?Sized>(&mut self, ctx: &Ctx<'_, W>, more_blocks: bool) {
         for (block, at) in std::mem::take(&mut self.to_launch) {
             self.launch(ctx, block, at);
         }
@@ -846,7 +850,7 @@ impl Sm {
         }
     }
 
-    fn on_ready(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
+    fn on_ready<W: Workload + ?Sized>(&mut self, ctx: &Ctx<'_, W>, at: Cycle, slot: usize, node: u32) {
         let res = self.run.slots[slot].as_ref().expect("resident block");
         let step = res.plan.steps[node as usize];
         let s = res.plan.warps[step.warp as usize].scheduler as usize;
@@ -868,7 +872,15 @@ impl Sm {
 
     /// From `at` (the current cycle), the warp on scheduler `s` does `work` cycles of
     /// other work (holding the scheduler for its share) and then issues `node`.
-    fn work_then_issue(&mut self, ctx: &Ctx<'_>, at: Cycle, s: usize, work: u32, slot: usize, node: u32) {
+    fn work_then_issue<W: Workload + ?Sized>(
+        &mut self,
+        ctx: &Ctx<'_, W>,
+        at: Cycle,
+        s: usize,
+        work: u32,
+        slot: usize,
+        node: u32,
+    ) {
         let start = at.max(self.run.sched_free[s]);
         self.run.stats.stalls.issue += start - at;
         self.run.sched_free[s] = start + held(ctx.timing, work) + ctx.timing.issue_cycles as Cycle;
@@ -882,14 +894,14 @@ impl Sm {
     }
 
     /// The rest of a request's gap after its `wait`, once the data it needs is back.
-    fn on_resume(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
+    fn on_resume<W: Workload + ?Sized>(&mut self, ctx: &Ctx<'_, W>, at: Cycle, slot: usize, node: u32) {
         let res = self.run.slots[slot].as_ref().expect("resident block");
         let step = res.plan.steps[node as usize];
         let s = res.plan.warps[step.warp as usize].scheduler as usize;
         self.work_then_issue(ctx, at, s, step.gap - step.wait.min(step.gap), slot, node);
     }
 
-    fn on_issue(&mut self, ctx: &Ctx<'_>, at: Cycle, slot: usize, node: u32) {
+    fn on_issue<W: Workload + ?Sized>(&mut self, ctx: &Ctx<'_, W>, at: Cycle, slot: usize, node: u32) {
         let t = ctx.timing;
         let res = self.run.slots[slot].as_mut().expect("resident block");
         let step = res.plan.steps[node as usize];
@@ -1007,7 +1019,12 @@ fn held(t: &Timing, gap: u32) -> Cycle {
 
 /// The plan of one block launched into `slot`: one pass over its requests, each
 /// evaluated by the bank model on the way.
-fn build_plan(ctx: &Ctx<'_>, model: &mut BankModel, block: usize, slot: usize) -> BlockPlan {
+fn build_plan<W: Workload + ?Sized>(
+    ctx: &Ctx<'_, W>,
+    model: &mut BankModel,
+    block: usize,
+    slot: usize,
+) -> BlockPlan {
     let (start, end) = ctx.blocks[block];
     let mut plan = BlockPlan {
         first: start as u32,

@@ -2298,10 +2298,12 @@ impl<'a> Iterator for ChunkRequests<'a> {
 impl ExactSizeIterator for ChunkRequests<'_> {}
 
 impl sim_core::engine::Workload for Chunk {
+    #[inline]
     fn len(&self) -> usize {
         self.reqs.len()
     }
 
+    #[inline]
     fn request(&self, i: usize) -> sim_core::engine::EngineRequest<'_> {
         self.get(i).engine_request()
     }

@@ -78,6 +78,7 @@ impl<'a> RequestRef<'a> {
     }
 
     /// The request as the cycle engine sees it.
+    #[inline]
     pub fn engine_request(&self) -> sim_core::engine::EngineRequest<'a> {
         sim_core::engine::EngineRequest {
             block: self.block,
@@ -196,6 +197,7 @@ impl Requests {
     }
 
     /// Request `i`.
+    #[inline]
     pub fn get(&self, i: usize) -> RequestRef<'_> {
         let h = self.heads[i];
         let (s, e) = (h.start as usize, h.start as usize + h.count as usize);
@@ -277,11 +279,14 @@ impl Requests {
     }
 }
 
+// (inlined into the engine, which is generic over its workload)
 impl sim_core::engine::Workload for Requests {
+    #[inline]
     fn len(&self) -> usize {
         self.heads.len()
     }
 
+    #[inline]
     fn request(&self, i: usize) -> sim_core::engine::EngineRequest<'_> {
         self.get(i).engine_request()
     }

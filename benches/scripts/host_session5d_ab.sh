@@ -1,5 +1,5 @@
 #!/bin/bash
-# Before (runner_base: d50618a) and after (runner: this session's last build), alternating
+# Before (runner_base: d50618a) and after (runner: this session's last build, 9cd97cc), alternating
 # rounds; then the table of the new runner. (run from .gl/ copies, beside the runners)
 cd "$(dirname "$0")/.."
 echo "== cpu"; lscpu | grep -E "Model name|^CPU\(s\)"; grep -o -w 'avx512f\|avx512bw\|avx512vl\|avx512vbmi\|avx512_bitalg\|gfni\|avx512_vpopcntdq' /proc/cpuinfo | sort -u | tr '\n' ' '; echo

@@ -261,7 +261,7 @@ impl Fast {
     }
 
     /// The fast path, with the SIMD kernels where `SIMD` (which only
-    /// [`Self::evaluate_avx2`] sets).
+    /// [`Self::evaluate_avx2`] and [`Self::evaluate_avx512`] set).
     #[inline(always)]
     fn evaluate_with<const SIMD: bool>(
         &mut self,
@@ -294,7 +294,7 @@ impl Fast {
                 let gmask = mask >> span;
                 if span <= banks_log2 && gmask < 64 && n <= 32 && lanes[0] >> shift == lanes[n - 1] >> shift {
                     let (a, s) = (bytes - 1, serialize);
-                    // SAFETY: `SIMD` is set only in `evaluate_avx2`.
+                    // SAFETY: `SIMD` is set only in `evaluate_avx2` and `evaluate_avx512`.
                     let w = unsafe { units_simd(self.avx512, addrs, a, unit_shift, gmask, s) };
                     if let Some(w) = w {
                         return Some(Outcome { wavefronts: w, ideal: 1 });
@@ -304,7 +304,7 @@ impl Fast {
                     && n == 32
                     && lanes[31] == 31
                     && (shift == 3 || shift == 4)
-                    // SAFETY: `SIMD` is set only in `evaluate_avx2`; 32 lanes.
+                    // SAFETY: `SIMD` is set only in `evaluate_avx2` and `evaluate_avx512`; 32 lanes.
                     && unsafe { avx2::conflict_free_32(addrs, bytes - 1, unit_shift, gmask, shift, serialize) }
                 {
                     // a full warp in phases of 8 or 16 lanes, each conflict-free
@@ -418,7 +418,7 @@ impl Fast {
             let Some(pm) = &hw.load_pair_merge else { return false };
             // a loop, not `any`: a closure would not be compiled for AVX2
             for &m in &pm.masks {
-                // SAFETY: `SIMD` is set only in `evaluate_avx2`; 32 lanes; every mask is
+                // SAFETY: `SIMD` is set only in the AVX2 and AVX-512 builds; 32 lanes; every mask is
                 // below the warp size (validated).
                 if unsafe { avx2::pairs_equal(req.addrs, m) } {
                     return true;
@@ -860,7 +860,7 @@ impl<const SIMD: bool> PhaseCost for Units<'_, SIMD> {
         let (a, u, g, s) = (self.align, self.unit_shift, self.gmask, self.serialize);
         #[cfg(target_arch = "x86_64")]
         if SIMD && g < 64 && addrs.len() <= 32 {
-            // SAFETY: `SIMD` is set only in `Fast::evaluate_avx2`, `avx512` only where
+            // SAFETY: `SIMD` is set only in the AVX2 and AVX-512 builds, `avx512` only where
             // the CPU has it.
             let w = unsafe { units_simd(self.f.avx512, addrs, a, u, g, s) };
             // `None`: an unaligned lane
@@ -888,7 +888,8 @@ impl<const SIMD: bool> Units<'_, SIMD> {
 /// not a multiple of `align + 1`.
 ///
 /// # Safety
-/// Only for code compiled for AVX2 and POPCNT ([`Fast::evaluate_avx2`]); `avx512` only
+/// Only for code compiled for AVX2 and POPCNT ([`Fast::evaluate_avx2`] or
+/// [`Fast::evaluate_avx512`]); `avx512` only
 /// where [`avx512::available`].
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]

@@ -1,9 +1,11 @@
 #!/bin/bash
-# Before (runner_base: d50618a) and after (runner: the AVX-512 kernel), alternating
-# rounds; then the table of the new runner. (run from .gl/ copies, beside the runners)
+# Before (runner_base: d50618a) and after (runner: a later build), ROUNDS alternating
+# rounds (default 8; the first call of session 5 ran 5, the later ones 6 and 8); then the
+# table of the new runner. Run from a copy in .gl/, beside the two stripped runners.
 cd "$(dirname "$0")/.."
+rounds=${1:-8}
 echo "== cpu"; lscpu | grep -E "Model name|^CPU\(s\)"; grep -o -w 'avx512f\|avx512bw\|avx512vl\|avx512vbmi\|avx512_bitalg\|gfni\|avx512_vpopcntdq' /proc/cpuinfo | sort -u | tr '\n' ' '; echo
-for r in 1 2 3 4 5; do
+for r in $(seq "$rounds"); do
     for x in runner_base runner; do
         c=$(.gl/$x --reps 10 --only classes | grep -o "[0-9.]* M warp" | cut -d' ' -f1 | tr '\n' ' ')
         f=$(.gl/$x --reps 10 --only file --threads 1 | grep -o "[0-9.]* M warp" | cut -d' ' -f1 | tr '\n' ' ')

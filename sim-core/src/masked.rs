@@ -183,8 +183,7 @@ impl BankModel {
                     return self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
                 }
                 let mut s = self.memo.scratch.take().expect("scratch put back");
-                let lanes = lanes_of(req.mask, &mut s.lanes);
-                debug_assert_eq!(lanes.len(), addrs.len());
+                let lanes = write_lanes(req.mask, addrs.len(), &mut s.lanes);
                 let out = self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
                 self.memo.scratch = Some(s);
                 out
@@ -280,9 +279,16 @@ fn contiguous_lanes(mask: u64, n: usize) -> Option<&'static [u16]> {
 #[inline]
 fn lanes_of(mask: u64, buf: &mut [u16; 64]) -> &[u16] {
     let n = mask.count_ones() as usize;
-    if let Some(lanes) = contiguous_lanes(mask, n) {
-        return lanes;
+    match contiguous_lanes(mask, n) {
+        Some(lanes) => lanes,
+        None => write_lanes(mask, n, buf),
     }
+}
+
+/// The `n` lane numbers of `mask` (`n` its count of ones), ascending, written into `buf`.
+#[inline]
+fn write_lanes(mask: u64, n: usize, buf: &mut [u16; 64]) -> &[u16] {
+    debug_assert_eq!(n, mask.count_ones() as usize);
     let mut m = mask;
     for b in buf.iter_mut().take(n) {
         *b = m.trailing_zeros() as u16;

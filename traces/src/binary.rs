@@ -1425,17 +1425,23 @@ impl RawChunk {
         }
         // a gap and, in a file with waits, its wait (+ 1, 0 for none; at most the gap)
         let waits = self.waits;
-        let gap_wait = |c: &mut Col<'_>| -> Result<(u32, u32), BinaryError> {
-            let gap = small!(c, "gap");
-            if !waits {
-                return Ok((gap, 0));
-            }
-            let w = u32_of(c, "wait")?;
-            if w > 0 && w - 1 > gap {
-                return Err(corrupt(c, &format!("wait {} beyond its gap {gap}", w - 1)));
-            }
-            Ok((gap, w))
-        };
+        // (a macro, not a closure, so that the common case, a one-byte gap and no waits,
+        // is inline)
+        macro_rules! gap_wait {
+            ($c:expr) => {{
+                let c: &mut Col<'_> = $c;
+                let gap = small!(c, "gap");
+                if waits {
+                    let w = u32_of(c, "wait")?;
+                    if w > 0 && w - 1 > gap {
+                        return Err(corrupt(c, &format!("wait {} beyond its gap {gap}", w - 1)));
+                    }
+                    (gap, w)
+                } else {
+                    (gap, 0)
+                }
+            }};
+        }
         let (g_block, g_slice, g_step, g_mask) =
             (&mut out.g_block[..n], &mut out.g_slice[..n], &mut out.g_step[..n], &mut out.g_mask[..n]);
         let (g_code, g_gap, g_wait, g_start, g_affine) = (
@@ -1492,7 +1498,7 @@ impl RawChunk {
                         return Err(corrupt(c_attr, &format!("invalid op/width code {c:#04x}")));
                     }
                     out.lane_code.push(c);
-                    let (gap, wait) = gap_wait(c_gap)?;
+                    let (gap, wait) = gap_wait!(c_gap);
                     out.lane_gap.push(gap);
                     out.lane_wait.push(wait);
                 }
@@ -1503,14 +1509,7 @@ impl RawChunk {
                     c_attr.pos -= 1;
                     return Err(corrupt(c_attr, &format!("invalid op/width code {code:#04x}")));
                 }
-                // (the common case, a one-byte gap and no waits, inline)
-                let (gap, wait) = match c_gap.data.get(c_gap.pos) {
-                    Some(&b) if b < 0x80 && !waits => {
-                        c_gap.pos += 1;
-                        (b as u32, 0)
-                    }
-                    _ => gap_wait(c_gap)?,
-                };
+                let (gap, wait) = gap_wait!(c_gap);
                 g_wait[gi] = wait;
                 gap
             };

@@ -197,7 +197,8 @@ impl Fast {
             gen: 1,
             hash_shift: 32 - size.trailing_zeros(),
             avx2: simd_available(),
-            avx512: simd_available() && avx512_available(),
+            // (`avx512::available` includes the AVX2 check)
+            avx512: avx512_available(),
         }))
     }
 

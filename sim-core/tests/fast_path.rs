@@ -93,10 +93,12 @@ fn lanes_addrs(warp: u32, elems: &[Option<u32>]) -> (Vec<u16>, Vec<u32>) {
 }
 
 /// The ways to evaluate a request on one hardware: the fast path (every SIMD kernel the
-/// CPU has: AVX-512, AVX2), the fast path without the AVX-512 kernel, the fast path
-/// without SIMD, and the general path.
+/// CPU has: AVX-512, AVX2; the AVX-512 kernel's conflict detection where the CPU's is
+/// fast), the fast path with AVX-512 but without conflict detection, the fast path
+/// without the AVX-512 kernel, the fast path without SIMD, and the general path.
 struct Paths {
     fast: BankModel,
+    rotations: BankModel,
     avx2: BankModel,
     scalar: BankModel,
     general: BankModel,
@@ -106,16 +108,23 @@ impl Paths {
     fn new(hw: &Hardware) -> Paths {
         Paths {
             fast: BankModel::new(hw),
+            rotations: BankModel::new(hw).without_conflict_detection(),
             avx2: BankModel::new(hw).without_avx512(),
             scalar: BankModel::new(hw).without_simd(),
             general: BankModel::new(hw),
         }
     }
 
-    /// The request's outcome, failing (naming the request) unless all three agree.
+    /// The request's outcome, failing (naming the request) unless all paths agree.
     fn agree(&mut self, req: &WarpRequest) -> Result<sim_core::Outcome, TestCaseError> {
         let g = self.general.evaluate_general(req);
         prop_assert_eq!(self.fast.evaluate(req), g, "fast vs general: {:?}", req);
+        prop_assert_eq!(
+            self.rotations.evaluate(req),
+            g,
+            "fast without conflict detection vs general: {:?}",
+            req
+        );
         prop_assert_eq!(self.avx2.evaluate(req), g, "fast without AVX-512 vs general: {:?}", req);
         prop_assert_eq!(self.scalar.evaluate(req), g, "fast without SIMD vs general: {:?}", req);
         Ok(g)
@@ -253,7 +262,13 @@ proptest! {
 #[test]
 fn fast_path_known_answers() {
     let hw = sim_core::presets_for_tests::h100_like();
-    let mut m = BankModel::new(&hw);
+    // (with the CPU's kernels, and without the AVX-512 kernel's conflict detection)
+    for m in [BankModel::new(&hw), BankModel::new(&hw).without_conflict_detection()] {
+        known_answers(m);
+    }
+}
+
+fn known_answers(mut m: BankModel) {
     let lanes: Vec<u16> = (0..32).collect();
     let eval = |m: &mut BankModel, op, bytes, addrs: &[u32]| {
         m.evaluate(&WarpRequest { op, bytes, lanes: &lanes, addrs }).wavefronts
@@ -286,6 +301,20 @@ fn fast_path_known_answers() {
     assert_eq!(eval(&mut m, Op::Load, 4, &crowded), 9);
     crowded[9] = 9 * 128;
     assert_eq!(eval(&mut m, Op::Load, 4, &crowded), 10);
+    // Repeats across the halves of the warp: lanes 0 to 15 on 16 words of bank 0, lane
+    // 20 repeating lane 10's word and lane 29 lane 13's (each quarter of the upper half
+    // against the second quarter of the lower one), lane 24 lane 0's (against the first);
+    // the other lanes one bank each.
+    let mut halves: Vec<u32> = (0..32).map(|t| if t < 16 { t * 128 } else { 4 * t }).collect();
+    (halves[20], halves[29], halves[24]) = (10 * 128, 13 * 128, 0);
+    assert_eq!(eval(&mut m, Op::Load, 4, &halves), 16);
+    assert_eq!(eval(&mut m, Op::Atomic, 4, &halves), 19);
+    halves[29] = 16 * 128;
+    assert_eq!(eval(&mut m, Op::Load, 4, &halves), 17);
+    // and within the upper half: lane 31 repeating lane 29's new word
+    halves[31] = 16 * 128;
+    assert_eq!(eval(&mut m, Op::Load, 4, &halves), 17);
+    assert_eq!(eval(&mut m, Op::Atomic, 4, &halves), 20);
 }
 
 /// Affine requests: a lane mask (dense, a run, random or one lane), a stride (0,

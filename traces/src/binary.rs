@@ -2396,4 +2396,41 @@ mod tests {
             }
         }
     }
+
+    /// `Col::varint` reads back what `put_varint` wrote, for every length (one to ten
+    /// bytes), at a column's end and followed by more bytes; truncated and overlong
+    /// varints are `None`.
+    #[test]
+    fn varints_read_back_at_every_length() {
+        let mut values = vec![0u64, 1, 0x7F, 0x80, 0x3FFF, 0x4000, u64::MAX, u64::MAX >> 1, 1 << 63];
+        values.extend((0..64).flat_map(|k| [(1u64 << k) - 1, 1 << k, (1 << k) + 1]));
+        values.extend((0..64).map(|k| 0x9E37_79B9_7F4A_7C15u64.rotate_left(k) >> k));
+        let read = |bytes: &[u8]| {
+            let mut c = super::Col { data: bytes, pos: 0, at: 0, index: 0 };
+            let v = c.varint();
+            (v, c.pos)
+        };
+        for &v in &values {
+            let mut bytes = Vec::new();
+            super::put_varint(&mut bytes, v);
+            let len = bytes.len();
+            assert_eq!(len, super::varint_len(v));
+            // at the end of the column, then followed by more bytes
+            assert_eq!(read(&bytes), (Some(v), len), "{v:#x} alone");
+            let mut padded = bytes.clone();
+            padded.extend([0x80, 0xFF, 0x01, 0x7F, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]);
+            assert_eq!(read(&padded), (Some(v), len), "{v:#x} followed by more");
+            // cut short: the last byte still says "more"
+            if len > 1 {
+                assert_eq!(read(&bytes[..len - 1]).0, None, "{v:#x} truncated");
+            }
+        }
+        // eleven bytes, or a tenth byte above 1, do not fit in 64 bits
+        for bad in [vec![0x80; 10], vec![0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02]] {
+            let mut padded = bad.clone();
+            padded.extend([0u8; 8]);
+            assert_eq!(read(&bad).0, None, "{bad:?}");
+            assert_eq!(read(&padded).0, None, "{bad:?} followed by more");
+        }
+    }
 }

@@ -1532,11 +1532,11 @@ mod avx512 {
             && super::avx2::available()
     }
 
-    /// Whether the CPU's conflict detection (`vpconflictd`) is fast enough for
-    /// [`units`] to find a multicast phase's repeated keys with it: on AMD's (Zen 4 and
-    /// later, the only AMD cores with AVX-512) a 32-lane phase took 9.4 ns this way
-    /// against 22.6 ns with the rotations; on an Intel Xeon 50 ns against 28 ns (the
-    /// instruction is microcoded there), so Intel keeps the rotations.
+    /// Whether the CPU's conflict detection (`vpconflictd`) is fast enough for [`units`]
+    /// to find a multicast phase's repeated keys with it. On an AMD EPYC (Zen 4 and later
+    /// are the AMD cores with AVX-512) the kernel took 9.4 ns for a random 32-lane phase
+    /// this way against 22.6 ns with the rotations; on an Intel Xeon 50 ns against 28 ns
+    /// (the instruction is microcoded there), so Intel keeps the rotations.
     pub(super) fn conflict_is_fast() -> bool {
         let id = __cpuid(0);
         // the vendor string "AuthenticAMD" in EBX, EDX, ECX

@@ -1,9 +1,11 @@
 #!/bin/bash
-# Before (runner_base: 2dddf33, the end of session 5) and after (runner: a later build),
-# ROUNDS alternating rounds (default 6); then the table of the new runner on 1 and 16
-# threads. Run from a copy in .gl/, beside the two stripped runners.
+# Before (runner_base) and after (runner: a later build): ROUNDS alternating rounds
+# (default 8), then the new runner's table on TABLE_THREADS (default 1,2,4,8,16). Run
+# from a copy in .gl/, beside the two stripped runners. Session 5 ran it with d50618a as
+# the base (5, 6 and 8 rounds); session 6 with 2dddf33 as `host_ab.sh 6 1,16`.
 cd "$(dirname "$0")/.."
-rounds=${1:-6}
+rounds=${1:-8}
+table=${2:-1,2,4,8,16}
 echo "== cpu"; lscpu | grep -E "Model name|^CPU\(s\)"; grep -o -w 'avx512f\|avx512bw\|avx512vl\|avx512vbmi\|avx512_bitalg\|gfni\|avx512_vpopcntdq\|avx512cd' /proc/cpuinfo | sort -u | tr '\n' ' '; echo
 for r in $(seq "$rounds"); do
     for x in runner_base runner; do
@@ -14,4 +16,4 @@ for r in $(seq "$rounds"); do
     done
 done
 echo "== table (runner, new)"
-.gl/runner --reps 5 --threads 1,16
+.gl/runner --reps 5 --threads "$table"

@@ -562,32 +562,30 @@ impl BankModel {
     /// The same model without the SIMD kernels (for tests that compare them with the
     /// scalar code).
     #[doc(hidden)]
-    pub fn without_simd(mut self) -> BankModel {
-        if let Some(f) = &mut self.fast {
-            f.avx2 = false;
-            f.avx512 = false;
-            f.conflict = false;
-        }
-        self
+    pub fn without_simd(self) -> BankModel {
+        self.limit_kernels(false, false, false)
     }
 
     /// The same model without the AVX-512 kernel (the AVX2 ones where the CPU has them),
     /// for tests that compare the kernels.
     #[doc(hidden)]
-    pub fn without_avx512(mut self) -> BankModel {
-        if let Some(f) = &mut self.fast {
-            f.avx512 = false;
-            f.conflict = false;
-        }
-        self
+    pub fn without_avx512(self) -> BankModel {
+        self.limit_kernels(true, false, false)
     }
 
     /// The same model with the AVX-512 kernel (where the CPU has it) but without its
     /// conflict detection, for tests that compare the kernels.
     #[doc(hidden)]
-    pub fn without_conflict_detection(mut self) -> BankModel {
+    pub fn without_conflict_detection(self) -> BankModel {
+        self.limit_kernels(true, true, false)
+    }
+
+    /// Turns off the kernels not allowed (a kernel the CPU lacks stays off).
+    fn limit_kernels(mut self, avx2: bool, avx512: bool, conflict: bool) -> BankModel {
         if let Some(f) = &mut self.fast {
-            f.conflict = false;
+            f.avx2 &= avx2;
+            f.avx512 &= avx512;
+            f.conflict &= conflict;
         }
         self
     }

@@ -8,7 +8,7 @@
 //! later block is read. Memory is a batch of text and the blocks still open.
 
 use anyhow::{bail, Result};
-use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest};
+use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest, SliceOutcome};
 use std::path::Path;
 use traces::binary::{Chunk, RawChunk, Reader};
 use traces::{block_runs, Record, Requests, Trace};
@@ -64,16 +64,31 @@ fn simulate_chunk(
     // lane beyond the block, an address beyond shared memory or misaligned) and chunks
     // with per-lane attributes take the request-by-request path below, which finds the
     // first problem in (block, warp, step) order and says what it is.
+    // Whole slices go through the model's memo of slices; the loop over a slice's
+    // warps is here, not in the model (see `BankModel::recall_slice`).
     let mut summary = Summary::default();
     let mut requests = 0;
-    let fine = s.chunk.for_each_masked(hw.warp, |w| {
+    let model = &mut s.model;
+    let fine = s.chunk.for_each_slice(|w| {
         let r = &w.request;
         let last_lane = 63 - r.mask.leading_zeros();
-        if threads_per_block.is_some_and(|n| w.warp * hw.warp + last_lane >= n) || !accesses_fit(hw, r) {
+        if threads_per_block.is_some_and(|n| w.slice * 64 + last_lane >= n) || !accesses_fit(hw, r) {
             return Err(Amiss);
         }
-        summary.add(r.op, r.lanes(), s.model.evaluate_masked(r));
-        requests += 1;
+        let o = match model.recall_slice(r) {
+            Ok(o) => o,
+            Err(ticket) => {
+                let mut o = SliceOutcome::default();
+                r.warps(hw.warp, |_, q| {
+                    o.add(model.evaluate_masked(q));
+                    Ok::<_, Amiss>(())
+                })?;
+                model.remember_slice(ticket, r, o);
+                o
+            }
+        };
+        summary.add_slice(r.op, r.lanes(), o);
+        requests += o.requests as u64;
         Ok(())
     });
     if let Ok(true) = fine {

@@ -43,6 +43,7 @@ mod masked;
 mod model;
 mod op;
 pub mod replicate;
+mod slice;
 pub mod stats;
 mod timing;
 
@@ -51,6 +52,7 @@ pub use mapping::BankMapping;
 pub use masked::{affine_addrs, LaneAddrs, MaskedRequest, LANE_NUMBERS};
 pub use model::{BankModel, Cell, Outcome, WarpRequest};
 pub use op::{is_valid_width, width_index, Op, WIDTHS};
+pub use slice::{SliceOutcome, SliceTicket};
 pub use timing::{gap_issue_fraction, Timing};
 
 /// Hardware descriptions for doctests and unit tests. The real presets are RON files in

@@ -134,7 +134,7 @@ impl Memo {
 
 /// Bytes `P` by which every address of a request can move without changing its
 /// outcome on `hw`, if it fits in 31 bits.
-fn period_bytes(hw: &Hardware) -> Option<u32> {
+pub(crate) fn period_bytes(hw: &Hardware) -> Option<u32> {
     let banks = hw.banks as u64;
     let words = match hw.mapping {
         BankMapping::Linear => banks,

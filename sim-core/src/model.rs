@@ -16,6 +16,7 @@ use crate::hardware::{Hardware, SameWord};
 use crate::mapping::BankMapping;
 use crate::masked::Memo;
 use crate::op::Op;
+use crate::slice::SliceMemo;
 
 /// One warp request: the active lanes of one warp at one step, all with the same op and
 /// width. Lanes are ascending and unique; `addrs[i]` is the byte address of `lanes[i]`.
@@ -83,6 +84,8 @@ pub struct BankModel {
     fast: Option<Box<Fast>>,
     /// Outcomes of affine requests ([`Self::evaluate_masked`]), made at the first one.
     pub(crate) memo: Memo,
+    /// Outcomes of whole slices ([`Self::evaluate_slice`]), made at the first one.
+    pub(crate) slices: SliceMemo,
 }
 
 /// Scratch and tables of the fast path (see [`BankModel::evaluate`]).
@@ -556,6 +559,7 @@ impl BankModel {
             bank_cap: 0,
             fast: Fast::new(hw),
             memo: Memo::new(hw),
+            slices: SliceMemo::new(hw),
         }
     }
 

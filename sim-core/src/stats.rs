@@ -2,6 +2,7 @@
 
 use crate::model::Outcome;
 use crate::op::Op;
+use crate::slice::SliceOutcome;
 
 /// Totals for one operation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,6 +29,16 @@ impl OpTotals {
         self.conflicts += o.conflicts() as u64;
     }
 
+    /// Adds the warp requests of one slice (`lanes` active lanes in all).
+    #[inline]
+    pub fn add_slice(&mut self, lanes: usize, o: SliceOutcome) {
+        self.requests += o.requests as u64;
+        self.lanes += lanes as u64;
+        self.wavefronts += o.wavefronts as u64;
+        self.ideal += o.ideal as u64;
+        self.conflicts += o.conflicts as u64;
+    }
+
     /// Adds another total.
     pub fn merge(&mut self, other: &OpTotals) {
         self.requests += other.requests;
@@ -49,6 +60,12 @@ impl Summary {
     /// Adds one request's outcome.
     pub fn add(&mut self, op: Op, lanes: usize, o: Outcome) {
         self.by_op[op as usize].add(lanes, o);
+    }
+
+    /// Adds the outcome of one slice's warp requests ([`crate::BankModel::evaluate_slice`]).
+    #[inline]
+    pub fn add_slice(&mut self, op: Op, lanes: usize, o: SliceOutcome) {
+        self.by_op[op as usize].add_slice(lanes, o);
     }
 
     /// Totals of one op.

@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use sim_core::{
     BankMapping, BankModel, Hardware, LaneAddrs, MaskedRequest, Op, PairMerge, PhaseLanes, SameWord,
-    WarpRequest,
+    SliceOutcome, WarpRequest,
 };
 
 fn pow2_upto_64() -> impl Strategy<Value = u32> {
@@ -421,6 +421,117 @@ proptest! {
                         let got = m.evaluate_masked(&MaskedRequest { op, bytes, mask, addrs: listed });
                         prop_assert_eq!(got, want, "listed {:?}", req);
                     }
+                }
+            }
+        }
+    }
+}
+
+/// A slice: width, op, 64-lane mask, the stride of an affine slice (`None`: listed),
+/// and one address per active lane.
+type SliceCase = (u8, Op, u64, Option<i64>, Vec<u32>);
+
+/// The summed outcome of a 64-lane slice's warp requests on the general path.
+fn general_slice(general: &mut BankModel, op: Op, bytes: u8, mask: u64, addrs: &[u32]) -> SliceOutcome {
+    let warp = general.hardware().warp;
+    let kmask = u64::MAX >> (64 - warp);
+    let (mut out, mut k) = (SliceOutcome::default(), 0);
+    for j in 0..64 / warp {
+        let m = (mask >> (j * warp)) & kmask;
+        let lanes: Vec<u16> = (0..warp as u16).filter(|l| m >> l & 1 == 1).collect();
+        if lanes.is_empty() {
+            continue;
+        }
+        let a = &addrs[k..k + lanes.len()];
+        k += lanes.len();
+        out.add(general.evaluate_general(&WarpRequest { op, bytes, lanes: &lanes, addrs: a }));
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    /// `evaluate_slice` and `recall_slice` + `remember_slice` (with the memo of slices)
+    /// give the sum of the general path's outcomes over a slice's warps, for affine and
+    /// listed slices, each seen three times at each place (a slice enters the memo the
+    /// second time, so the third is a hit) and moved around (hits where the move is a
+    /// multiple of the period, misses elsewhere), with the usual tables and with tables
+    /// of one entry.
+    #[test]
+    fn slices_equal_the_sum_of_their_warps(
+        hw in hardware(),
+        slices in prop::collection::vec(affine_request(), 1..6),
+        listed in prop::collection::vec(request(), 0..4),
+    ) {
+        hw.validate().map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
+        let mut models = [BankModel::new(&hw), BankModel::new(&hw).with_slice_entries(1)];
+        let mut split = [BankModel::new(&hw), BankModel::new(&hw).with_slice_entries(1)];
+        let mut general = BankModel::new(&hw);
+        // (first, stride) forms and listed forms of every slice
+        let mut cases: Vec<SliceCase> = Vec::new();
+        for (bytes, op, mask, stride, first, moves) in slices {
+            let lanes: Vec<i64> = (0..64).filter(|l| mask >> l & 1 == 1).collect();
+            for at in std::iter::once(first).chain(moves.iter().map(|m| first + m)) {
+                let addrs: Vec<u32> = lanes.iter().map(|&l| (at as i64 + stride * (l - lanes[0])) as u32).collect();
+                cases.push((bytes, op, mask, Some(stride), addrs.clone()));
+                cases.push((bytes, op, mask, None, addrs));
+            }
+        }
+        for (bytes, op, elems) in listed {
+            let mask = elems.iter().enumerate().fold(0u64, |m, (l, a)| m | (a.is_some() as u64) << l);
+            let addrs: Vec<u32> = elems.iter().flatten().copied().collect();
+            if mask != 0 {
+                for shift in [0u32, 128, 4096, 4] {
+                    // (every access below 2^32, as binary traces guarantee)
+                    let moved: Option<Vec<u32>> = addrs
+                        .iter()
+                        .map(|&a| a.checked_add(shift).filter(|&a| a as u64 + bytes as u64 <= 1 << 32))
+                        .collect();
+                    cases.extend(moved.map(|moved| (bytes, op, mask, None, moved)));
+                }
+                // the same first lanes, then a last lane on the first lane's word or on
+                // another word of its bank (a slice that only the whole key tells apart)
+                if addrs.len() > 4 {
+                    let row = hw.banks * hw.bank_bytes;
+                    for last in [addrs[0], addrs[0].wrapping_add(row)] {
+                        let mut other = addrs.clone();
+                        *other.last_mut().unwrap() = last;
+                        if last as u64 + bytes as u64 <= 1 << 32 {
+                            cases.push((bytes, op, mask, None, addrs.clone()));
+                            cases.push((bytes, op, mask, None, other));
+                        }
+                    }
+                }
+            }
+        }
+        for (bytes, op, mask, stride, addrs) in &cases {
+            let (bytes, op, mask) = (*bytes, *op, *mask);
+            let want = general_slice(&mut general, op, bytes, mask, addrs);
+            let form = match stride {
+                Some(stride) => LaneAddrs::Affine { first: addrs[0], stride: *stride },
+                None => LaneAddrs::Listed(addrs),
+            };
+            let req = MaskedRequest { op, bytes, mask, addrs: form };
+            for _ in 0..3 {
+                for m in &mut models {
+                    prop_assert_eq!(m.evaluate_slice(&req), want, "{:?}", req);
+                }
+                for m in &mut split {
+                    let got = match m.recall_slice(&req) {
+                        Ok(o) => o,
+                        Err(ticket) => {
+                            let mut o = SliceOutcome::default();
+                            let warp = m.hardware().warp;
+                            req.warps(warp, |_, r| {
+                                o.add(m.evaluate_masked(r));
+                                Ok::<_, ()>(())
+                            }).unwrap();
+                            m.remember_slice(ticket, &req, o);
+                            o
+                        }
+                    };
+                    prop_assert_eq!(got, want, "recall/remember {:?}", req);
                 }
             }
         }

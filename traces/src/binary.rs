@@ -1976,6 +1976,38 @@ impl Chunk {
         }
     }
 
+    /// Calls `f` with every group of the chunk as one slice request: its 64-lane mask and
+    /// either `first + stride × lane` (affine groups, whose addresses a lazy decode did
+    /// not write out) or the list of its addresses, the form
+    /// [`sim_core::BankModel::evaluate_slice`] takes ([`MaskedRequest::warps`] cuts it
+    /// into warp requests). Slices come in (block, slice, step) order.
+    ///
+    /// Returns `Ok(false)`, calling `f` for nothing, where some group has per-lane
+    /// attributes (whose lanes may disagree on op or width): then [`Chunk::split`] is the
+    /// way. Stops at `f`'s first error.
+    #[inline]
+    pub fn for_each_slice<E>(&self, mut f: impl FnMut(&MaskedSlice<'_>) -> Result<(), E>) -> Result<bool, E> {
+        if self.per_lane {
+            return Ok(false);
+        }
+        for g in 0..self.groups() {
+            let (mask, code, a) = (self.g_mask[g], self.g_code[g], self.g_affine[g]);
+            let (op, bytes, _) = decode_code(code).unwrap_or((Op::Barrier, 0, None));
+            let addrs = if a.stride == NOT_AFFINE {
+                LaneAddrs::Listed(&self.addrs[self.g_start[g] as usize..self.g_start[g + 1] as usize])
+            } else {
+                LaneAddrs::Affine { first: a.first, stride: a.stride }
+            };
+            f(&MaskedSlice {
+                block: self.g_block[g],
+                slice: self.g_slice[g],
+                step: self.g_step[g],
+                request: MaskedRequest { op, bytes, mask, addrs },
+            })?;
+        }
+        Ok(true)
+    }
+
     /// Calls `f` with every warp request of `warp` lanes in the chunk, as a lane mask
     /// and either `first + stride × lane` (affine groups, whose addresses a lazy decode
     /// did not write out) or the list of addresses: the form
@@ -1999,45 +2031,12 @@ impl Chunk {
         if !(warp.is_power_of_two() && warp <= SLICE_LANES) {
             return Err(BinaryError::WarpSize { warp }.into());
         }
-        if self.per_lane {
-            return Ok(false);
-        }
         let per = SLICE_LANES / warp;
-        let kmask = u64::MAX >> (64 - warp);
-        for g in 0..self.groups() {
-            let (gmask, code, a) = (self.g_mask[g], self.g_code[g], self.g_affine[g]);
-            let (op, bytes, _) = decode_code(code).unwrap_or((Op::Barrier, 0, None));
-            let l0 = gmask.trailing_zeros();
-            let mut skip = self.g_start[g];
-            for j in 0..per {
-                let low = j * warp;
-                let mask = (gmask >> low) & kmask;
-                if mask == 0 {
-                    continue;
-                }
-                let addrs = if a.stride == NOT_AFFINE {
-                    // (only a listed group's warps need their lane counts)
-                    let n = mask.count_ones();
-                    let listed = &self.addrs[skip as usize..(skip + n) as usize];
-                    skip += n;
-                    LaneAddrs::Listed(listed)
-                } else {
-                    let lane = low + mask.trailing_zeros() - l0;
-                    LaneAddrs::Affine {
-                        first: a.first.wrapping_add((a.stride as u32).wrapping_mul(lane)),
-                        stride: a.stride,
-                    }
-                };
-                let request = MaskedRequest { op, bytes, mask, addrs };
-                f(&MaskedWarp {
-                    block: self.g_block[g],
-                    warp: self.g_slice[g] * per + j,
-                    step: self.g_step[g],
-                    request,
-                })?;
-            }
-        }
-        Ok(true)
+        self.for_each_slice(|s| {
+            s.request.warps(warp, |j, &request| {
+                f(&MaskedWarp { block: s.block, warp: s.slice * per + j, step: s.step, request })
+            })
+        })
     }
 
     /// Cuts the groups into warp requests of `warp` lanes, in (block, warp, step) order.
@@ -2252,6 +2251,20 @@ impl Chunk {
             }
         }
     }
+}
+
+/// One group of [`Chunk::for_each_slice`]: the 64-thread slice `slice` of block `block`
+/// at step `step`, as one request whose mask covers the slice's 64 lanes.
+#[derive(Clone, Copy, Debug)]
+pub struct MaskedSlice<'a> {
+    /// Block.
+    pub block: u32,
+    /// Slice of the block (threads `64 × slice ..`).
+    pub slice: u32,
+    /// Step.
+    pub step: u32,
+    /// The slice's lanes and addresses.
+    pub request: MaskedRequest<'a>,
 }
 
 /// One warp request of [`Chunk::for_each_masked`].

@@ -15,7 +15,7 @@
 //! deterministic: block `b`'s requests depend only on `b`.
 #![allow(dead_code)] // each bench target uses a part
 
-use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, Op};
+use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, Op, SliceOutcome};
 use std::io::Write;
 use std::path::Path;
 use traces::binary::{Attrs, BinaryError, Chunk, Group, LaneAttr, RawChunk, Reader, WriteError, Writer};
@@ -189,10 +189,24 @@ pub fn simulate_chunk(
 ) -> Result<(Summary, u64), BinaryError> {
     let mut summary = Summary::default();
     let mut n = 0u64;
-    let masked = chunk.for_each_masked(warp, |w| {
-        let r = &w.request;
-        summary.add(r.op, r.lanes(), model.evaluate_masked(r));
-        n += 1;
+    debug_assert_eq!(warp, model.hardware().warp);
+    // (the loop over a slice's warps is here, not in the model: see `recall_slice`)
+    let masked = chunk.for_each_slice(|s| {
+        let r = &s.request;
+        let o = match model.recall_slice(r) {
+            Ok(o) => o,
+            Err(ticket) => {
+                let mut o = SliceOutcome::default();
+                r.warps(warp, |_, q| {
+                    o.add(model.evaluate_masked(q));
+                    Ok::<_, BinaryError>(())
+                })?;
+                model.remember_slice(ticket, r, o);
+                o
+            }
+        };
+        summary.add_slice(r.op, r.lanes(), o);
+        n += o.requests as u64;
         Ok::<_, BinaryError>(())
     })?;
     if !masked {
@@ -260,15 +274,15 @@ pub fn decoded_chunks(path: &Path) -> Result<(Vec<Chunk>, u64), BinaryError> {
     Ok((chunks, n))
 }
 
-/// The bank model alone over decoded chunks (`evaluate_masked`, the memo of affine
-/// requests included); the total wavefronts.
+/// The bank model alone over decoded chunks (`evaluate_slice`, its memo of slices and
+/// the memo of affine requests included); the total wavefronts.
 #[inline(never)] // a frame of its own in profiles
 pub fn model_only(chunks: &[Chunk], hw: &Hardware) -> u64 {
     let mut model = BankModel::new(hw);
     let mut w = 0u64;
     for c in chunks {
-        c.for_each_masked(WARP, |r| {
-            w += model.evaluate_masked(&r.request).wavefronts as u64;
+        c.for_each_slice(|s| {
+            w += model.evaluate_slice(&s.request).wavefronts as u64;
             Ok::<_, BinaryError>(())
         })
         .expect("decoded");

@@ -149,7 +149,7 @@ pub(crate) struct SliceMemo {
     period: u32,
     /// `P - 1` where `P` is a power of two, else 0.
     pow2_mask: u32,
-    /// Allocated at the first slice (models that never see one stay small).
+    /// Allocated at the first slice ([`Self::allocate`]).
     affine: Box<[AffineEntry]>,
     listed: Box<[ListedEntry]>,
     /// 64 addresses (minus the slice's base) per listed entry.
@@ -219,6 +219,18 @@ impl SliceMemo {
             && e.mask == mask
             && addrs.iter().zip(kept).fold(0, |d, (&a, &k)| d | ((a - base) ^ k)) == 0;
         (i, base, same)
+    }
+
+    /// Makes the tables and the filter at the first slice (models that never see one,
+    /// such as the cycle engine's, stay small).
+    #[inline]
+    fn allocate(&mut self) {
+        if self.filter.is_empty() {
+            self.affine = vec![AffineEntry::default(); self.affine_size].into();
+            self.listed = vec![ListedEntry::default(); self.listed_size].into();
+            self.addrs = vec![0; self.listed_size * 64].into();
+            self.filter = vec![0; FILTER].into();
+        }
     }
 
     /// Whether `sketch` was seen before; remembers it either way.
@@ -340,10 +352,7 @@ impl BankModel {
         stride: i64,
     ) -> Result<SliceOutcome, SliceTicket> {
         let m = &mut self.slices;
-        if m.affine.is_empty() {
-            m.affine = vec![AffineEntry::default(); m.affine_size].into();
-            m.filter = vec![0; FILTER].into();
-        }
+        m.allocate();
         let at = m.modulo(first);
         let kind = (req.op as u32 + 1) << 8 | req.bytes as u32;
         let h = mix(req.mask ^ (stride as u64).rotate_left(29), (at as u64) << 32 | kind as u64);
@@ -362,11 +371,7 @@ impl BankModel {
     #[inline]
     fn recall_listed(&mut self, req: &MaskedRequest<'_>, addrs: &[u32]) -> Result<SliceOutcome, SliceTicket> {
         let m = &mut self.slices;
-        if m.listed.is_empty() {
-            m.listed = vec![ListedEntry::default(); m.listed_size].into();
-            m.addrs = vec![0; m.listed_size * 64].into();
-            m.filter = vec![0; FILTER].into();
-        }
+        m.allocate();
         let kind = (req.op as u32 + 1) << 8 | req.bytes as u32;
         // the sketch: the first four lanes, relative to the first
         let a0 = addrs[0];
@@ -390,14 +395,7 @@ impl BankModel {
         assert!(entries.is_power_of_two());
         let m = &mut self.slices;
         (m.affine_size, m.listed_size) = (entries, entries);
-        (m.affine, m.listed, m.addrs) = (Box::new([]), Box::new([]), Box::new([]));
-        self
-    }
-
-    /// The same model without the memo of slices (for benchmarks that compare).
-    #[doc(hidden)]
-    pub fn without_slice_memo(mut self) -> BankModel {
-        self.slices.period = 0;
+        m.filter = Box::new([]);
         self
     }
 }

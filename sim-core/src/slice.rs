@@ -278,9 +278,10 @@ fn mix(a: u64, b: u64) -> u64 {
     h ^ h >> 29
 }
 
+/// The slot of hash `h` in a table of `size` entries (a power of two, one included).
 #[inline]
 fn slot_of(h: u64, size: usize) -> usize {
-    (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - size.trailing_zeros())) as usize & (size - 1)
+    mix(h, 0) as usize & (size - 1)
 }
 
 impl BankModel {

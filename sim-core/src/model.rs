@@ -698,7 +698,7 @@ impl BankModel {
         for i in start..end {
             let addr = req.addrs[i];
             let first = addr >> shift;
-            let last = (addr + req.bytes as u32 - 1) >> shift;
+            let last = (addr + (req.bytes as u32 - 1)) >> shift;
             for word in first..=last {
                 let bank = if linear_pow2 { word & (n - 1) } else { self.hw.mapping.bank(word, n) };
                 self.entries.push((bank, word, req.lanes[i]));

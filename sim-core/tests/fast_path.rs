@@ -507,6 +507,9 @@ proptest! {
         }
         for (bytes, op, mask, stride, addrs) in &cases {
             let (bytes, op, mask) = (*bytes, *op, *mask);
+            if addrs.iter().any(|&a| a as u64 + bytes as u64 > 1 << 32) {
+                continue; // (binary traces hold no such access: see `evaluate_slice`)
+            }
             let want = general_slice(&mut general, op, bytes, mask, addrs);
             let form = match stride {
                 Some(stride) => LaneAddrs::Affine { first: addrs[0], stride: *stride },

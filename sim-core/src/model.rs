@@ -1174,7 +1174,7 @@ fn phase_words(
         serialize,
         addrs.iter().flat_map(|&a| {
             let first = a >> word_shift;
-            let last = (a + bytes - 1) >> word_shift;
+            let last = (a + (bytes - 1)) >> word_shift;
             (first..=last).map(|word| (bank(word), word))
         }),
     )

@@ -99,10 +99,7 @@ pub(crate) struct Memo {
     /// The table, allocated at the first affine request (models that never see one,
     /// such as the cycle engine's, stay small).
     entries: Box<[Entry]>,
-    /// `P - 1` where the period `P` is a power of two, else 0.
-    pow2_mask: u32,
-    /// `P`, or 0 where it does not fit in 31 bits (no memo).
-    period: u32,
+    period: Period,
     /// Entries to allocate (a power of two).
     size: usize,
     /// Lane numbers and addresses of the request being written out (taken while the
@@ -120,16 +117,51 @@ struct Scratch {
 impl Memo {
     /// The (empty) memo for `hw`.
     pub(crate) fn new(hw: &Hardware) -> Memo {
-        let period = period_bytes(hw).unwrap_or(0);
-        let pow2_mask = if period.is_power_of_two() { period - 1 } else { 0 };
         Memo {
             entries: Box::new([]),
-            pow2_mask,
-            period,
+            period: Period::of(hw),
             size: MEMO_ENTRIES,
             scratch: Some(Box::new(Scratch { lanes: [0; 64], addrs: [0; 64] })),
         }
     }
+}
+
+/// The period `P` as the memos (of affine requests, of slices) use it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Period {
+    /// `P`, or 0 where it does not fit in 31 bits (no memo).
+    bytes: u32,
+    /// `P - 1` where `P` is a power of two, else 0.
+    pow2_mask: u32,
+}
+
+impl Period {
+    pub(crate) fn of(hw: &Hardware) -> Period {
+        let bytes = period_bytes(hw).unwrap_or(0);
+        Period { bytes, pow2_mask: if bytes.is_power_of_two() { bytes - 1 } else { 0 } }
+    }
+
+    /// Whether there is none (then there is no memo).
+    #[inline]
+    pub(crate) fn is_none(self) -> bool {
+        self.bytes == 0
+    }
+
+    /// `a mod P` (`P` must exist).
+    #[inline]
+    pub(crate) fn modulo(self, a: u32) -> u32 {
+        if self.pow2_mask != 0 {
+            a & self.pow2_mask
+        } else {
+            a % self.bytes
+        }
+    }
+}
+
+/// An op and a width as one word of a memo's key; 0 is left for an empty entry.
+#[inline]
+pub(crate) fn kind_key(op: Op, bytes: u8) -> u32 {
+    (op as u32 + 1) << 8 | bytes as u32
 }
 
 /// Bytes `P` by which every address of a request can move without changing its
@@ -201,13 +233,13 @@ impl BankModel {
     fn evaluate_affine(&mut self, req: &MaskedRequest<'_>, first: u32, stride: i64) -> Outcome {
         let memo = &mut self.memo;
         if memo.entries.is_empty() {
-            if memo.period == 0 {
+            if memo.period.is_none() {
                 return self.expand_affine(req, first, stride);
             }
             memo.entries = vec![Entry::default(); memo.size].into();
         }
-        let at = if memo.pow2_mask != 0 { first & memo.pow2_mask } else { first % memo.period };
-        let kind = (req.op as u32 + 1) << 8 | req.bytes as u32;
+        let at = memo.period.modulo(first);
+        let kind = kind_key(req.op, req.bytes);
         let h = (req.mask ^ (stride as u64).rotate_left(29) ^ ((at as u64) << 40 | (kind as u64) << 20))
             .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let slot = (h >> (63 - memo.size.trailing_zeros()) >> 1) as usize;

@@ -28,7 +28,7 @@
 //! before has its whole key computed and looked up. Results never depend on the filter
 //! or the tables: only the time does.
 
-use crate::masked::{LaneAddrs, MaskedRequest};
+use crate::masked::{kind_key, LaneAddrs, MaskedRequest, Period};
 use crate::model::{BankModel, Outcome};
 use crate::Hardware;
 
@@ -145,10 +145,7 @@ struct ListedEntry {
 /// The memo of whole slices (see the module documentation).
 #[derive(Clone, Debug)]
 pub(crate) struct SliceMemo {
-    /// `P`, or 0 where it does not fit in 31 bits (no memo).
-    period: u32,
-    /// `P - 1` where `P` is a power of two, else 0.
-    pow2_mask: u32,
+    period: Period,
     /// Allocated at the first slice ([`Self::allocate`]).
     affine: Box<[AffineEntry]>,
     listed: Box<[ListedEntry]>,
@@ -156,7 +153,7 @@ pub(crate) struct SliceMemo {
     addrs: Box<[u32]>,
     affine_size: usize,
     listed_size: usize,
-    /// Sketches seen (see the module documentation), by their low bits; 0 for none.
+    /// Sketches seen (see the module documentation), by their top bits; 0 for none.
     filter: Box<[u32]>,
     /// Whether the CPU has AVX2 (for [`Self::find_listed`]).
     avx2: bool,
@@ -164,10 +161,8 @@ pub(crate) struct SliceMemo {
 
 impl SliceMemo {
     pub(crate) fn new(hw: &Hardware) -> SliceMemo {
-        let period = crate::masked::period_bytes(hw).unwrap_or(0);
         SliceMemo {
-            period,
-            pow2_mask: if period.is_power_of_two() { period - 1 } else { 0 },
+            period: Period::of(hw),
             affine: Box::new([]),
             listed: Box::new([]),
             addrs: Box::new([]),
@@ -208,7 +203,7 @@ impl SliceMemo {
     fn find_listed_with(&self, kind: u32, mask: u64, addrs: &[u32]) -> (usize, u32, bool) {
         let addrs = &addrs[..addrs.len().min(64)];
         let lowest = addrs.iter().fold(u32::MAX, |lo, &a| lo.min(a));
-        let base = lowest - self.modulo(lowest);
+        let base = lowest - self.period.modulo(lowest);
         let h =
             addrs.iter().zip(&LANE_KEYS).fold(0u32, |h, (&a, &k)| h.wrapping_add((a - base).wrapping_mul(k)));
         let i = slot_of(mask ^ (h as u64) << 32 ^ (kind as u64) << 12, self.listed_size);
@@ -242,15 +237,6 @@ impl SliceMemo {
         let seen = *t == tag;
         *t = tag;
         seen
-    }
-
-    #[inline]
-    fn modulo(&self, a: u32) -> u32 {
-        if self.pow2_mask != 0 {
-            a & self.pow2_mask
-        } else {
-            a % self.period
-        }
     }
 }
 
@@ -316,7 +302,7 @@ impl BankModel {
     #[inline]
     pub fn recall_slice(&mut self, req: &MaskedRequest<'_>) -> Result<SliceOutcome, SliceTicket> {
         debug_assert!(req.mask != 0);
-        if self.slices.period == 0 {
+        if self.slices.period.is_none() {
             return Err(SliceTicket(Keep::Not));
         }
         match req.addrs {
@@ -354,8 +340,8 @@ impl BankModel {
     ) -> Result<SliceOutcome, SliceTicket> {
         let m = &mut self.slices;
         m.allocate();
-        let at = m.modulo(first);
-        let kind = (req.op as u32 + 1) << 8 | req.bytes as u32;
+        let at = m.period.modulo(first);
+        let kind = kind_key(req.op, req.bytes);
         let h = mix(req.mask ^ (stride as u64).rotate_left(29), (at as u64) << 32 | kind as u64);
         let slot = h as usize & (m.affine_size - 1);
         let e = &m.affine[slot];
@@ -373,12 +359,14 @@ impl BankModel {
     fn recall_listed(&mut self, req: &MaskedRequest<'_>, addrs: &[u32]) -> Result<SliceOutcome, SliceTicket> {
         let m = &mut self.slices;
         m.allocate();
-        let kind = (req.op as u32 + 1) << 8 | req.bytes as u32;
+        let kind = kind_key(req.op, req.bytes);
         // the sketch: the first four lanes, relative to the first
         let a0 = addrs[0];
         let rel = |i: usize| addrs.get(i).map_or(0, |&a| a.wrapping_sub(a0)) as u64;
-        let sketch =
-            mix(req.mask ^ rel(1) << 32 ^ rel(2), rel(3) << 32 ^ (m.modulo(a0) as u64) << 16 ^ kind as u64);
+        let sketch = mix(
+            req.mask ^ rel(1) << 32 ^ rel(2),
+            rel(3) << 32 ^ (m.period.modulo(a0) as u64) << 16 ^ kind as u64,
+        );
         if !m.seen((sketch >> 32) as u32) {
             return Err(SliceTicket(Keep::Not));
         }

@@ -36,8 +36,9 @@ struct Args {
     gib: f64,
     stream: Option<PathBuf>,
     file: Option<PathBuf>,
-    /// Only this part of the table (for profiling): decode, file, model, classes, parallel,
-    /// engine; or `ceiling` (not part of the table: independent copies side by side).
+    /// Only this part of the table (for profiling): decode, file (decode and pipeline),
+    /// pipeline (read + decode + bank model alone), model, classes, parallel, engine; or
+    /// `ceiling` (not part of the table: independent copies side by side).
     only: Option<String>,
     /// Whether `--blocks` was given (then `--generate` writes exactly that many blocks).
     blocks_given: bool,
@@ -99,7 +100,7 @@ fn main() {
     let args = parse_args();
     let hw = configs::preset("h100").expect("the h100 preset");
     if let Some(path) = &args.generate {
-        generate(path, args.gib, args.blocks_given.then_some(args.blocks));
+        generate(path, args.gib, args.blocks_given.then_some(args.blocks), &args.classes);
     } else if let Some(path) = &args.stream {
         let threads = args.threads.iter().copied().max().unwrap_or(1);
         let t = Instant::now();
@@ -137,8 +138,9 @@ fn peak_rss() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// Writes `blocks` blocks of the mix to `path`, or blocks until it holds at least `gib` GiB.
-fn generate(path: &Path, gib: f64, blocks: Option<u32>) {
+/// Writes `blocks` blocks of the mix (of `classes`) to `path`, or blocks until it holds at
+/// least `gib` GiB.
+fn generate(path: &Path, gib: f64, blocks: Option<u32>, classes: &[Class]) {
     struct Count<W>(W, u64);
     impl<W: std::io::Write> std::io::Write for Count<W> {
         fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
@@ -158,11 +160,11 @@ fn generate(path: &Path, gib: f64, blocks: Option<u32>) {
     let mut block = 0;
     // the writer buffers one chunk; the count lags by at most that
     if let Some(n) = blocks {
-        common::write_blocks(&mut w, 0..n, &Class::ALL).expect("write");
+        common::write_blocks(&mut w, 0..n, classes).expect("write");
         block = n;
     }
     while blocks.is_none() && w_bytes(&w) < target {
-        common::write_blocks(&mut w, block..block + 64, &Class::ALL).expect("write");
+        common::write_blocks(&mut w, block..block + 64, classes).expect("write");
         block += 64;
     }
     let out = w.finish().expect("finish");
@@ -213,9 +215,13 @@ fn table(args: &Args, hw: &Hardware) {
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     let (_, (n, _)) = best(1, || read_decode(&path, false).unwrap_or_else(|e| fail(&e)));
     let n = n as f64;
+    let what = if generated {
+        format!("standard mix: {} blocks x {THREADS} threads x {STEPS} steps", args.blocks)
+    } else {
+        path.display().to_string()
+    };
     println!(
-        "standard mix: {} blocks x {THREADS} threads x {STEPS} steps = {n} warp requests (warp {WARP}, h100), binary trace {:.1} MiB ({:.1} B/request), best of {} runs",
-        args.blocks,
+        "{what}: {n} warp requests (warp {WARP}, h100), binary trace {:.1} MiB ({:.1} B/request), best of {} runs",
         size as f64 / (1 << 20) as f64,
         size as f64 / n,
         args.reps
@@ -238,19 +244,20 @@ fn table(args: &Args, hw: &Hardware) {
     let serial = || one.install(|| simulate_file(&path, hw)).unwrap_or_else(|e| fail(&e));
     // (the serial summary is what the model-alone and parallel runs are checked against;
     // the engine and ceiling parts do not need it)
-    let (t_file, s1) = if want("file") || want("parallel") {
+    let (t_file, s1) = if want("file") || want("pipeline") || want("parallel") {
         let (t, (s, _)) = best(args.reps, serial);
         (t, Some(s))
     } else {
         (f64::NAN, want("model").then(|| serial().0))
     };
     let s1 = || s1.as_ref().expect("the serial summary");
-    if want("file") {
-        line(
-            "read + decode + bank model (1 thread)",
-            t_file,
-            format!("   ({:.2}x the read + decode time)", t_file / t_decode),
-        );
+    if want("file") || want("pipeline") {
+        let ratio = if t_decode.is_nan() {
+            String::new()
+        } else {
+            format!("   ({:.2}x the read + decode time)", t_file / t_decode)
+        };
+        line("read + decode + bank model (1 thread)", t_file, ratio);
     }
     // 3. the bank model alone
     if want("model") {

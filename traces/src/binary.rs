@@ -1384,7 +1384,6 @@ impl RawChunk {
         // every lane is written below (or the chunk is an error), so the buffer is not
         // cleared first: resizing only zeroes what it grows by
         out.addrs.resize(self.lanes as usize, 0);
-        let mut filled = 0usize;
         let mut start = 0usize;
         let body = self.offset + CHUNK_HEADER_LEN as u64;
         let mut cols: [Col<'_>; COLUMNS] = std::array::from_fn(|i| {
@@ -1399,12 +1398,6 @@ impl RawChunk {
             problem: format!("column `{}` of chunk {}: {problem}", COLUMN_NAMES[c.index], self.index),
         };
         let [c_block, c_slice, c_step, c_mask, c_attr, c_gap, c_mode, c_addr] = &mut cols;
-        let (mut pb, mut ps, mut pt) = (0u32, 0u32, 0u32);
-        let mut prev_first = 0u32;
-        let mut prev_range = 0..0usize;
-        let mut prev_highest = 0u32;
-        let mut prev_mask = 0u64;
-        let mut prev_affine = Affine { first: 0, stride: NOT_AFFINE };
         let u32_of = |c: &mut Col<'_>, what: &str| -> Result<u32, BinaryError> {
             let v =
                 c.varint().ok_or_else(|| corrupt(c, &format!("truncated or overlong varint ({what})")))?;
@@ -1451,31 +1444,96 @@ impl RawChunk {
             &mut out.g_start[..n],
             &mut out.g_affine[..n],
         );
-        for gi in 0..n {
-            let db = small!(c_block, "block delta");
-            let block = pb.checked_add(db).ok_or_else(|| corrupt(c_block, "block beyond 2^32"))?;
-            let slice = if db == 0 {
-                ps.checked_add(small!(c_slice, "slice delta"))
-            } else {
-                Some(small!(c_slice, "slice"))
+        // The columns are decoded one at a time (each pass a short loop with little
+        // state). Block, slice, step and gap columns of one byte a group (every value
+        // below 128: the usual case) take a fast pass; any other column, or a value out
+        // of range, takes the exact pass, which reports the first bad field.
+
+        // 1. blocks: deltas
+        let fast = one_byte_each(c_block.data, n) && {
+            let mut b = 0u64;
+            for (o, &d) in g_block.iter_mut().zip(c_block.data) {
+                b += d as u64;
+                *o = b as u32;
             }
-            .filter(|&s| s <= u32::MAX / SLICE_LANES)
-            .ok_or_else(|| corrupt(c_slice, "thread index beyond 2^32"))?;
-            let same_run = gi > 0 && block == pb && slice == ps;
-            let step = if same_run {
-                let d = small!(c_step, "step delta");
-                pt.checked_add(1).and_then(|p| p.checked_add(d))
-            } else {
-                Some(small!(c_step, "step"))
+            b <= u32::MAX as u64
+        };
+        if fast {
+            c_block.pos = n;
+        } else {
+            let mut pb = 0u32;
+            for block in g_block.iter_mut() {
+                let db = small!(c_block, "block delta");
+                *block = pb.checked_add(db).ok_or_else(|| corrupt(c_block, "block beyond 2^32"))?;
+                pb = *block;
             }
-            .ok_or_else(|| corrupt(c_step, "step beyond 2^32"))?;
+        }
+        // 2. slices: a delta within the same block, else the slice
+        const LAST_SLICE: u32 = u32::MAX / SLICE_LANES;
+        let fast = one_byte_each(c_slice.data, n) && {
+            let (mut pb, mut ps, mut ok) = (0u32, 0u32, true);
+            for ((s, &b), &d) in g_slice.iter_mut().zip(&*g_block).zip(c_slice.data) {
+                // (past a bad slice the sums may wrap: the exact pass runs then)
+                ps = if b == pb { ps.wrapping_add(d as u32) } else { d as u32 };
+                ok &= ps <= LAST_SLICE;
+                *s = ps;
+                pb = b;
+            }
+            ok
+        };
+        if fast {
+            c_slice.pos = n;
+        } else {
+            let (mut pb, mut ps) = (0u32, 0u32);
+            for (s, &block) in g_slice.iter_mut().zip(&*g_block) {
+                *s = if block == pb {
+                    ps.checked_add(small!(c_slice, "slice delta"))
+                } else {
+                    Some(small!(c_slice, "slice"))
+                }
+                .filter(|&s| s <= LAST_SLICE)
+                .ok_or_else(|| corrupt(c_slice, "thread index beyond 2^32"))?;
+                (pb, ps) = (block, *s);
+            }
+        }
+        // 3. steps: within the same (block, slice) the delta from the previous step + 1
+        let same_run = |gi: usize| gi > 0 && g_block[gi] == g_block[gi - 1] && g_slice[gi] == g_slice[gi - 1];
+        let fast = one_byte_each(c_step.data, n) && {
+            let (mut pt, mut ok) = (0u64, true);
+            for (gi, (t, &d)) in g_step.iter_mut().zip(c_step.data).enumerate() {
+                pt = if same_run(gi) { pt + 1 + d as u64 } else { d as u64 };
+                ok &= pt <= u32::MAX as u64;
+                *t = pt as u32;
+            }
+            ok
+        };
+        if fast {
+            c_step.pos = n;
+        } else {
+            let mut pt = 0u32;
+            for (gi, t) in g_step.iter_mut().enumerate() {
+                *t = if same_run(gi) {
+                    let d = small!(c_step, "step delta");
+                    pt.checked_add(1).and_then(|p| p.checked_add(d))
+                } else {
+                    Some(small!(c_step, "step"))
+                }
+                .ok_or_else(|| corrupt(c_step, "step beyond 2^32"))?;
+                pt = *t;
+            }
+        }
+        // 4. lane masks, and where each group's addresses start in `out.addrs`
+        let mut filled = 0usize;
+        for (m, start) in g_mask.iter_mut().zip(g_start.iter_mut()) {
             let b0 = c_mask.byte().ok_or_else(|| corrupt(c_mask, "ends early"))?;
             let mask = if b0 == EXPLICIT_MASK {
-                let mut m = [0u8; 8];
-                for x in &mut m {
-                    *x = c_mask.byte().ok_or_else(|| corrupt(c_mask, "ends inside a lane mask"))?;
-                }
-                u64::from_le_bytes(m)
+                let bytes = c_mask.data.get(c_mask.pos..c_mask.pos + 8);
+                let bytes = bytes.ok_or_else(|| {
+                    c_mask.pos = c_mask.data.len();
+                    corrupt(c_mask, "ends inside a lane mask")
+                })?;
+                c_mask.pos += 8;
+                u64::from_le_bytes(bytes.try_into().unwrap_or_default())
             } else {
                 let count = c_mask.byte().ok_or_else(|| corrupt(c_mask, "ends early"))? as u32;
                 if b0 >= 64 || count == 0 || b0 as u32 + count > 64 {
@@ -1486,40 +1544,73 @@ impl RawChunk {
             if mask == 0 {
                 return Err(corrupt(c_mask, "empty lane mask"));
             }
-            let lanes = mask.count_ones() as usize;
-            let code = c_attr.byte().ok_or_else(|| corrupt(c_attr, "ends early"))?;
-            let gap_or_start = if code == PER_LANE {
-                out.per_lane = true;
-                let s = out.lane_code.len() as u32;
-                for _ in 0..lanes {
-                    let c = c_attr.byte().ok_or_else(|| corrupt(c_attr, "ends inside per-lane codes"))?;
-                    if decode_code(c).is_none() {
-                        c_attr.pos -= 1;
-                        return Err(corrupt(c_attr, &format!("invalid op/width code {c:#04x}")));
-                    }
-                    out.lane_code.push(c);
-                    let (gap, wait) = gap_wait!(c_gap);
-                    out.lane_gap.push(gap);
-                    out.lane_wait.push(wait);
-                }
-                g_wait[gi] = 0;
-                s
-            } else {
-                if decode_code(code).is_none() {
-                    c_attr.pos -= 1;
-                    return Err(corrupt(c_attr, &format!("invalid op/width code {code:#04x}")));
-                }
-                let (gap, wait) = gap_wait!(c_gap);
-                g_wait[gi] = wait;
-                gap
-            };
-            // addresses, written into the pre-sized `out.addrs`
-            let a0 = filled;
-            let a1 = a0 + lanes;
-            if a1 > out.addrs.len() {
+            *m = mask;
+            *start = filled as u32;
+            filled += mask.count_ones() as usize;
+            if filled > out.addrs.len() {
                 return Err(corrupt(c_mask, &format!("more lanes than the chunk header's {}", self.lanes)));
             }
-            filled = a1;
+        }
+        // 5. attribute codes: one a group, or 0xFF and one a lane (then the group's gap
+        // entry is where its lanes start in `lane_code`)
+        if c_attr.data.len() == n && c_attr.data.iter().all(|&c| decode_code(c).is_some()) {
+            // (0xFF is not a code: every group has one)
+            g_code.copy_from_slice(c_attr.data);
+            c_attr.pos = n;
+        } else {
+            for ((code, gap), &mask) in g_code.iter_mut().zip(g_gap.iter_mut()).zip(&*g_mask) {
+                *code = c_attr.byte().ok_or_else(|| corrupt(c_attr, "ends early"))?;
+                if *code == PER_LANE {
+                    out.per_lane = true;
+                    *gap = out.lane_code.len() as u32;
+                    for _ in 0..mask.count_ones() {
+                        let c = c_attr.byte().ok_or_else(|| corrupt(c_attr, "ends inside per-lane codes"))?;
+                        if decode_code(c).is_none() {
+                            c_attr.pos -= 1;
+                            return Err(corrupt(c_attr, &format!("invalid op/width code {c:#04x}")));
+                        }
+                        out.lane_code.push(c);
+                    }
+                } else if decode_code(*code).is_none() {
+                    c_attr.pos -= 1;
+                    return Err(corrupt(c_attr, &format!("invalid op/width code {:#04x}", *code)));
+                }
+            }
+        }
+        // 6. gaps (and waits): one a group, or one a lane after per-lane codes
+        if !waits && !out.per_lane && one_byte_each(c_gap.data, n) {
+            for ((gap, wait), &d) in g_gap.iter_mut().zip(g_wait.iter_mut()).zip(c_gap.data) {
+                (*gap, *wait) = (d as u32, 0);
+            }
+            c_gap.pos = n;
+        } else {
+            for ((gap, wait), (&code, &mask)) in
+                g_gap.iter_mut().zip(g_wait.iter_mut()).zip(g_code.iter().zip(&*g_mask))
+            {
+                if code == PER_LANE {
+                    for _ in 0..mask.count_ones() {
+                        let (gap, wait) = gap_wait!(c_gap);
+                        out.lane_gap.push(gap);
+                        out.lane_wait.push(wait);
+                    }
+                    *wait = 0;
+                } else {
+                    (*gap, *wait) = gap_wait!(c_gap);
+                }
+            }
+        }
+        // 7. addresses, written into the pre-sized `out.addrs` (lazily: not those of
+        // affine groups)
+        let mut prev_first = 0u32;
+        let mut prev_range = 0..0usize;
+        let mut prev_highest = 0u32;
+        let mut prev_mask = 0u64;
+        let mut prev_affine = Affine { first: 0, stride: NOT_AFFINE };
+        for gi in 0..n {
+            let (mask, code) = (g_mask[gi], g_code[gi]);
+            let lanes = mask.count_ones() as usize;
+            let a0 = g_start[gi] as usize;
+            let a1 = a0 + lanes;
             let mode = c_mode.byte().ok_or_else(|| corrupt(c_mode, "ends early"))?;
             let mut affine = Affine { first: 0, stride: NOT_AFFINE };
             // the group's highest address, as each mode knows it
@@ -1629,10 +1720,9 @@ impl RawChunk {
                 affine.fill(mask, &mut out.addrs[a0..a1]);
             }
             // address + width must stay below 2^32
-            let group_addrs = &out.addrs[a0..a1];
             let fits = if code == PER_LANE {
-                let codes = &out.lane_code[gap_or_start as usize..];
-                group_addrs.iter().zip(codes).all(|(&a, &c)| a as u64 + width_of(c) as u64 <= 1 << 32)
+                let codes = &out.lane_code[g_gap[gi] as usize..];
+                out.addrs[a0..a1].iter().zip(codes).all(|(&a, &c)| a as u64 + width_of(c) as u64 <= 1 << 32)
             } else {
                 highest as u64 + width_of(code) as u64 <= 1 << 32
             };
@@ -1645,14 +1735,6 @@ impl RawChunk {
             prev_mask = mask;
             prev_affine = affine;
             g_affine[gi] = affine;
-            g_block[gi] = block;
-            g_slice[gi] = slice;
-            g_step[gi] = step;
-            g_mask[gi] = mask;
-            g_code[gi] = code;
-            g_gap[gi] = gap_or_start;
-            g_start[gi] = a0 as u32;
-            (pb, ps, pt) = (block, slice, step);
         }
         for c in &cols {
             if c.pos != c.data.len() {
@@ -1687,6 +1769,14 @@ impl RawChunk {
         out.g_start[n] = out.addrs.len() as u32;
         Ok(())
     }
+}
+
+/// Whether a column holds exactly `n` varints of one byte each: `n` bytes, none with the
+/// high bit set.
+#[inline]
+fn one_byte_each(data: &[u8], n: usize) -> bool {
+    // (no early exit: the fold vectorizes)
+    data.len() == n && data.iter().fold(0u8, |a, &b| a | b) < 0x80
 }
 
 /// Unpacks `dst.len()` offsets of `bits` bits (LSB first) from `packed` into

@@ -1444,10 +1444,13 @@ impl RawChunk {
             &mut out.g_start[..n],
             &mut out.g_affine[..n],
         );
-        // The columns are decoded one at a time (each pass a short loop with little
-        // state). Block, slice, step and gap columns of one byte a group (every value
-        // below 128: the usual case) take a fast pass; any other column, or a value out
-        // of range, takes the exact pass, which reports the first bad field.
+        // The columns are decoded one at a time, in column order (each pass a short
+        // loop with little state: the lockstep loop over all eight kept two dozen
+        // cursors and outputs live and spilled them). Block, slice, step and gap columns
+        // of one byte a group (every value below 128: the usual case) and attr columns
+        // of one valid code a group take a fast pass; any other column, or a value out
+        // of range, takes the exact pass, which reports the column's first bad field.
+        // (So a chunk with several bad fields reports the one in the earliest column.)
 
         // 1. blocks: deltas
         let fast = one_byte_each(c_block.data, n) && {

@@ -13,7 +13,8 @@
 //! blocks), block by block;
 //! `--stream` simulates a binary trace chunk by chunk (decode and bank model in parallel
 //! over chunks, merged in chunk order) and prints the peak resident memory. Not a test:
-//! nothing here fails on a slow machine. Figures are the best of `--reps` runs; with
+//! nothing here fails on a slow machine. Figures are the best of `--reps` runs (the
+//! parallel rows run each thread count in turns with one thread, see `best_each`); with
 //! `RUNNER_EACH=1` in the environment every run's time is printed too (to see the spread
 //! on a noisy machine).
 
@@ -181,6 +182,28 @@ fn generate(path: &Path, gib: f64, blocks: Option<u32>, classes: &[Class]) {
     }
 }
 
+/// The best of `reps` runs of each of `threads` (1 first, whatever the list says) on
+/// pools of that size, in turns: run `k` of every thread count before run `k + 1` of any,
+/// so that a spell when the machine is slow or fast falls on all of them alike, and the
+/// parallel efficiency compares times taken side by side.
+fn best_each<T: Send>(
+    reps: usize,
+    threads: &[usize],
+    mut f: impl FnMut() -> T + Send,
+) -> Vec<(usize, f64, T)> {
+    let counts: Vec<usize> = std::iter::once(1).chain(threads.iter().copied().filter(|&t| t != 1)).collect();
+    let pools: Vec<rayon::ThreadPool> = counts.iter().map(|&t| pool(t)).collect();
+    let mut out: Vec<(usize, f64, Option<T>)> = counts.iter().map(|&t| (t, f64::INFINITY, None)).collect();
+    for _ in 0..reps.max(1) {
+        for (o, p) in out.iter_mut().zip(&pools) {
+            let (dt, r) = best(1, || p.install(&mut f));
+            o.1 = o.1.min(dt);
+            o.2 = Some(r);
+        }
+    }
+    out.into_iter().map(|(t, dt, r)| (t, dt, r.expect("one run"))).collect()
+}
+
 /// Best time of `reps` runs of `f`.
 fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     let mut best = f64::INFINITY;
@@ -291,30 +314,32 @@ fn table(args: &Args, hw: &Hardware) {
             let _ = std::fs::remove_file(&p);
         }
     }
-    // 4. parallel over chunks
-    if want("parallel") {
-        for &threads in args.threads.iter().filter(|&&t| t > 1) {
-            let p = pool(threads);
-            let (t, (s, _)) =
-                best(args.reps, || p.install(|| simulate_file(&path, hw)).unwrap_or_else(|e| fail(&e)));
-            assert_eq!(&s, s1(), "parallel and serial summaries differ");
+    // 4. parallel over chunks (each thread count in turn with one thread: see `best_each`)
+    if want("parallel") && args.threads.iter().any(|&t| t > 1) {
+        let runs =
+            best_each(args.reps, &args.threads, || simulate_file(&path, hw).unwrap_or_else(|e| fail(&e)));
+        let alone = runs[0].1;
+        for (threads, t, (s, _)) in &runs[1..] {
+            assert_eq!(s, s1(), "parallel and serial summaries differ");
             line(
                 &format!("read + decode + bank model ({threads} threads)"),
-                t,
-                format!("   (parallel efficiency {:.2})", t_file / (t * threads as f64)),
+                *t,
+                format!(
+                    "   (parallel efficiency {:.2}; 1 thread in turn with it: {:.1} M/s)",
+                    alone / (t * *threads as f64),
+                    rate(alone)
+                ),
             );
         }
     }
     // 5. the cycle engine (whole trace in memory, grouped as `banksim run` does)
     if want("engine") {
         let requests = engine_requests(&path);
-        let mut first = None;
-        for &threads in &args.threads {
-            let p = pool(threads);
-            let (t, r) =
-                best(args.reps, || p.install(|| engine::run(hw, &requests, &EngineOptions::default())));
+        let runs =
+            best_each(args.reps, &args.threads, || engine::run(hw, &requests, &EngineOptions::default()));
+        let base = runs[0].1;
+        for (threads, t, r) in runs {
             let cycles = r.map(|r| r.cycles).unwrap_or(0);
-            let base = *first.get_or_insert(t);
             let eff = if threads > 1 {
                 format!(", parallel efficiency {:.2}", base / (t * threads as f64))
             } else {

@@ -191,7 +191,7 @@ fn best_each<T: Send>(
     threads: &[usize],
     mut f: impl FnMut() -> T + Send,
 ) -> Vec<(usize, f64, T)> {
-    let counts: Vec<usize> = std::iter::once(1).chain(threads.iter().copied().filter(|&t| t != 1)).collect();
+    let counts = with_one_first(threads);
     let pools: Vec<rayon::ThreadPool> = counts.iter().map(|&t| pool(t)).collect();
     let mut out: Vec<(usize, f64, Option<T>)> = counts.iter().map(|&t| (t, f64::INFINITY, None)).collect();
     for _ in 0..reps.max(1) {
@@ -202,6 +202,12 @@ fn best_each<T: Send>(
         }
     }
     out.into_iter().map(|(t, dt, r)| (t, dt, r.expect("one run"))).collect()
+}
+
+/// The thread counts of `threads` with 1 first (added if missing): the others are set
+/// against it.
+fn with_one_first(threads: &[usize]) -> Vec<usize> {
+    std::iter::once(1).chain(threads.iter().copied().filter(|&t| t != 1)).collect()
 }
 
 /// Best time of `reps` runs of `f`.
@@ -380,7 +386,7 @@ fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
     for (what, job) in jobs {
         // (one copy first, whatever `--threads` says: the others are set against it)
         let mut alone = f64::NAN;
-        for threads in std::iter::once(1).chain(args.threads.iter().copied().filter(|&t| t != 1)) {
+        for threads in with_one_first(&args.threads) {
             let (t, ()) = best(args.reps.min(3), || {
                 std::thread::scope(|s| {
                     for _ in 0..threads {

@@ -1575,7 +1575,9 @@ mod avx512 {
     ///    block transposed (`gf2p8affineqb` with the identity), counted (`vpopcntb`) and
     ///    the blocks of one group added;
     /// 3. serialize, or no group with two lanes: the busiest group's count; multicast:
-    ///    that count where the busiest groups' keys are distinct.
+    ///    that count where the first busiest group's keys are distinct (two hashes of
+    ///    their bits above the group, one-hots ORed: [`distinct_hashes`]), or else where
+    ///    the busiest groups' keys are all distinct (compared lane by lane).
     ///
     /// With `conflict` (where [`conflict_is_fast`]), a multicast phase counts exactly the
     /// first lane of each key, found by conflict detection (`vpconflictd` compares each
@@ -1670,7 +1672,32 @@ mod avx512 {
         if serialize || conflict || top == 1 {
             return Some(top);
         }
-        // Multicast: the answer is `top` where no two counted lanes of the busiest groups
+        // Multicast, the quick check: the first busiest group g* alone. Its counted
+        // lanes' keys differ only above the group bits; where a hash of those bits takes
+        // `top` distinct values among them (a one-hot of it per lane, ORed over the lanes:
+        // `top` bits), its keys are distinct, so g* has `top` distinct keys and no group
+        // more. The hashes: the low five bits, then (rarely needed) the xor of every five.
+        let gstar = (_mm256_cmpeq_epi8_mask(counts, _mm256_set1_epi8(top as i8)) as u32).trailing_zeros();
+        let gs = _mm512_set1_epi32(gstar as i32);
+        let in_lo = _mm512_mask_cmpeq_epi32_mask(counted_lo, g_lo, gs);
+        let in_hi = _mm512_mask_cmpeq_epi32_mask(counted_hi, g_hi, gs);
+        let gbits = _mm_cvtsi32_si128((gmask + 1).trailing_zeros() as i32);
+        let (h_lo, h_hi) = (_mm512_srl_epi32(k_lo, gbits), _mm512_srl_epi32(k_hi, gbits));
+        if distinct_hashes(h_lo, h_hi, in_lo, in_hi) == top {
+            return Some(top);
+        }
+        let (f_lo, f_hi) = (
+            _mm512_xor_si512(h_lo, _mm512_srli_epi32::<5>(h_lo)),
+            _mm512_xor_si512(h_hi, _mm512_srli_epi32::<5>(h_hi)),
+        );
+        let (f_lo, f_hi) = (
+            _mm512_xor_si512(f_lo, _mm512_srli_epi32::<10>(f_lo)),
+            _mm512_xor_si512(f_hi, _mm512_srli_epi32::<10>(f_hi)),
+        );
+        if distinct_hashes(f_lo, f_hi, in_lo, in_hi) == top {
+            return Some(top);
+        }
+        // Otherwise the answer is `top` where no two counted lanes of the busiest groups
         // share a key (then each of those groups has `top` distinct keys, and no group
         // can have more). Those lanes, at most 16 of them, go into one vector and are
         // compared with its rotations by 1 to 8 (which meet every pair of lanes).
@@ -1706,6 +1733,23 @@ mod avx512 {
             repeated |= _mm512_mask_cmpeq_epi32_mask(pairs, keys, _mm512_permutexvar_epi32(turn, keys));
         }
         (repeated == 0).then_some(top)
+    }
+
+    /// The distinct values of `h & 31` among the lanes `in_lo` of `h_lo` (lanes 0..16)
+    /// and `in_hi` of `h_hi` (lanes 16..32): the bits of their one-hots, ORed.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx2,popcnt")]
+    unsafe fn distinct_hashes(h_lo: __m512i, h_hi: __m512i, in_lo: u16, in_hi: u16) -> u32 {
+        let (one, low5) = (_mm512_set1_epi32(1), _mm512_set1_epi32(31));
+        let bits = _mm512_or_si512(
+            _mm512_maskz_sllv_epi32(in_lo, one, _mm512_and_si512(h_lo, low5)),
+            _mm512_maskz_sllv_epi32(in_hi, one, _mm512_and_si512(h_hi, low5)),
+        );
+        let y = _mm256_or_si256(_mm512_castsi512_si256(bits), _mm512_extracti64x4_epi64::<1>(bits));
+        let x = _mm_or_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y));
+        let x = _mm_or_si128(x, _mm_shuffle_epi32::<0b01_00_11_10>(x));
+        let x = _mm_or_si128(x, _mm_shuffle_epi32::<0b10_11_00_01>(x));
+        (_mm_cvtsi128_si32(x) as u32).count_ones()
     }
 
     /// The lanes of `n` (2 to 32; keys `k_lo` = lanes 0..16, `k_hi` = lanes 16..32,

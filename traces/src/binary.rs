@@ -1699,11 +1699,12 @@ impl RawChunk {
                                 ));
                             }
                             let len = (lanes * bits as usize).div_ceil(8);
-                            let packed = c_addr
-                                .data
-                                .get(c_addr.pos..c_addr.pos + len)
-                                .ok_or_else(|| corrupt(c_addr, "ends inside packed offsets"))?;
-                            let max = unpack(packed, bits, shift, first as u32, dst);
+                            if c_addr.data.len() - c_addr.pos < len {
+                                return Err(corrupt(c_addr, "ends inside packed offsets"));
+                            }
+                            // (the rest of the column comes along: the kernel may read past
+                            // the offsets, which saves copying the last ones out)
+                            let max = unpack(&c_addr.data[c_addr.pos..], len, bits, shift, first as u32, dst);
                             // the lowest address is `first`; the highest must stay below 2^32
                             if first as u64 + max as u64 > u32::MAX as u64 {
                                 return Err(corrupt(c_addr, "packed addresses beyond 2^32"));
@@ -1782,16 +1783,17 @@ fn one_byte_each(data: &[u8], n: usize) -> bool {
     data.len() == n && data.iter().fold(0u8, |a, &b| a | b) < 0x80
 }
 
-/// Unpacks `dst.len()` offsets of `bits` bits (LSB first) from `packed` into
+/// Unpacks `dst.len()` offsets of `bits` bits (LSB first) from `column[..len]` into
 /// `dst[i] = base + (offset << shift)`; returns the largest `offset << shift`.
-/// `packed` holds exactly `ceil(len × bits / 8)` bytes and `shift + bits <= 32`.
-fn unpack(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u32 {
+/// `len` is exactly `ceil(dst.len() × bits / 8)` and `shift + bits <= 32`. The bytes of
+/// `column` after the offsets may be read (by whole vectors) but never change the result.
+fn unpack(column: &[u8], len: usize, bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u32 {
     #[cfg(target_arch = "x86_64")]
     if simd_available() {
         // SAFETY: the CPU has AVX2.
-        return unsafe { unpack_avx2(packed, bits, shift, base, dst) };
+        return unsafe { unpack_avx2(column, len, bits, shift, base, dst) };
     }
-    unpack_with(packed, bits, shift, base, dst, false)
+    unpack_with(column, len, bits, shift, base, dst, false)
 }
 
 /// [`unpack_with`] compiled for AVX2 (the loops over whole bytes vectorize with it).
@@ -1800,13 +1802,22 @@ fn unpack(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn unpack_avx2(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u32 {
-    unpack_with(packed, bits, shift, base, dst, true)
+unsafe fn unpack_avx2(column: &[u8], len: usize, bits: u32, shift: u32, base: u32, dst: &mut [u32]) -> u32 {
+    unpack_with(column, len, bits, shift, base, dst, true)
 }
 
 /// [`unpack`], with the AVX2 kernel where `simd` (which only a CPU with AVX2 may set).
 #[inline(always)]
-fn unpack_with(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32], simd: bool) -> u32 {
+fn unpack_with(
+    column: &[u8],
+    len: usize,
+    bits: u32,
+    shift: u32,
+    base: u32,
+    dst: &mut [u32],
+    simd: bool,
+) -> u32 {
+    let packed = &column[..len];
     // whole bytes per offset (random words of a few hundred KiB take 16 bits): plain
     // loops over fixed-size byte groups, which the compiler vectorizes
     macro_rules! whole_bytes {
@@ -1831,7 +1842,7 @@ fn unpack_with(packed: &[u8], bits: u32, shift: u32, base: u32, dst: &mut [u32],
                 16 => whole_bytes!(2),
                 24 => whole_bytes!(3),
                 32 => whole_bytes!(4),
-                $($b => return unpack_fixed::<$b>(packed, shift, base, dst, simd),)*
+                $($b => return unpack_fixed::<$b>(column, len, shift, base, dst, simd),)*
                 _ => {}
             }
         };
@@ -1877,13 +1888,21 @@ fn popcnt_available() -> bool {
 /// offsets are `B` bytes, read as one integer of up to 192 bits (with `B` a constant,
 /// every offset's position is one too). With `simd` (the CPU has AVX2): [`avx2::unpack`].
 #[inline(never)]
-fn unpack_fixed<const B: usize>(packed: &[u8], shift: u32, base: u32, dst: &mut [u32], simd: bool) -> u32 {
-    debug_assert!(B < 24 && shift as usize + B <= 32 && packed.len() == (dst.len() * B).div_ceil(8));
+fn unpack_fixed<const B: usize>(
+    column: &[u8],
+    len: usize,
+    shift: u32,
+    base: u32,
+    dst: &mut [u32],
+    simd: bool,
+) -> u32 {
+    debug_assert!(B < 24 && shift as usize + B <= 32 && len == (dst.len() * B).div_ceil(8));
     #[cfg(target_arch = "x86_64")]
     if simd {
         // SAFETY: `simd` is set only where the CPU has AVX2 (`simd_available`).
-        return unsafe { avx2::unpack::<B>(packed, shift, base, dst) };
+        return unsafe { avx2::unpack::<B>(column, len, shift, base, dst) };
     }
+    let packed = &column[..len];
     #[cfg(not(target_arch = "x86_64"))]
     let _ = simd;
     let mask = (1u32 << B) - 1;
@@ -1949,15 +1968,18 @@ mod avx2 {
     }
 
     /// [`super::unpack_fixed`] for a CPU with AVX2: eight offsets a step, loaded straight
-    /// from `packed` while both 16-byte loads stay inside it, then from a zero-padded
-    /// copy of the rest (the last step's extra lanes are dropped, and left out of the
-    /// largest `offset << shift`, which this returns).
+    /// from `column` (the offsets are `column[..len]`, the bytes after them are read but
+    /// masked off) while both 16-byte loads stay inside it, then from a zero-padded copy
+    /// of the rest (the last step's extra lanes are dropped, and left out of the largest
+    /// `offset << shift`, which this returns). A copy read back at once stalls (the
+    /// loads straddle its stores), so only the end of a column takes it.
     ///
     /// # Safety
     /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn unpack<const B: usize>(
-        packed: &[u8],
+        column: &[u8],
+        len: usize,
         shift: u32,
         base: u32,
         dst: &mut [u32],
@@ -1979,18 +2001,18 @@ mod avx2 {
         };
         let mut max = _mm256_setzero_si256();
         // step g reads bytes g × B .. g × B + high + 16
-        let direct = (dst.len() / 8).min((packed.len() + 1).saturating_sub(high + 16).div_ceil(B));
+        let direct = (dst.len() / 8).min((column.len() + 1).saturating_sub(high + 16).div_ceil(B));
         for g in 0..direct {
-            debug_assert!(g * B + high + 16 <= packed.len());
-            // SAFETY: both loads lie inside `packed` (`direct` above), the store inside
+            debug_assert!(g * B + high + 16 <= column.len());
+            // SAFETY: both loads lie inside `column` (`direct` above), the store inside
             // `dst`.
-            let v = step(packed.as_ptr().add(g * B));
+            let v = step(column.as_ptr().add(g * B));
             max = _mm256_max_epu32(max, v);
             _mm256_storeu_si256(dst.as_mut_ptr().add(g * 8).cast(), _mm256_add_epi32(v, base));
         }
         // the rest: fewer than `high + 16 + B` bytes (else one more step would have fit)
         // and at most eight steps
-        let (rest, out) = (&packed[direct * B..], &mut dst[direct * 8..]);
+        let (rest, out) = (&column[direct * B..len], &mut dst[direct * 8..]);
         let mut buf = [0u8; 8 * 23 + 32];
         buf[..rest.len()].copy_from_slice(rest);
         let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -2460,8 +2482,11 @@ mod tests {
             // the format guarantees shift + bits <= 32 (`unpack`'s precondition)
             for shift in [0, 1, 4, 32 - bits].into_iter().filter(|s| s + bits <= 32) {
                 for n in 1..=64usize {
-                    let packed: Vec<u8> =
-                        (0..(n * bits as usize).div_ceil(8)).map(|_| next() as u8).collect();
+                    let len = (n * bits as usize).div_ceil(8);
+                    // the offsets, then (as in a column) bytes that must not matter: none,
+                    // or as many as the kernel may read past the offsets
+                    let extra = if n % 2 == 0 { 0 } else { 40 };
+                    let packed: Vec<u8> = (0..len + extra).map(|_| next() as u8).collect();
                     let base = next() as u32 % 1000;
                     let want: Vec<u32> = (0..n)
                         .map(|i| {
@@ -2480,9 +2505,9 @@ mod tests {
                     for (simd, dispatch) in [(false, false), (super::simd_available(), false), (true, true)] {
                         let mut got = vec![0; n];
                         let max = if dispatch {
-                            super::unpack(&packed, bits, shift, base, &mut got)
+                            super::unpack(&packed, len, bits, shift, base, &mut got)
                         } else {
-                            super::unpack_with(&packed, bits, shift, base, &mut got, simd)
+                            super::unpack_with(&packed, len, bits, shift, base, &mut got, simd)
                         };
                         let simd = if dispatch {
                             "as dispatched"

@@ -6,7 +6,9 @@
 //! - `binary_file/read_decode`: reading the binary trace from a file (page cache) and
 //!   decoding it into warp requests, nothing more (the limit);
 //! - `binary_file/read_decode_model`: the same plus the bank model (one thread);
-//! - `engine/mix`: the cycle engine (one thread) on the mix grouped in memory.
+//! - `engine/mix`: the cycle engine (one thread) on the mix grouped in memory;
+//! - `kernel/random_32_lanes`: `BankModel::evaluate` on full warps of random 4-byte
+//!   loads (4096 of them, 512 KiB of addresses), the fast path's costliest common case.
 //!
 //! ```sh
 //! cargo bench -p banksim --bench model                             # everything
@@ -68,6 +70,35 @@ fn benches(c: &mut Criterion) {
     });
     g.finish();
     let _ = std::fs::remove_file(&path);
+
+    // full warps of random words of 192 KiB (xorshift, as the mix's random class)
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let addrs: Vec<u32> = (0..4096 * 32)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u32 % (48 * 1024) * 4
+        })
+        .collect();
+    let lanes: Vec<u16> = (0..32).collect();
+    let mut model = sim_core::BankModel::new(&hw);
+    let mut g = c.benchmark_group("kernel");
+    g.throughput(Throughput::Elements(4096));
+    g.bench_function("random_32_lanes", |b| {
+        b.iter(|| {
+            addrs.chunks_exact(32).fold(0u32, |w, a| {
+                let req = sim_core::WarpRequest {
+                    op: sim_core::Op::Load,
+                    bytes: 4,
+                    lanes: &lanes,
+                    addrs: black_box(a),
+                };
+                w + model.evaluate(&req).wavefronts
+            })
+        })
+    });
+    g.finish();
 }
 
 criterion_group! {

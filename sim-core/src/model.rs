@@ -1683,18 +1683,9 @@ mod avx512 {
         let in_hi = _mm512_mask_cmpeq_epi32_mask(counted_hi, g_hi, gs);
         let gbits = _mm_cvtsi32_si128((gmask + 1).trailing_zeros() as i32);
         let (h_lo, h_hi) = (_mm512_srl_epi32(k_lo, gbits), _mm512_srl_epi32(k_hi, gbits));
-        if distinct_hashes(h_lo, h_hi, in_lo, in_hi) == top {
-            return Some(top);
-        }
-        let (f_lo, f_hi) = (
-            _mm512_xor_si512(h_lo, _mm512_srli_epi32::<5>(h_lo)),
-            _mm512_xor_si512(h_hi, _mm512_srli_epi32::<5>(h_hi)),
-        );
-        let (f_lo, f_hi) = (
-            _mm512_xor_si512(f_lo, _mm512_srli_epi32::<10>(f_lo)),
-            _mm512_xor_si512(f_hi, _mm512_srli_epi32::<10>(f_hi)),
-        );
-        if distinct_hashes(f_lo, f_hi, in_lo, in_hi) == top {
+        if distinct_hashes::<false>(h_lo, h_hi, in_lo, in_hi) == top
+            || distinct_hashes::<true>(h_lo, h_hi, in_lo, in_hi) == top
+        {
             return Some(top);
         }
         // Otherwise the answer is `top` where no two counted lanes of the busiest groups
@@ -1735,11 +1726,21 @@ mod avx512 {
         (repeated == 0).then_some(top)
     }
 
-    /// The distinct values of `h & 31` among the lanes `in_lo` of `h_lo` (lanes 0..16)
-    /// and `in_hi` of `h_hi` (lanes 16..32): the bits of their one-hots, ORed.
+    /// The distinct values of the hash `x & 31` among the lanes `in_lo` of `h_lo` (lanes
+    /// 0..16) and `in_hi` of `h_hi` (lanes 16..32), `x` being `h` itself or, with `FOLD`,
+    /// `h ^ h >> 5 ^ h >> 10 ^ h >> 15` (every five bits of the low twenty): the bits of
+    /// their one-hots, ORed.
     #[inline]
     #[target_feature(enable = "avx512f,avx2,popcnt")]
-    unsafe fn distinct_hashes(h_lo: __m512i, h_hi: __m512i, in_lo: u16, in_hi: u16) -> u32 {
+    unsafe fn distinct_hashes<const FOLD: bool>(h_lo: __m512i, h_hi: __m512i, in_lo: u16, in_hi: u16) -> u32 {
+        let fold = |h: __m512i| {
+            if !FOLD {
+                return h;
+            }
+            let h = _mm512_xor_si512(h, _mm512_srli_epi32::<5>(h));
+            _mm512_xor_si512(h, _mm512_srli_epi32::<10>(h))
+        };
+        let (h_lo, h_hi) = (fold(h_lo), fold(h_hi));
         let (one, low5) = (_mm512_set1_epi32(1), _mm512_set1_epi32(31));
         let bits = _mm512_or_si512(
             _mm512_maskz_sllv_epi32(in_lo, one, _mm512_and_si512(h_lo, low5)),

@@ -1287,27 +1287,32 @@ mod avx2 {
                 (_mm256_movemask_ps(_mm256_castsi256_ps($c)) as u32).count_ones()
             };
         }
-        macro_rules! groups_of {
-            ($b:expr) => {{
-                let b = $b;
-                let x = _mm_or_si128(_mm256_castsi256_si128(b), _mm256_extracti128_si256::<1>(b));
-                let x = _mm_or_si128(x, _mm_shuffle_epi32::<0b01_00_11_10>(x));
-                let x = _mm_or_si128(x, _mm_shuffle_epi32::<0b10_11_00_01>(x));
-                (_mm_cvtsi128_si32(x) as u32).count_ones()
-            }};
-        }
         let mut free = true;
         if shift == 3 {
             for v in 0..4 {
-                free &= groups_of!(bits[v]) == lanes_of!(counted[v]);
+                free &= bits_set(bits[v]) == lanes_of!(counted[v]);
             }
         } else {
             for h in 0..2 {
                 let lanes = lanes_of!(counted[2 * h]) + lanes_of!(counted[2 * h + 1]);
-                free &= groups_of!(_mm256_or_si256(bits[2 * h], bits[2 * h + 1])) == lanes;
+                free &= bits_set(_mm256_or_si256(bits[2 * h], bits[2 * h + 1])) == lanes;
             }
         }
         free
+    }
+
+    /// The bits set in the OR of the eight dwords of `v` (the groups a phase's lanes'
+    /// one-hots cover).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and POPCNT.
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn bits_set(v: __m256i) -> u32 {
+        let x = _mm_or_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+        let x = _mm_or_si128(x, _mm_shuffle_epi32::<0b01_00_11_10>(x));
+        let x = _mm_or_si128(x, _mm_shuffle_epi32::<0b10_11_00_01>(x));
+        (_mm_cvtsi128_si32(x) as u32).count_ones()
     }
 
     /// [`super::phase_units`] for one phase of 1 to `8 × V` lanes (`V` = 1, 2 or 4) and
@@ -1746,11 +1751,10 @@ mod avx512 {
             _mm512_maskz_sllv_epi32(in_lo, one, _mm512_and_si512(h_lo, low5)),
             _mm512_maskz_sllv_epi32(in_hi, one, _mm512_and_si512(h_hi, low5)),
         );
-        let y = _mm256_or_si256(_mm512_castsi512_si256(bits), _mm512_extracti64x4_epi64::<1>(bits));
-        let x = _mm_or_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y));
-        let x = _mm_or_si128(x, _mm_shuffle_epi32::<0b01_00_11_10>(x));
-        let x = _mm_or_si128(x, _mm_shuffle_epi32::<0b10_11_00_01>(x));
-        (_mm_cvtsi128_si32(x) as u32).count_ones()
+        super::avx2::bits_set(_mm256_or_si256(
+            _mm512_castsi512_si256(bits),
+            _mm512_extracti64x4_epi64::<1>(bits),
+        ))
     }
 
     /// The lanes of `n` (2 to 32; keys `k_lo` = lanes 0..16, `k_hi` = lanes 16..32,

@@ -897,13 +897,12 @@ impl Sm {
     /// Processes events until a block completes while more blocks wait to be dispatched
     /// (then `waiting_since` is set), or until no events are left.
     fn advance<W: Workload + ?Sized>(&mut self, ctx: &Ctx<'_, W>, more_blocks: bool) {
-        // (the list goes back empty, its buffer kept for the next round)
-        let mut list = std::mem::take(&mut self.to_launch);
-        for &(block, at) in &list {
+        // (by index, so that the list keeps its buffer for the next round)
+        for i in 0..self.to_launch.len() {
+            let (block, at) = self.to_launch[i];
             self.launch(ctx, block, at);
         }
-        list.clear();
-        self.to_launch = list;
+        self.to_launch.clear();
         while let Some((at, kind, slot, node)) = self.run.events.pop() {
             match kind {
                 EventKind::Ready => self.on_ready(ctx, at, slot as usize, node),

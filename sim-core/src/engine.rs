@@ -565,10 +565,12 @@ impl Clone for Resident {
 
     /// (keeps this one's allocations: see [`Sm::saved`])
     fn clone_from(&mut self, o: &Resident) {
-        self.plan.clone_from(&o.plan);
-        self.warps.clone_from(&o.warps);
-        self.barriers.clone_from(&o.barriers);
-        (self.left, self.end) = (o.left, o.end);
+        // (every field named: one added later cannot be left out of snapshots)
+        let Resident { plan, warps, barriers, left, end } = o;
+        self.plan.clone_from(plan);
+        self.warps.clone_from(warps);
+        self.barriers.clone_from(barriers);
+        (self.left, self.end) = (*left, *end);
     }
 }
 
@@ -669,10 +671,11 @@ impl Clone for Events {
 
     /// (keeps this one's allocations, the ring's 64 queues among them)
     fn clone_from(&mut self, o: &Events) {
+        let Events { now, seq, ring, taken, occupied, far, far_at } = o;
         (self.now, self.seq, self.taken, self.occupied, self.far_at) =
-            (o.now, o.seq, o.taken, o.occupied, o.far_at);
-        self.ring.clone_from(&o.ring);
-        self.far.clone_from(&o.far);
+            (*now, *seq, *taken, *occupied, *far_at);
+        self.ring.clone_from(ring);
+        self.far.clone_from(far);
     }
 }
 
@@ -813,12 +816,13 @@ impl Clone for SmRun {
 
     /// (keeps this one's allocations: see [`Sm::saved`])
     fn clone_from(&mut self, o: &SmRun) {
-        self.events.clone_from(&o.events);
-        self.slots.clone_from(&o.slots);
-        self.sched_free.clone_from(&o.sched_free);
-        self.stats.clone_from(&o.stats);
+        let SmRun { events, slots, free_slots, pipe_free, sched_free, waiting_since, next_launch, stats } = o;
+        self.events.clone_from(events);
+        self.slots.clone_from(slots);
+        self.sched_free.clone_from(sched_free);
+        self.stats.clone_from(stats);
         (self.free_slots, self.pipe_free, self.waiting_since, self.next_launch) =
-            (o.free_slots, o.pipe_free, o.waiting_since, o.next_launch);
+            (*free_slots, *pipe_free, *waiting_since, *next_launch);
     }
 }
 

@@ -27,7 +27,7 @@ use sim_core::engine::{self, EngineOptions};
 use sim_core::Hardware;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use traces::binary::{self, BinaryError};
+use traces::binary::{self, BinaryError, Chunk, RawChunk, Reader};
 
 struct Args {
     blocks: u32,
@@ -408,8 +408,20 @@ fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
     }
 }
 
-/// The whole trace in memory, grouped as `banksim run` does for the cycle engine.
+/// The whole trace in memory as warp requests, as `banksim run` takes them for the cycle
+/// engine: each chunk split into requests, the parts appended in chunk order.
 fn engine_requests(path: &Path) -> traces::Requests {
-    let trace = traces::read_any(path).expect("the mix");
-    traces::Requests::group(&trace, WARP).expect("the mix groups")
+    let mut reader = Reader::open(path).unwrap_or_else(|e| fail(&e));
+    let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
+    let mut all = traces::Requests::new(WARP);
+    while reader.next_chunk(&mut raw).unwrap_or_else(|e| fail(&e)) {
+        raw.decode_lazy(&mut chunk).unwrap_or_else(|e| fail(&e));
+        chunk.split(WARP).unwrap_or_else(|e| fail(&e));
+        let mut part = traces::Requests::new(WARP);
+        for r in chunk.iter() {
+            part.push(r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.wait, r.lanes, r.addrs);
+        }
+        all.append(&part);
+    }
+    all
 }

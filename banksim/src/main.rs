@@ -262,9 +262,17 @@ fn run(args: &RunArgs) -> Result<()> {
             return Ok(());
         }
     }
-    let trace = traces::read_any(&args.trace)?;
-    check_records(&trace, &hw, args.engine.threads_per_block)?;
-    let requests = Requests::group(&trace, hw.warp)?;
+    // the cycle engine and the per-request outputs need every request at once: a binary
+    // trace is split into them chunk by chunk, a text trace's records are grouped
+    let (source, records, requests) = if binary {
+        let l = with_threads(e.threads, || stream::load_binary(&args.trace, &hw, e.threads_per_block))??;
+        (l.source, l.records, l.requests)
+    } else {
+        let trace = traces::read_any(&args.trace)?;
+        check_records(&trace, &hw, e.threads_per_block)?;
+        let requests = Requests::group(&trace, hw.warp)?;
+        (trace.source.clone(), trace.len() as u64, requests)
+    };
     let stretched = e.grid.is_some() || e.cycles_per_op != 1.0;
     if stretched && (args.per_request.is_some() || args.out.is_some()) {
         bail!("--grid and --cycles-per-op give cycles for a workload other than the trace's requests: they do not combine with --per-request or --out");
@@ -310,10 +318,10 @@ fn run(args: &RunArgs) -> Result<()> {
         None => simulate(&hw, &requests, None, None)?,
     };
     if let Some(dir) = &args.out {
-        write_run_folder(dir, &trace, &hw, &requests, timings, report.as_ref())?;
+        write_run_folder(dir, &source, &hw, &requests, timings, report.as_ref())?;
     }
     let mut out = std::io::stdout().lock();
-    print_summary(&mut out, &trace, &requests, &hw, &summary)?;
+    print_totals(&mut out, &source, records, requests.len() as u64, &hw, &summary)?;
     if let Some(report) = &report {
         print_engine(&mut out, report)?;
         if let Some(path) = &e.per_sm {
@@ -328,7 +336,7 @@ fn run(args: &RunArgs) -> Result<()> {
 /// The run folder `banksim report` reads.
 fn write_run_folder(
     dir: &Path,
-    trace: &Trace,
+    source: &str,
     hw: &Hardware,
     requests: &Requests,
     timings: Option<&[RequestTiming]>,
@@ -361,7 +369,7 @@ fn write_run_folder(
         f.commit()?;
     }
     let summary = serde_json::json!({
-        "trace": trace.source,
+        "trace": source,
         "hardware": hw.name,
         "banks": hw.banks,
         "warp": hw.warp,

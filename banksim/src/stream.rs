@@ -121,6 +121,68 @@ fn simulate_chunk(
     Ok(Part { summary, records: s.chunk.records() as u64, requests: s.chunk.len() as u64 })
 }
 
+/// A binary trace's warp requests, for what needs them all (the cycle engine, the
+/// per-request outputs), and its number of records.
+pub(crate) struct Loaded {
+    pub(crate) source: String,
+    pub(crate) records: u64,
+    pub(crate) requests: Requests,
+}
+
+/// Reads the binary trace at `path` into warp requests of `hw.warp` lanes, checked as
+/// [`run_binary`] checks them: every thread decodes the next chunk and splits it into
+/// requests (a chunk holds whole runs of one 64-thread slice, so its requests are in
+/// (block, warp, step) order on their own), and the parts are appended in chunk order.
+///
+/// The same requests as reading the trace's records and grouping them
+/// ([`Requests::group`]), without holding the records: those took about 40 bytes each
+/// (1.3 GB for the million requests of the benchmark mix) and their sort by (block,
+/// warp, step) was most of `banksim run --cycles`'s time.
+pub(crate) fn load_binary(path: &Path, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Loaded> {
+    let reader = Reader::open(path)?;
+    let source = reader.name().to_string();
+    let mut total = Loaded { source: source.clone(), records: 0, requests: Requests::new(hw.warp) };
+    traces::parallel::for_each_chunk(
+        reader,
+        Chunk::default,
+        |chunk, raw| -> Result<(Requests, u64)> {
+            raw.decode_lazy(chunk)?;
+            chunk.split(hw.warp)?;
+            let mut part = Requests::new(hw.warp);
+            for r in chunk.iter() {
+                let at = || {
+                    format!(
+                        "{source}: chunk at byte {}: block {} warp {} step {}",
+                        raw.offset(),
+                        r.block,
+                        r.warp,
+                        r.step
+                    )
+                };
+                if let Some(&last) = r.lanes.last() {
+                    if let Some(problem) =
+                        crate::thread_problem(r.warp * hw.warp + last as u32, threads_per_block)
+                    {
+                        bail!("{}: {problem}", at());
+                    }
+                }
+                for &a in r.addrs {
+                    if let Some(problem) = crate::access_problem(hw, r.op, a, r.bytes) {
+                        bail!("{}: {problem}", at());
+                    }
+                }
+                part.push(r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.wait, r.lanes, r.addrs);
+            }
+            Ok((part, chunk.records() as u64))
+        },
+        |(part, records)| {
+            total.requests.append(&part);
+            total.records += records;
+        },
+    )?;
+    Ok(total)
+}
+
 /// A request of the fast path needs a closer look (see [`simulate_chunk`]).
 struct Amiss;
 

@@ -248,6 +248,80 @@ fn binary_traces_stream_to_the_same_totals_as_text() {
 }
 
 #[test]
+fn binary_traces_load_whole_into_the_requests_their_text_groups_into() {
+    // 75 blocks of 1024 threads (about 140 000 records: three chunks, cut between the
+    // slices of a block), lanes of one warp with different gaps, deps and waits, some
+    // lanes idle: `run --cycles` on the binary trace splits its chunks into requests,
+    // on the text trace it groups the records; every request, and every cycle, agrees
+    let csv = tmp("whole.csv");
+    let mut body = String::from("block,thread,step,op,addr,bytes,gap,dep,wait\n");
+    for block in 0..75u32 {
+        for thread in 0..1024u32 {
+            for step in 0..2u32 {
+                if (thread + step) % 11 == 3 {
+                    continue;
+                }
+                let op = if step == 1 && block % 3 == 0 { "st" } else { "ld" };
+                let addr = (block * 40 + thread * [1, 33][step as usize]) % 12288 * 4;
+                let gap = (thread * 7 + block) % 9;
+                let dep = if thread % 4 == 0 { "1" } else { "0" };
+                let wait = if thread % 5 == 0 { String::new() } else { (thread % (gap + 1)).to_string() };
+                body.push_str(&format!("{block},{thread},{step},{op},{addr},4,{gap},{dep},{wait}\n"));
+            }
+        }
+    }
+    std::fs::write(&csv, &body).unwrap();
+    let bin = tmp("whole.bsim");
+    assert!(banksim(&["convert", csv.to_str().unwrap(), bin.to_str().unwrap()]).status.success());
+    let tail = |s: &str| s.split_once(": ").map(|p| p.1.to_string()).unwrap_or_default();
+    for warp in ["16", "32", "64"] {
+        let run = |trace: &PathBuf, threads: &str| {
+            let per =
+                tmp(&format!("whole_{warp}_{threads}_{}.csv", trace.extension().unwrap().to_str().unwrap()));
+            let o = banksim(&[
+                "run",
+                trace.to_str().unwrap(),
+                "--warp",
+                warp,
+                "--cycles",
+                "--threads",
+                threads,
+                "--per-request",
+                per.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{}", text(&o).1);
+            (tail(&text(&o).0), std::fs::read_to_string(per).unwrap())
+        };
+        let want = run(&csv, "2");
+        assert!(want.0.contains("cycle engine: ") && want.1.lines().count() > 1000, "{}", want.0);
+        for threads in ["1", "2"] {
+            let got = run(&bin, threads);
+            assert_eq!(got.0, want.0, "warp {warp}, {threads} threads");
+            assert!(got.1 == want.1, "warp {warp}, {threads} threads: the per-request rows differ");
+        }
+    }
+    // a bad access in a late chunk is named by its chunk and request, as a streamed run
+    // names it; a thread beyond --threads-per-block too
+    let bad = tmp("whole_bad.csv");
+    std::fs::write(&bad, format!("{body}74,3,9,ld,2,4,0,0,\n")).unwrap();
+    let badbin = tmp("whole_bad.bsim");
+    assert!(banksim(&["convert", bad.to_str().unwrap(), badbin.to_str().unwrap()]).status.success());
+    let o = banksim(&["run", badbin.to_str().unwrap(), "--cycles"]);
+    let err = text(&o).1;
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("chunk at byte") && err.contains("block 74 warp 0 step 9") && err.contains("misaligned"),
+        "{err}"
+    );
+    let o = banksim(&["run", bin.to_str().unwrap(), "--cycles", "--threads-per-block", "200"]);
+    let err = text(&o).1;
+    assert!(
+        !o.status.success() && err.contains("block 0 warp 6 step 0") && err.contains("beyond the block size"),
+        "{err}"
+    );
+}
+
+#[test]
 fn text_traces_in_block_order_stream_to_the_totals_of_a_whole_read() {
     // 40 blocks of 96 threads, 6 steps each, loads and stores at assorted strides
     let mut rows = Vec::new();

@@ -3,7 +3,7 @@
 
 use crate::error::GroupError;
 use crate::record::Trace;
-use sim_core::{Op, WarpRequest};
+use sim_core::{Op, WarpRequest, LANE_NUMBERS};
 
 /// Warp requests ordered by (block, warp, step): one header each, lanes and addresses
 /// side by side.
@@ -12,6 +12,8 @@ pub struct Requests {
     /// Warp size the trace was grouped for.
     pub warp_size: u32,
     heads: Vec<Head>,
+    /// The lanes of the requests whose lanes are not contiguous (a request with lanes
+    /// `l..l + n`, most of them, borrows them from `LANE_NUMBERS` instead).
     lanes: Vec<u16>,
     addrs: Vec<u32>,
     /// Highest thread index + 1, and one past the highest byte of shared memory
@@ -32,14 +34,29 @@ struct Head {
     step: u32,
     gap: u32,
     line: u32,
-    /// Start of the request's lanes in `lanes` / `addrs`.
+    /// Start of the request's addresses in `addrs`.
     start: u32,
+    /// Start of the request's lanes in `lanes`, or [`CONTIGUOUS`].
+    lanes_at: u32,
+    /// With [`CONTIGUOUS`]: the first lane.
+    lane0: u16,
     wait: Option<u32>,
     /// Number of lanes.
     count: u16,
     op: Op,
     bytes: u8,
     dep: Option<bool>,
+}
+
+/// [`Head::lanes_at`] of a request whose lanes are `lane0..lane0 + count`.
+const CONTIGUOUS: u32 = u32::MAX;
+
+/// Whether ascending `lanes` are one run `l..l + n`.
+fn contiguous(lanes: &[u16]) -> bool {
+    match (lanes.first(), lanes.last()) {
+        (Some(&a), Some(&b)) => (b - a) as usize + 1 == lanes.len(),
+        _ => true,
+    }
 }
 
 /// One warp request, borrowed from [`Requests`].
@@ -161,13 +178,16 @@ impl Requests {
                 h.line = h.line.min(line);
                 h.count += 1;
             } else {
+                out.seal_lanes();
                 out.push_head(Head {
                     block: r.block,
                     warp,
                     step: r.step,
                     gap: r.gap,
                     line,
-                    start: out.lanes.len() as u32,
+                    start: out.addrs.len() as u32,
+                    lanes_at: out.lanes.len() as u32,
+                    lane0: 0,
                     wait: r.wait,
                     count: 1,
                     op: r.op,
@@ -183,7 +203,24 @@ impl Requests {
             out.addrs.push(r.addr);
             prev = Some(i);
         }
+        out.seal_lanes();
         Ok(out)
+    }
+
+    /// Where the last request's lanes (the end of `lanes`) are one run, drops them from
+    /// `lanes`: the request borrows them from `LANE_NUMBERS`. (A full warp's lanes were a
+    /// quarter of the bytes of a request in memory: the cycle engine holds them all.)
+    fn seal_lanes(&mut self) {
+        let Some(h) = self.heads.last_mut() else { return };
+        if h.lanes_at == CONTIGUOUS {
+            return;
+        }
+        let lanes = &self.lanes[h.lanes_at as usize..];
+        if contiguous(lanes) {
+            h.lane0 = lanes.first().copied().unwrap_or(0);
+            self.lanes.truncate(h.lanes_at as usize);
+            h.lanes_at = CONTIGUOUS;
+        }
     }
 
     /// Number of requests.
@@ -200,7 +237,12 @@ impl Requests {
     #[inline]
     pub fn get(&self, i: usize) -> RequestRef<'_> {
         let h = self.heads[i];
-        let (s, e) = (h.start as usize, h.start as usize + h.count as usize);
+        let (s, n) = (h.start as usize, h.count as usize);
+        let lanes = if h.lanes_at == CONTIGUOUS {
+            &LANE_NUMBERS[h.lane0 as usize..h.lane0 as usize + n]
+        } else {
+            &self.lanes[h.lanes_at as usize..h.lanes_at as usize + n]
+        };
         RequestRef {
             block: h.block,
             warp: h.warp,
@@ -211,8 +253,8 @@ impl Requests {
             dep: h.dep,
             wait: h.wait,
             line: h.line,
-            lanes: &self.lanes[s..e],
-            addrs: &self.addrs[s..e],
+            lanes,
+            addrs: &self.addrs[s..s + n],
         }
     }
 
@@ -247,13 +289,16 @@ impl Requests {
         debug_assert_eq!(lanes.len(), addrs.len());
         debug_assert!(lanes.windows(2).all(|w| w[0] < w[1]));
         debug_assert!(self.heads.last().is_none_or(|h| (h.block, h.warp, h.step) < (block, warp, step)));
+        let run = contiguous(lanes);
         self.push_head(Head {
             block,
             warp,
             step,
             gap,
             line: 0,
-            start: self.lanes.len() as u32,
+            start: self.addrs.len() as u32,
+            lanes_at: if run { CONTIGUOUS } else { self.lanes.len() as u32 },
+            lane0: if run { lanes.first().copied().unwrap_or(0) } else { 0 },
             wait,
             count: lanes.len() as u16,
             op,
@@ -266,8 +311,37 @@ impl Requests {
         if let Some(&last) = lanes.last() {
             self.threads = self.threads.max(warp * self.warp_size + last as u32 + 1);
         }
-        self.lanes.extend_from_slice(lanes);
+        if !run {
+            self.lanes.extend_from_slice(lanes);
+        }
         self.addrs.extend_from_slice(addrs);
+    }
+
+    /// Appends `other`'s requests, which must come after these in (block, warp, step)
+    /// order and be for the same warp size (as the chunks of a binary trace, split one
+    /// by one: `banksim run` builds one part per chunk on every thread and appends them
+    /// in chunk order).
+    pub fn append(&mut self, other: &Requests) {
+        debug_assert_eq!(self.warp_size, other.warp_size);
+        debug_assert!(match (self.heads.last(), other.heads.first()) {
+            (Some(a), Some(b)) => (a.block, a.warp, a.step) < (b.block, b.warp, b.step),
+            _ => true,
+        });
+        let (heads, lanes, addrs) = (self.heads.len(), self.lanes.len() as u32, self.addrs.len() as u32);
+        let same_block =
+            matches!((self.heads.last(), other.heads.first()), (Some(a), Some(b)) if a.block == b.block);
+        self.heads.extend(other.heads.iter().map(|h| Head {
+            start: h.start + addrs,
+            lanes_at: if h.lanes_at == CONTIGUOUS { CONTIGUOUS } else { h.lanes_at + lanes },
+            ..*h
+        }));
+        self.lanes.extend_from_slice(&other.lanes);
+        self.addrs.extend_from_slice(&other.addrs);
+        // (a block cut between the two parts starts where the first part holds it)
+        let skip = usize::from(same_block);
+        self.block_starts.extend(other.block_starts.iter().skip(skip).map(|&i| i + heads));
+        self.threads = self.threads.max(other.threads);
+        self.smem_extent = self.smem_extent.max(other.smem_extent);
     }
 
     /// Appends a request's header, noting where a new block starts.

@@ -11,7 +11,7 @@ use anyhow::{bail, Result};
 use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest, SliceOutcome};
 use std::path::Path;
 use traces::binary::{Chunk, RawChunk, Reader};
-use traces::{block_runs, Record, Requests, Trace};
+use traces::{block_runs, Record, RequestRef, Requests, Trace};
 
 /// Totals of a streamed run.
 pub(crate) struct Streamed {
@@ -97,28 +97,36 @@ fn simulate_chunk(
     s.chunk.split(hw.warp)?;
     let mut summary = Summary::default();
     for r in s.chunk.iter() {
-        let at = || {
-            format!(
-                "{source}: chunk at byte {}: block {} warp {} step {}",
-                raw.offset(),
-                r.block,
-                r.warp,
-                r.step
-            )
-        };
-        if let Some(&last) = r.lanes.last() {
-            if let Some(problem) = crate::thread_problem(r.warp * hw.warp + last as u32, threads_per_block) {
-                bail!("{}: {problem}", at());
-            }
-        }
-        for &a in r.addrs {
-            if let Some(problem) = crate::access_problem(hw, r.op, a, r.bytes) {
-                bail!("{}: {problem}", at());
-            }
-        }
+        check_request(&r, hw, threads_per_block, source, raw)?;
         summary.add(r.op, r.lanes.len(), s.model.evaluate(&r.warp_request()));
     }
     Ok(Part { summary, records: s.chunk.records() as u64, requests: s.chunk.len() as u64 })
+}
+
+/// Checks one request of the chunk `raw` of the binary trace `source`: its threads within
+/// the block size, its accesses inside shared memory and aligned. The error names the
+/// chunk and the request.
+fn check_request(
+    r: &RequestRef<'_>,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+    source: &str,
+    raw: &RawChunk,
+) -> Result<()> {
+    let at = || {
+        format!("{source}: chunk at byte {}: block {} warp {} step {}", raw.offset(), r.block, r.warp, r.step)
+    };
+    if let Some(&last) = r.lanes.last() {
+        if let Some(problem) = crate::thread_problem(r.warp * hw.warp + last as u32, threads_per_block) {
+            bail!("{}: {problem}", at());
+        }
+    }
+    for &a in r.addrs {
+        if let Some(problem) = crate::access_problem(hw, r.op, a, r.bytes) {
+            bail!("{}: {problem}", at());
+        }
+    }
+    Ok(())
 }
 
 /// A binary trace's warp requests, for what needs them all (the cycle engine, the
@@ -150,27 +158,7 @@ pub(crate) fn load_binary(path: &Path, hw: &Hardware, threads_per_block: Option<
             chunk.split(hw.warp)?;
             let mut part = Requests::new(hw.warp);
             for r in chunk.iter() {
-                let at = || {
-                    format!(
-                        "{source}: chunk at byte {}: block {} warp {} step {}",
-                        raw.offset(),
-                        r.block,
-                        r.warp,
-                        r.step
-                    )
-                };
-                if let Some(&last) = r.lanes.last() {
-                    if let Some(problem) =
-                        crate::thread_problem(r.warp * hw.warp + last as u32, threads_per_block)
-                    {
-                        bail!("{}: {problem}", at());
-                    }
-                }
-                for &a in r.addrs {
-                    if let Some(problem) = crate::access_problem(hw, r.op, a, r.bytes) {
-                        bail!("{}: {problem}", at());
-                    }
-                }
+                check_request(&r, hw, threads_per_block, &source, raw)?;
                 part.push(r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.wait, r.lanes, r.addrs);
             }
             Ok((part, chunk.records() as u64))

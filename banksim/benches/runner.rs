@@ -409,7 +409,7 @@ fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
 }
 
 /// The whole trace in memory as warp requests, as `banksim run` takes them for the cycle
-/// engine: each chunk split into requests, the parts appended in chunk order.
+/// engine: each chunk split into requests, in chunk order (here on one thread).
 fn engine_requests(path: &Path) -> traces::Requests {
     let mut reader = Reader::open(path).unwrap_or_else(|e| fail(&e));
     let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
@@ -417,11 +417,7 @@ fn engine_requests(path: &Path) -> traces::Requests {
     while reader.next_chunk(&mut raw).unwrap_or_else(|e| fail(&e)) {
         raw.decode_lazy(&mut chunk).unwrap_or_else(|e| fail(&e));
         chunk.split(WARP).unwrap_or_else(|e| fail(&e));
-        let mut part = traces::Requests::new(WARP);
-        for r in chunk.iter() {
-            part.push(r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.wait, r.lanes, r.addrs);
-        }
-        all.append(&part);
+        chunk.iter().for_each(|r| all.push_ref(&r));
     }
     all
 }

@@ -159,7 +159,7 @@ pub(crate) fn load_binary(path: &Path, hw: &Hardware, threads_per_block: Option<
             let mut part = Requests::new(hw.warp);
             for r in chunk.iter() {
                 check_request(&r, hw, threads_per_block, &source, raw)?;
-                part.push(r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.wait, r.lanes, r.addrs);
+                part.push_ref(&r);
             }
             Ok((part, chunk.records() as u64))
         },

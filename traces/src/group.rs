@@ -317,6 +317,12 @@ impl Requests {
         self.addrs.extend_from_slice(addrs);
     }
 
+    /// Appends one request taken from elsewhere (another `Requests`, a binary chunk's
+    /// split), as [`Requests::push`] does.
+    pub fn push_ref(&mut self, r: &RequestRef<'_>) {
+        self.push(r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.wait, r.lanes, r.addrs);
+    }
+
     /// Appends `other`'s requests, which must come after these in (block, warp, step)
     /// order and be for the same warp size (as the chunks of a binary trace, split one
     /// by one: `banksim run` builds one part per chunk on every thread and appends them

@@ -41,7 +41,7 @@ proptest! {
         // the same requests pushed one by one
         let mut pushed = Requests::new(warp);
         for r in grouped.iter() {
-            pushed.push(r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.wait, r.lanes, r.addrs);
+            pushed.push_ref(&r);
         }
         prop_assert_eq!(pushed.extent(warp), Some(pass(&grouped, warp)));
         prop_assert_eq!((0..grouped.len()).map(|i| grouped.block(i)).collect::<Vec<_>>(),
@@ -94,7 +94,7 @@ proptest! {
             chunk.split(warp).unwrap();
             let mut part = Requests::new(warp);
             for r in chunk.iter() {
-                part.push(r.block, r.warp, r.step, r.op, r.bytes, r.gap, r.dep, r.wait, r.lanes, r.addrs);
+                part.push_ref(&r);
             }
             whole.append(&part);
             chunks += 1;

@@ -8,7 +8,7 @@
 //! later block is read. Memory is a batch of text and the blocks still open.
 
 use anyhow::{bail, Result};
-use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest, SliceOutcome};
+use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest};
 use std::path::Path;
 use traces::binary::{Chunk, RawChunk, Reader};
 use traces::{block_runs, Record, RequestRef, Requests, Trace};
@@ -64,8 +64,8 @@ fn simulate_chunk(
     // lane beyond the block, an address beyond shared memory or misaligned) and chunks
     // with per-lane attributes take the request-by-request path below, which finds the
     // first problem in (block, warp, step) order and says what it is.
-    // Whole slices go through the model's memo of slices; the loop over a slice's
-    // warps is here, not in the model (see `BankModel::recall_slice`).
+    // Whole slices go through the model's memo of slices, recalled, evaluated and
+    // remembered here, not inside the model (see `BankModel::recall_slice`).
     let mut summary = Summary::default();
     let mut requests = 0;
     let model = &mut s.model;
@@ -78,11 +78,7 @@ fn simulate_chunk(
         let o = match model.recall_slice(r) {
             Ok(o) => o,
             Err(ticket) => {
-                let mut o = SliceOutcome::default();
-                r.warps(hw.warp, |_, q| {
-                    o.add(model.evaluate_masked(q));
-                    Ok::<_, Amiss>(())
-                })?;
+                let o = model.evaluate_warps(r);
                 model.remember_slice(ticket, r, o);
                 o
             }

@@ -225,6 +225,40 @@ impl Fast {
         self.evaluate_scalar(hw, dense, req)
     }
 
+    /// Both 32-lane warps of a full 64-lane slice (`addrs`: lanes 0..32, then 32..64)
+    /// where each is one phase of the fast path's common case (a linear power-of-two
+    /// mapping, phases of 32 lanes, no pair merge, at most 32 groups of banks), by
+    /// [`avx512::units_pair`]: the wavefronts of each. `None` where that does not apply
+    /// or the kernel leaves it to the warps one by one.
+    #[inline]
+    fn pair(&self, op: Op, bytes: u8, addrs: &[u32]) -> Option<(u32, u32)> {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx512 {
+            let plan = self.plans[op as usize & 7].get(bytes as usize).copied().unwrap_or(Plan::General);
+            let (
+                Plan::Fast { shift: 5, merge: false, serialize },
+                FastBanks::LinearPow2 { mask, banks_log2 },
+            ) = (plan, self.banks)
+            else {
+                return None;
+            };
+            let addrs: &[u32; 64] = addrs.try_into().ok()?;
+            let bytes = bytes as u32;
+            let unit_shift = bytes.trailing_zeros().max(self.word_shift);
+            let span = unit_shift - self.word_shift;
+            let gmask = mask >> span;
+            if span > banks_log2 || gmask >= 32 {
+                return None;
+            }
+            // SAFETY: `self.avx512` is set only where `avx512::available()`.
+            return unsafe {
+                avx512::units_pair(addrs, bytes - 1, unit_shift, gmask, serialize, self.conflict)
+            };
+        }
+        let _ = (op, bytes, addrs);
+        None
+    }
+
     /// [`Self::evaluate_with`] compiled for AVX-512 as well, so that [`avx512::units`] is
     /// inlined into it.
     ///
@@ -606,6 +640,19 @@ impl BankModel {
         stride: i64,
     ) -> Option<Outcome> {
         self.fast.as_deref()?.affine(op, bytes, mask, first, stride)
+    }
+
+    /// [`Fast::pair`]: the two warp requests of a full 64-lane slice at warp 32, one
+    /// 32-lane phase each, by the AVX-512 kernel that takes both at once; `None` where it
+    /// does not apply or does not decide.
+    /// (Public for the tests that check the kernel itself.)
+    #[doc(hidden)]
+    #[inline]
+    pub fn full_slice_pair(&self, op: Op, bytes: u8, addrs: &[u32]) -> Option<(u32, u32)> {
+        if self.hw.warp != 32 {
+            return None;
+        }
+        self.fast.as_deref()?.pair(op, bytes, addrs)
     }
 
     /// The hardware this model evaluates.
@@ -1729,6 +1776,104 @@ mod avx512 {
             repeated |= _mm512_mask_cmpeq_epi32_mask(pairs, keys, _mm512_permutexvar_epi32(turn, keys));
         }
         (repeated == 0).then_some(top)
+    }
+
+    /// [`units`] for the two 32-lane phases of a 64-lane slice at once (`addrs`: the
+    /// first phase's lanes, then the second's): both phases' counts, or `None` where
+    /// either needs more than the quick answer (a lane not aligned to `align + 1`; a
+    /// multicast phase whose first busiest group's keys neither hash tells apart), and
+    /// [`units`] takes the phases one by one.
+    ///
+    /// The steps of [`units`] without the closed form of a progression (the counts are
+    /// exact for progressions too), on four vectors: the two phases' column sums added
+    /// side by side in one vector (phase 0 in the low 256 bits, phase 1 in the high),
+    /// their busiest groups found by one reduction, then the quick check of each. Two
+    /// independent chains and one branch at the end, so the core runs them overlapped
+    /// (one phase at a time, the chain of a phase is most of its time).
+    ///
+    /// # Safety
+    /// The CPU must have what [`available`] checks.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512bitalg,avx512cd,gfni,avx2,popcnt")]
+    pub(super) unsafe fn units_pair(
+        addrs: &[u32; 64],
+        align: u32,
+        unit_shift: u32,
+        gmask: u32,
+        serialize: bool,
+        conflict: bool,
+    ) -> Option<(u32, u32)> {
+        let p = addrs.as_ptr() as *const __m512i;
+        // vectors 0, 1: phase 0's lanes 0..16, 16..32; vectors 2, 3: phase 1's
+        let a = [0, 1, 2, 3].map(|i| _mm512_loadu_si512(p.add(i) as *const _));
+        let any = _mm512_or_si512(_mm512_or_si512(a[0], a[1]), _mm512_or_si512(a[2], a[3]));
+        if _mm512_test_epi32_mask(any, _mm512_set1_epi32(align as i32)) != 0 {
+            return None;
+        }
+        let sh = _mm_cvtsi32_si128(unit_shift as i32);
+        let k = a.map(|v| _mm512_srl_epi32(v, sh));
+        let zero = _mm512_setzero_si512();
+        // counted lanes, as in `units`: for multicast, not a repeat of the previous lane's
+        // key within the phase (or with `conflict`, of any lower lane's)
+        let counted: [u16; 4] = if serialize {
+            [u16::MAX; 4]
+        } else if conflict {
+            let (c0, c1) = first_of_keys(k[0], k[1], 32, u16::MAX, u16::MAX);
+            let (c2, c3) = first_of_keys(k[2], k[3], 32, u16::MAX, u16::MAX);
+            [c0, c1, c2, c3]
+        } else {
+            [
+                _mm512_cmpneq_epi32_mask(k[0], _mm512_alignr_epi32::<15>(k[0], zero)) | 1,
+                _mm512_cmpneq_epi32_mask(k[1], _mm512_alignr_epi32::<15>(k[1], k[0])),
+                _mm512_cmpneq_epi32_mask(k[2], _mm512_alignr_epi32::<15>(k[2], zero)) | 1,
+                _mm512_cmpneq_epi32_mask(k[3], _mm512_alignr_epi32::<15>(k[3], k[2])),
+            ]
+        };
+        let gm = _mm512_set1_epi32(gmask as i32);
+        let g = k.map(|v| _mm512_and_si512(v, gm));
+        let one = _mm512_set1_epi32(1);
+        let blocks = _mm512_loadu_si512(BLOCKS.as_ptr() as *const _);
+        let identity = _mm512_set1_epi64(0x8040_2010_0804_0201u64 as i64);
+        let column = |i: usize| {
+            let row = _mm512_maskz_sllv_epi32(counted[i], one, g[i]);
+            _mm512_popcnt_epi8(_mm512_gf2p8affine_epi64_epi8::<0>(
+                identity,
+                _mm512_permutexvar_epi8(blocks, row),
+            ))
+        };
+        let (s0, s1) = (_mm512_add_epi8(column(0), column(1)), _mm512_add_epi8(column(2), column(3)));
+        // lanes per group: byte g of the low 256 bits for phase 0, of the high for phase 1
+        let counts = _mm512_add_epi8(
+            _mm512_shuffle_i64x2::<0b01_00_01_00>(s0, s1),
+            _mm512_shuffle_i64x2::<0b11_10_11_10>(s0, s1),
+        );
+        // the largest count of each half, in byte 0 of its 128-bit lanes 0 and 2
+        let x = _mm512_max_epu8(counts, _mm512_shuffle_i64x2::<0b10_11_00_01>(counts, counts));
+        let x = _mm512_max_epu8(x, _mm512_bsrli_epi128::<8>(x));
+        let x = _mm512_max_epu8(x, _mm512_bsrli_epi128::<4>(x));
+        let x = _mm512_max_epu8(x, _mm512_bsrli_epi128::<2>(x));
+        let x = _mm512_max_epu8(x, _mm512_bsrli_epi128::<1>(x));
+        let top0 = _mm_cvtsi128_si32(_mm512_castsi512_si128(x)) as u32 & 0xFF;
+        let top1 = _mm_cvtsi128_si32(_mm512_extracti32x4_epi32::<2>(x)) as u32 & 0xFF;
+        if serialize || conflict {
+            return Some((top0, top1));
+        }
+        // Multicast: the quick check of `units` for each phase (its first busiest group's
+        // counted keys told apart by one of two hashes of their bits above the group);
+        // a count of one passes it (one lane, one hash).
+        let gbits = _mm_cvtsi32_si128((gmask + 1).trailing_zeros() as i32);
+        let quick = |c: __m256i, top: u32, i: usize| {
+            let gstar = (_mm256_cmpeq_epi8_mask(c, _mm256_set1_epi8(top as i8)) as u32).trailing_zeros();
+            let gs = _mm512_set1_epi32(gstar as i32);
+            let in_lo = _mm512_mask_cmpeq_epi32_mask(counted[i], g[i], gs);
+            let in_hi = _mm512_mask_cmpeq_epi32_mask(counted[i + 1], g[i + 1], gs);
+            let (h_lo, h_hi) = (_mm512_srl_epi32(k[i], gbits), _mm512_srl_epi32(k[i + 1], gbits));
+            (distinct_hashes::<false>(h_lo, h_hi, in_lo, in_hi) == top)
+                | (distinct_hashes::<true>(h_lo, h_hi, in_lo, in_hi) == top)
+        };
+        let ok0 = quick(_mm512_castsi512_si256(counts), top0, 0);
+        let ok1 = quick(_mm512_extracti64x4_epi64::<1>(counts), top1, 2);
+        (ok0 & ok1).then_some((top0, top1))
     }
 
     /// The distinct values of the hash `x & 31` among the lanes `in_lo` of `h_lo` (lanes

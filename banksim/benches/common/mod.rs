@@ -181,18 +181,15 @@ pub fn simulate_file(path: &Path, hw: &Hardware) -> Result<(Summary, u64), Binar
 }
 
 /// A slice's outcome through the model's memo of slices, its warps evaluated here on a
-/// miss (this loop in the caller ran a third faster than the one inside
-/// `BankModel::evaluate_slice`: see `BankModel::recall_slice`).
+/// miss (`evaluate_warps`: the two-warp kernel where it applies), as `banksim run` does
+/// (faster than `BankModel::evaluate_slice`: see `BankModel::recall_slice`).
 #[inline]
 pub fn slice_outcome(model: &mut BankModel, r: &MaskedRequest<'_>, warp: u32) -> SliceOutcome {
     match model.recall_slice(r) {
         Ok(o) => o,
         Err(ticket) => {
-            let mut o = SliceOutcome::default();
-            let _ = r.warps(warp, |_, q| {
-                o.add(model.evaluate_masked(q));
-                Ok::<_, ()>(())
-            });
+            debug_assert_eq!(warp, model.hardware().warp);
+            let o = model.evaluate_warps(r);
             model.remember_slice(ticket, r, o);
             o
         }

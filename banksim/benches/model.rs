@@ -8,7 +8,9 @@
 //! - `binary_file/read_decode_model`: the same plus the bank model (one thread);
 //! - `engine/mix`: the cycle engine (one thread) on the mix grouped in memory;
 //! - `kernel/random_32_lanes`: `BankModel::evaluate` on full warps of random 4-byte
-//!   loads (4096 of them, 512 KiB of addresses), the fast path's costliest common case.
+//!   loads (4096 of them, 512 KiB of addresses), the fast path's costliest common case;
+//!   `kernel/random_64_lane_slices`: the same words as 2048 full slices of two warps,
+//!   through `BankModel::evaluate_warps` (the two-warp kernel).
 //!
 //! ```sh
 //! cargo bench -p banksim --bench model                             # everything
@@ -95,6 +97,20 @@ fn benches(c: &mut Criterion) {
                     addrs: black_box(a),
                 };
                 w + model.evaluate(&req).wavefronts
+            })
+        })
+    });
+    // the same words as 2048 full slices: both warps at once (`evaluate_warps`)
+    g.bench_function("random_64_lane_slices", |b| {
+        b.iter(|| {
+            addrs.chunks_exact(64).fold(0u32, |w, a| {
+                let req = sim_core::MaskedRequest {
+                    op: sim_core::Op::Load,
+                    bytes: 4,
+                    mask: u64::MAX,
+                    addrs: sim_core::LaneAddrs::Listed(black_box(a)),
+                };
+                w + model.evaluate_warps(&req).wavefronts
             })
         })
     });

@@ -192,6 +192,12 @@ fn accesses_fit(hw: &Hardware, r: &MaskedRequest<'_>) -> bool {
             let (lo, hi) = (first.min(last as u32), first.max(last as u32));
             hi as u64 + b <= end && (lo as u64).is_multiple_of(b) && (span == 0 || stride % b as i64 == 0)
         }
+        LaneAddrs::Tile { origin, steps } => {
+            // (every lane of the slice, active or not: a no sends it to the exact check)
+            let hi = origin as i64 + steps.iter().map(|&s| (s as i64).max(0)).sum::<i64>();
+            let or = steps.iter().fold(origin, |or, &s| or | s as u32);
+            hi as u64 + b <= end && (or as u64).is_multiple_of(b)
+        }
         LaneAddrs::Listed(addrs) => {
             let (mut hi, mut or) = (0u32, 0u32);
             for &a in addrs {

@@ -49,7 +49,7 @@ mod timing;
 
 pub use hardware::{Hardware, PairMerge, PhaseLanes, SameWord, Violation};
 pub use mapping::BankMapping;
-pub use masked::{affine_addrs, LaneAddrs, MaskedRequest, LANE_NUMBERS};
+pub use masked::{affine_addrs, tile_addrs, tile_lane, LaneAddrs, MaskedRequest, LANE_NUMBERS};
 pub use model::{BankModel, Cell, Outcome, WarpRequest};
 pub use op::{is_valid_width, width_index, Op, WIDTHS};
 pub use slice::{SliceOutcome, SliceTicket};

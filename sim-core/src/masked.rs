@@ -41,6 +41,18 @@ pub enum LaneAddrs<'a> {
     },
     /// One address per active lane, in lane order.
     Listed(&'a [u32]),
+    /// Lane `l`'s address is `origin + Σ_j bit j of l × steps[j]`: a tile of rows and
+    /// columns (`smem[ty][tx]` with a power-of-two row of threads), lane pairs or quads on
+    /// one word, and strides too. Every lane's address, active or not, lies in `0..2^32`
+    /// (so `origin` does). (A warp request's lane numbers are below the warp size, so
+    /// the steps of higher bits do not move its lanes; [`MaskedRequest::warps`] sets
+    /// them to 0.)
+    Tile {
+        /// Address of lane 0 (active or not).
+        origin: u32,
+        /// Bytes added by each bit of the lane number, lowest bit first.
+        steps: [i32; 6],
+    },
 }
 
 /// One warp request given by its lane mask: the form binary traces store.
@@ -62,7 +74,7 @@ impl MaskedRequest<'_> {
     pub fn lanes(&self) -> usize {
         match self.addrs {
             LaneAddrs::Listed(a) => a.len(),
-            LaneAddrs::Affine { .. } => self.mask.count_ones() as usize,
+            LaneAddrs::Affine { .. } | LaneAddrs::Tile { .. } => self.mask.count_ones() as usize,
         }
     }
 }
@@ -226,7 +238,22 @@ impl BankModel {
                     None => self.evaluate_affine(req, first, stride),
                 }
             }
+            LaneAddrs::Tile { origin, steps } => self.expand_tile(req, origin, &steps),
         }
+    }
+
+    /// A tile request evaluated lane by lane (tiles repeat by whole slices: the memo of
+    /// slices keeps them).
+    #[inline(never)]
+    fn expand_tile(&mut self, req: &MaskedRequest<'_>, origin: u32, steps: &[i32; 6]) -> Outcome {
+        let mut s = self.memo.scratch.take().expect("scratch put back");
+        let Scratch { lanes, addrs } = &mut *s;
+        let lanes = lanes_of(req.mask, lanes);
+        let addrs = &mut addrs[..lanes.len()];
+        tile_addrs(origin, steps, req.mask, addrs);
+        let out = self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
+        self.memo.scratch = Some(s);
+        out
     }
 
     #[inline]
@@ -295,6 +322,51 @@ pub fn affine_addrs(first: u32, stride: u32, mask: u64, dst: &mut [u32]) {
             *d = first.wrapping_add(stride.wrapping_mul(l));
         }
     }
+}
+
+/// Writes the addresses of the active lanes of `mask` into `dst` (one per lane, in lane
+/// order): lane `l` at `origin + Σ_j bit j of l × steps[j]`, modulo 2^32.
+#[inline]
+pub fn tile_addrs(origin: u32, steps: &[i32; 6], mask: u64, dst: &mut [u32]) {
+    debug_assert_eq!(dst.len(), mask.count_ones() as usize);
+    // lane l at rows[l / 8] + cols[l % 8]: the sums of bits 3-5 (with the origin) and 0-2
+    let sums = |s: &[i32], at: u32| {
+        let (a, b, c) = (s[0] as u32, s[1] as u32, s[2] as u32);
+        let (ab, ac, bc) = (a.wrapping_add(b), a.wrapping_add(c), b.wrapping_add(c));
+        [0, a, b, ab, c, ac, bc, ab.wrapping_add(c)].map(|x: u32| x.wrapping_add(at))
+    };
+    let (cols, rows) = (sums(&steps[..3], 0), sums(&steps[3..], origin));
+    let l0 = mask.trailing_zeros();
+    if mask >> l0 == u64::MAX >> (64 - dst.len()) && l0.is_multiple_of(8) && dst.len().is_multiple_of(8) {
+        // whole rows of eight lanes (full warps): a vector add a row
+        for (d, &r) in dst.chunks_exact_mut(8).zip(&rows[l0 as usize / 8..]) {
+            for (d, &c) in d.iter_mut().zip(&cols) {
+                *d = r.wrapping_add(c);
+            }
+        }
+    } else {
+        let mut m = mask;
+        for d in dst.iter_mut() {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            *d = rows[l / 8].wrapping_add(cols[l % 8]);
+        }
+    }
+}
+
+/// The address of lane `lane` of a tile (see [`LaneAddrs::Tile`]), modulo 2^32.
+#[inline]
+pub fn tile_lane(origin: u32, steps: &[i32; 6], lane: u32) -> u32 {
+    steps.iter().enumerate().fold(
+        origin,
+        |a, (j, &s)| {
+            if lane >> j & 1 == 1 {
+                a.wrapping_add(s as u32)
+            } else {
+                a
+            }
+        },
+    )
 }
 
 /// The `n` lane numbers of `mask` (`n` its count of ones, at least one) where they are

@@ -15,14 +15,17 @@
 //! equal, and which 128-byte global lines are equal, so the outcome depends only on
 //! - an affine slice (lane `l` at `first + stride × (l − lowest lane)`): op, width, the
 //!   64-lane mask, the stride and `first mod P`;
+//! - a tile slice (lane `l` at `origin + Σ_j bit j of l × steps[j]`): op, width, the
+//!   mask, the six steps and `origin mod P` (every lane of a tile, active or not, lies
+//!   in `0..2^32`, so moving them all keeps the steps);
 //! - a listed slice: op, width, the mask and every address minus `base`, the lowest
 //!   address rounded down to a multiple of `P` (so nothing wraps around).
 //!
-//! Both tables are direct-mapped and every entry holds its whole key (a listed entry
+//! The tables are direct-mapped and every entry holds its whole key (a listed entry
 //! holds up to 64 addresses). Slices that never come back (random addresses, random
 //! masks) would pay for the key and evict the ones that do, so a slice only enters a
 //! table the second time its *sketch* is seen: a 32-bit hash kept in a small filter of
-//! [`FILTER`] tags. An affine slice's sketch is the hash of its whole key; a listed
+//! [`FILTER`] tags. An affine or tile slice's sketch is the hash of its whole key; a listed
 //! slice's comes from its first four lanes (op, width, mask, the first address mod `P`
 //! and the next three relative to it), and only a listed slice whose sketch was seen
 //! before has its whole key computed and looked up. Results never depend on the filter
@@ -92,6 +95,14 @@ impl<'a> MaskedRequest<'a> {
                         stride,
                     }
                 }
+                LaneAddrs::Tile { origin, mut steps } => {
+                    // lane `low` is the warp's lane 0; the bits above the warp's stay
+                    let origin = crate::masked::tile_lane(origin, &steps, low);
+                    for s in &mut steps[warp.trailing_zeros() as usize..] {
+                        *s = 0;
+                    }
+                    LaneAddrs::Tile { origin, steps }
+                }
             };
             f(j, &MaskedRequest { op: self.op, bytes: self.bytes, mask, addrs })?;
         }
@@ -112,12 +123,16 @@ enum Keep {
     Affine { slot: usize, first: u32, kind: u32 },
     /// Into this slot of the listed table, the addresses less `base`.
     Listed { slot: usize, base: u32, kind: u32 },
+    /// Into this slot of the tile table, with `origin mod P` and the kind.
+    Tile { slot: usize, origin: u32, kind: u32 },
 }
 
 /// Entries of the table of affine slices (a power of two).
 const AFFINE_ENTRIES: usize = 1024;
 /// Entries of the table of listed slices (a power of two; each holds 64 addresses).
 const LISTED_ENTRIES: usize = 256;
+/// Entries of the table of tile slices (a power of two).
+const TILE_ENTRIES: usize = 256;
 /// Tags of the filter of sketches (a power of two).
 const FILTER: usize = 2048;
 
@@ -128,6 +143,18 @@ struct AffineEntry {
     stride: i64,
     /// First address modulo the period.
     first: u32,
+    /// `(op + 1) << 8 | bytes`; 0 for an empty entry.
+    kind: u32,
+    outcome: SliceOutcome,
+}
+
+/// One remembered tile slice.
+#[derive(Clone, Copy, Debug, Default)]
+struct TileEntry {
+    mask: u64,
+    steps: [i32; 6],
+    /// Lane 0's address modulo the period.
+    origin: u32,
     /// `(op + 1) << 8 | bytes`; 0 for an empty entry.
     kind: u32,
     outcome: SliceOutcome,
@@ -149,10 +176,12 @@ pub(crate) struct SliceMemo {
     /// Allocated at the first slice ([`Self::allocate`]).
     affine: Box<[AffineEntry]>,
     listed: Box<[ListedEntry]>,
+    tile: Box<[TileEntry]>,
     /// 64 addresses (minus the slice's base) per listed entry.
     addrs: Box<[u32]>,
     affine_size: usize,
     listed_size: usize,
+    tile_size: usize,
     /// Sketches seen (see the module documentation), by their top bits; 0 for none.
     filter: Box<[u32]>,
     /// Whether the CPU has AVX2 (for [`Self::find_listed`]).
@@ -165,9 +194,11 @@ impl SliceMemo {
             period: Period::of(hw),
             affine: Box::new([]),
             listed: Box::new([]),
+            tile: Box::new([]),
             addrs: Box::new([]),
             affine_size: AFFINE_ENTRIES,
             listed_size: LISTED_ENTRIES,
+            tile_size: TILE_ENTRIES,
             filter: Box::new([]),
             #[cfg(target_arch = "x86_64")]
             avx2: std::is_x86_feature_detected!("avx2"),
@@ -222,6 +253,7 @@ impl SliceMemo {
         if self.filter.is_empty() {
             self.affine = vec![AffineEntry::default(); self.affine_size].into();
             self.listed = vec![ListedEntry::default(); self.listed_size].into();
+            self.tile = vec![TileEntry::default(); self.tile_size].into();
             self.addrs = vec![0; self.listed_size * 64].into();
             self.filter = vec![0; FILTER].into();
         }
@@ -331,6 +363,7 @@ impl BankModel {
         match req.addrs {
             LaneAddrs::Affine { first, stride } => self.recall_affine(req, first, stride),
             LaneAddrs::Listed(addrs) => self.recall_listed(req, addrs),
+            LaneAddrs::Tile { origin, steps } => self.recall_tile(req, origin, &steps),
         }
     }
 
@@ -349,6 +382,9 @@ impl BankModel {
                 for (k, &a) in m.addrs[slot * 64..].iter_mut().zip(addrs) {
                     *k = a - base;
                 }
+            }
+            (Keep::Tile { slot, origin, kind }, LaneAddrs::Tile { steps, .. }) => {
+                m.tile[slot] = TileEntry { mask: req.mask, steps, origin, kind, outcome };
             }
             _ => {}
         }
@@ -373,6 +409,37 @@ impl BankModel {
         }
         Err(SliceTicket(if m.seen((h >> 32) as u32) {
             Keep::Affine { slot, first: at, kind }
+        } else {
+            Keep::Not
+        }))
+    }
+
+    #[inline]
+    fn recall_tile(
+        &mut self,
+        req: &MaskedRequest<'_>,
+        origin: u32,
+        steps: &[i32; 6],
+    ) -> Result<SliceOutcome, SliceTicket> {
+        let m = &mut self.slices;
+        m.allocate();
+        let at = m.period.modulo(origin);
+        let kind = kind_key(req.op, req.bytes);
+        let s = |j: usize| steps[j] as u32 as u64;
+        let h = mix(
+            req.mask ^ (s(0) | s(1) << 32) ^ (s(2) | s(3) << 32).rotate_left(17),
+            (s(4) | s(5) << 32) ^ ((at as u64) << 20 | kind as u64).rotate_left(40),
+        );
+        let slot = h as usize & (m.tile_size - 1);
+        let e = &m.tile[slot];
+        // (the steps xored and ored: `==` on the arrays compared them one by one, a
+        // tenth of the worker loop's time)
+        let same_steps = e.steps.iter().zip(steps).fold(0, |d, (a, b)| d | (a ^ b)) == 0;
+        if e.kind == kind && e.mask == req.mask && same_steps && e.origin == at {
+            return Ok(e.outcome);
+        }
+        Err(SliceTicket(if m.seen((h >> 32) as u32) {
+            Keep::Tile { slot, origin: at, kind }
         } else {
             Keep::Not
         }))
@@ -406,7 +473,7 @@ impl BankModel {
     pub fn with_slice_entries(mut self, entries: usize) -> BankModel {
         assert!(entries.is_power_of_two());
         let m = &mut self.slices;
-        (m.affine_size, m.listed_size) = (entries, entries);
+        (m.affine_size, m.listed_size, m.tile_size) = (entries, entries, entries);
         m.filter = Box::new([]);
         self
     }

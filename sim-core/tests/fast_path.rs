@@ -682,3 +682,138 @@ fn the_two_warp_kernel_decides_random_words() {
         assert_eq!(decided, 0, "no kernel, no answers");
     }
 }
+
+/// A tile slice (see `LaneAddrs::Tile`): width, op, 64-lane mask, the steps of the lane
+/// number's bits, lane 0's address (every lane of 0..64 in range, moves included), and
+/// moves. Steps of whole elements (tile rows and columns, with pitches that conflict or
+/// not), zero (lanes sharing an element), negative, and bytes (unaligned).
+fn tile_request() -> impl Strategy<Value = (u8, Op, u64, [i32; 6], u32, Vec<u32>)> {
+    let op =
+        prop::sample::select(vec![Op::Load, Op::Load, Op::Store, Op::Atomic, Op::Reduction, Op::GlobalLoad]);
+    let width = prop::sample::select(vec![1u8, 2, 4, 8, 16]);
+    (
+        width,
+        op,
+        any::<u64>(),
+        any::<u64>(),
+        prop::collection::vec(0u8..8, 6),
+        prop::collection::vec(any::<u32>(), 0..5),
+    )
+        .prop_map(|(bytes, op, seed, mask_bits, kinds, moves)| {
+            let b = bytes as i32;
+            // a row of 2^w lanes, then rows `pitch` bytes apart
+            let w = (seed % 7) as usize;
+            let pitch = match (seed >> 4) % 4 {
+                0 => b << w,
+                1 => (b << w) + b,
+                2 => 128 * ((seed >> 8) % 5) as i32 + 4,
+                _ => ((seed >> 8) % 3000) as i32,
+            };
+            let mut steps = [0i32; 6];
+            for (j, s) in steps.iter_mut().enumerate() {
+                *s = match kinds[j] {
+                    0 => 0,
+                    1 => -(b << j),
+                    2 => ((seed >> (12 + j)) % 9) as i32 - 4,
+                    _ if j < w => b << j,
+                    _ => pitch << (j - w),
+                };
+            }
+            let mask = match (seed >> 24) % 4 {
+                0 => u64::MAX,
+                1 => u64::MAX >> 32,
+                2 => mask_bits | 1,
+                _ => {
+                    let (lo, len) = ((seed >> 32) % 64, 1 + (seed >> 40) % 64);
+                    (u64::MAX >> (64 - len.min(64 - lo))) << lo
+                }
+            };
+            let low: i64 = steps.iter().map(|&s| (s as i64).min(0)).sum();
+            let origin = ((1 << 24) - low) as u32 + (seed >> 48) as u32 % 4096;
+            let moves = moves
+                .iter()
+                .map(|&m| [128, 384, 4096, 4, m >> 12][m as usize % 5] * (1 + (m >> 8) % 4))
+                .collect();
+            (bytes, op, mask, steps, origin, moves)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    /// Tile slices: `evaluate_slice`, `recall_slice` + `remember_slice`, and each warp
+    /// request of `MaskedRequest::warps` through `evaluate_masked` give the general
+    /// path's outcomes over the slice's addresses written out, at every warp size; each
+    /// slice seen three times at each place (the third is a memo hit), moved around,
+    /// with the usual tables and with tables of one entry (every slice meets the key of
+    /// the one before).
+    #[test]
+    fn tile_slices_equal_the_sum_of_their_warps(
+        hw in hardware(),
+        tiles in prop::collection::vec(tile_request(), 1..6),
+    ) {
+        hw.validate().map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
+        let mut models = [BankModel::new(&hw), BankModel::new(&hw).with_slice_entries(1)];
+        let mut general = BankModel::new(&hw);
+        let warp = hw.warp;
+        // each tile, then the same with one step longer by an element (a slice that
+        // only the steps tell apart)
+        let tiles = tiles.into_iter().flat_map(|(bytes, op, mask, steps, origin, moves)| {
+            (0..7).map(move |j| {
+                let mut steps = steps;
+                if j < 6 {
+                    steps[j] += bytes as i32;
+                }
+                (bytes, op, mask, steps, origin, moves.clone())
+            })
+        });
+        for (bytes, op, mask, steps, origin, moves) in tiles {
+            for at in std::iter::once(origin).chain(moves.iter().map(|m| origin + m)) {
+                let lane = |l: u32| (0..6).filter(|j| l >> j & 1 == 1).map(|j| steps[j] as i64).sum::<i64>() + at as i64;
+                let addrs: Vec<u32> = (0..64).filter(|l| mask >> l & 1 == 1).map(|l| lane(l) as u32).collect();
+                let mut written = vec![0; addrs.len()];
+                sim_core::tile_addrs(at, &steps, mask, &mut written);
+                prop_assert_eq!(&written, &addrs);
+                let want = general_slice(&mut general, op, bytes, mask, &addrs);
+                let req = MaskedRequest { op, bytes, mask, addrs: LaneAddrs::Tile { origin: at, steps } };
+                // the warps: each a tile whose lanes are the slice's
+                let mut k = 0;
+                req.warps(warp, |j, r| {
+                    let n = r.mask.count_ones() as usize;
+                    let (lanes, a): (Vec<u16>, Vec<u32>) =
+                        (0..warp as u16).filter(|l| r.mask >> l & 1 == 1).map(|l| (l, addrs[k + lanes_before(r.mask, l)])).unzip();
+                    let _ = j;
+                    k += n;
+                    for m in &mut models {
+                        let got = m.evaluate_masked(r);
+                        let w = general.evaluate_general(&WarpRequest { op, bytes, lanes: &lanes, addrs: &a });
+                        if got != w {
+                            return Err(TestCaseError::fail(format!("warp {j} of {req:?}: {got:?} != {w:?}")));
+                        }
+                    }
+                    Ok(())
+                })?;
+                prop_assert_eq!(k, addrs.len());
+                for _ in 0..3 {
+                    for m in &mut models {
+                        prop_assert_eq!(m.evaluate_slice(&req), want, "{:?}", req);
+                        let got = match m.recall_slice(&req) {
+                            Ok(o) => o,
+                            Err(ticket) => {
+                                let o = m.evaluate_warps(&req);
+                                m.remember_slice(ticket, &req, o);
+                                o
+                            }
+                        };
+                        prop_assert_eq!(got, want, "recall/remember {:?}", req);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Active lanes of `mask` below lane `l`.
+fn lanes_before(mask: u64, l: u16) -> usize {
+    (mask & ((1u64 << l) - 1)).count_ones() as usize
+}

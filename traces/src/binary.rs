@@ -13,7 +13,7 @@
 //!
 //! ```text
 //! file    = header chunk* end
-//! header  = magic "\x89BNKSIM\n" (8 bytes), version u16 = 1, flags u16 (bit 0: the
+//! header  = magic "\x89BNKSIM\n" (8 bytes), version u16 = 2 (1: no tile mode), flags u16 (bit 0: the
 //!           trace has the gap/dep columns; bit 1: every gap is followed by a wait),
 //!           slice lanes u8 = 64, 3 zero bytes,
 //!           CRC-32 u32 of the 16 bytes before it
@@ -36,14 +36,18 @@
 //! | 3 mask | contiguous lanes: first lane (u8 < 64), count (u8); otherwise 0xFF then the mask (u64) |
 //! | 4 attr | one code (uniform group), or 0xFF then one code per active lane; code = op (bits 0-2: ld, st, atom, red, bar, gld, gst) + width (bits 3-5: 0 for bar, else log2(bytes) + 1) + dep (bits 6-7: none, 0, 1) |
 //! | 5 gap | `v` gap, once per group, or once per active lane after a 0xFF attr; with flag bit 1, each gap is followed by `v` its wait: 0 for none, else wait + 1 (at most gap + 1) |
-//! | 6 addr mode | 0 all zero; 1 affine; 2 delta; 3 repeat the previous group's addresses; 4 packed |
-//! | 7 addr | affine: `z` first − previous first address, `z` stride per lane number (addr = first + stride × (lane − first lane)); delta: `z` first − previous first address, then `z` from each active lane's address to the next's; packed: `z` lowest − previous first address, u8 shift, u8 bits (shift + bits ≤ 32), then one `bits`-bit offset per active lane, packed LSB first into ⌈lanes × bits / 8⌉ bytes (addr = lowest + (offset << shift)) |
+//! | 6 addr mode | 0 all zero; 1 affine; 2 delta; 3 repeat the previous group's addresses; 4 packed; 5 tile |
+//! | 7 addr | affine: `z` first − previous first address, `z` stride per lane number (addr = first + stride × (lane − first lane)); delta: `z` first − previous first address, then `z` from each active lane's address to the next's; packed: `z` lowest − previous first address, u8 shift, u8 bits (shift + bits ≤ 32), then one `bits`-bit offset per active lane, packed LSB first into ⌈lanes × bits / 8⌉ bytes (addr = lowest + (offset << shift)); tile: `z` lane 0's address − previous first address, u8 bits (bit j set: lane bit j has a step; bits 6-7 zero), then `z` each step present, lowest bit first (addr = lane 0's + Σ steps of the lane number's set bits; every lane 0..63, active or not, inside 0..2^32, each step inside ±2^31) |
 //!
 //! ("Previous first address" is the first active lane's address of the previous group.)
 //! So a warp reading `base + 4 × lane` costs about 10 bytes, a pointer chase that
 //! repeats its addresses 8, 32 random words of 192 KiB about 70 (2 bytes a lane),
-//! against about 1 KiB of text. The writer picks, per group, the first of repeat, zero
-//! and affine that fits, else the smaller of delta and packed. Corrupt or truncated files
+//! against about 1 KiB of text. The tile mode holds `smem[ty][tx]` with a power-of-two
+//! row of threads, float4 tile loads and lanes sharing an element in pairs or quads: a
+//! 64-lane float4 tile of 8-lane rows costs 13 bytes, against 60 packed, and a reader
+//! need not write its addresses out. The writer picks, per group, the first of repeat,
+//! zero and affine that fits, else the smallest of tile, delta and packed (a tile when
+//! it is no larger). Corrupt or truncated files
 //! give a [`BinaryError`] naming the file and the byte offset; nothing panics on bad
 //! input.
 //!
@@ -82,8 +86,9 @@ use std::sync::Arc;
 
 /// The first 8 bytes of every binary trace.
 pub const MAGIC: &[u8; 8] = b"\x89BNKSIM\n";
-/// The format version this crate reads and writes.
-pub const VERSION: u16 = 1;
+/// The format version this crate writes; it reads every version from 1 (version 2
+/// added the tile address mode).
+pub const VERSION: u16 = 2;
 /// Threads per group (the lane mask's width).
 pub const SLICE_LANES: u32 = 64;
 
@@ -108,6 +113,7 @@ const MODE_AFFINE: u8 = 1;
 const MODE_DELTA: u8 = 2;
 const MODE_REPEAT: u8 = 3;
 const MODE_PACKED: u8 = 4;
+const MODE_TILE: u8 = 5;
 /// Reading a binary trace failed. Every variant names the file and, where it applies,
 /// the byte offset.
 #[derive(Debug, thiserror::Error)]
@@ -130,7 +136,9 @@ pub enum BinaryError {
         file: String,
     },
     /// The header names a version or flags this reader does not know.
-    #[error("{file}: byte {offset}: unsupported {what} {found} (this banksim reads version {VERSION})")]
+    #[error(
+        "{file}: byte {offset}: unsupported {what} {found} (this banksim reads versions 1 to {VERSION})"
+    )]
     Unsupported {
         /// The file.
         file: String,
@@ -569,8 +577,9 @@ impl<W: Write> Writer<W> {
                     put_varint(c_addr, zigzag(s));
                 }
                 None => {
-                    // the smaller of lane-to-lane deltas and offsets from the lowest
-                    // address packed in as few bits as they need
+                    // the smallest of a tile, lane-to-lane deltas and offsets from the
+                    // lowest address packed in as few bits as they need (a tile when
+                    // it is no larger: its addresses need not be written out)
                     let delta_len: usize =
                         a.windows(2).map(|w| varint_len(zigzag(w[1] as i64 - w[0] as i64))).sum();
                     let min = a.iter().copied().min().unwrap_or(0);
@@ -578,7 +587,27 @@ impl<W: Write> Writer<W> {
                     let shift = if or == 0 { 0 } else { or.trailing_zeros() };
                     let bits = 32 - (or >> shift).leading_zeros();
                     let packed_len = 2 + (n * bits as usize).div_ceil(8);
-                    if packed_len < delta_len {
+                    let tile = tile_of(g.mask, a).map(|(origin, steps)| {
+                        let origin = zigzag(origin - self.prev_first as i64);
+                        let len = varint_len(origin)
+                            + 1
+                            + steps
+                                .iter()
+                                .map(|&s| if s == 0 { 0 } else { varint_len(zigzag(s as i64)) })
+                                .sum::<usize>();
+                        (origin, steps, len)
+                    });
+                    if let Some((origin, steps, _)) =
+                        tile.filter(|&(_, _, len)| len <= packed_len.min(varint_len(base) + delta_len))
+                    {
+                        c_mode.push(MODE_TILE);
+                        put_varint(c_addr, origin);
+                        let bits = steps.iter().enumerate().fold(0u8, |b, (j, &s)| b | ((s != 0) as u8) << j);
+                        c_addr.push(bits);
+                        for &s in steps.iter().filter(|&&s| s != 0) {
+                            put_varint(c_addr, zigzag(s as i64));
+                        }
+                    } else if packed_len < delta_len {
                         c_mode.push(MODE_PACKED);
                         put_varint(c_addr, zigzag(min as i64 - self.prev_first as i64));
                         c_addr.extend_from_slice(&[shift as u8, bits as u8]);
@@ -657,6 +686,59 @@ impl<W: Write> Writer<W> {
         self.out.flush()?;
         Ok(self.out)
     }
+}
+
+/// The tile form of a group's addresses (see [`LaneAddrs::Tile`]): lane 0's address and
+/// the step of each bit of the lane number (0 for bits that no two active lanes tell
+/// apart), where every active lane's address is `origin + Σ_j bit j of lane × steps[j]`,
+/// each step fits in 32 bits and every lane of 0..64, active or not, lies in
+/// `0..2^32 − 16` (so that any width fits). `addrs` holds one address per lane of `mask`.
+fn tile_of(mask: u64, addrs: &[u32]) -> Option<(i64, [i32; 6])> {
+    let mut at = [None; 64];
+    let mut m = mask;
+    for &a in addrs {
+        at[m.trailing_zeros() as usize] = Some(a as i64);
+        m &= m - 1;
+    }
+    let mut steps = [0i32; 6];
+    for (j, step) in steps.iter_mut().enumerate() {
+        let bit = 1u64 << j;
+        // the active lanes whose bit j is clear, where the lane with it set is active too
+        let pairs = mask & !BIT_LANES[j] & (mask >> bit);
+        if pairs != 0 {
+            let l = pairs.trailing_zeros() as usize;
+            *step = i32::try_from(at[l | bit as usize]? - at[l]?).ok()?;
+        } else if mask & BIT_LANES[j] != 0 && mask & !BIT_LANES[j] != 0 {
+            return None; // bit j varies, but no two active lanes differ in it alone
+        }
+    }
+    let l0 = mask.trailing_zeros();
+    let origin = at[l0 as usize]? - lane_sum(&steps, l0);
+    let mut m = mask;
+    for &a in addrs {
+        if a as i64 != origin + lane_sum(&steps, m.trailing_zeros()) {
+            return None;
+        }
+        m &= m - 1;
+    }
+    let lo = origin + steps.iter().map(|&s| (s as i64).min(0)).sum::<i64>();
+    let hi = origin + steps.iter().map(|&s| (s as i64).max(0)).sum::<i64>();
+    (lo >= 0 && hi + 16 <= 1 << 32).then_some((origin, steps))
+}
+
+/// The lanes 0..64 whose bit `j` is set, as masks.
+const BIT_LANES: [u64; 6] = [
+    0xAAAA_AAAA_AAAA_AAAA,
+    0xCCCC_CCCC_CCCC_CCCC,
+    0xF0F0_F0F0_F0F0_F0F0,
+    0xFF00_FF00_FF00_FF00,
+    0xFFFF_0000_FFFF_0000,
+    0xFFFF_FFFF_0000_0000,
+];
+
+/// `Σ_j bit j of lane × steps[j]`.
+fn lane_sum(steps: &[i32; 6], lane: u32) -> i64 {
+    steps.iter().enumerate().filter(|&(j, _)| lane >> j & 1 == 1).map(|(_, &s)| s as i64).sum()
 }
 
 /// Writes `trace` as a binary trace (records sorted by block, thread / 64, step,
@@ -816,7 +898,7 @@ impl<R: Read> Reader<R> {
         let unsupported =
             |offset, what, found| BinaryError::Unsupported { file: name.to_string(), offset, what, found };
         let version = u16::from_le_bytes([h[8], h[9]]);
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(unsupported(8, "version", version as u64));
         }
         let crc = u32::from_le_bytes([h[16], h[17], h[18], h[19]]);
@@ -1175,7 +1257,7 @@ impl Col<'_> {
         Some(b)
     }
 
-    #[inline]
+    #[inline(always)]
     fn varint(&mut self) -> Option<u64> {
         let b = *self.data.get(self.pos)?;
         self.pos += 1;
@@ -1221,12 +1303,12 @@ pub struct Chunk {
     g_wait: Vec<u32>,
     /// Start of the group's lanes in `addrs`.
     g_start: Vec<u32>,
-    /// The group's addresses as `first + stride × (lane − lowest lane)` where they are
-    /// affine (zero, affine, or repeating an affine group with the same mask).
-    g_affine: Vec<Affine>,
+    /// The group's addresses where a formula gives them (zero, affine, tile, or
+    /// repeating such a group with the same mask), else `Form::Listed`.
+    g_form: Vec<Form>,
     addrs: Vec<u32>,
-    /// Whether affine groups' addresses are still to be written into `addrs`
-    /// ([`RawChunk::decode_lazy`]).
+    /// Whether the addresses of groups with a formula are still to be written into
+    /// `addrs` ([`RawChunk::decode_lazy`]).
     lazy: bool,
     /// Whether some group has per-lane attributes.
     per_lane: bool,
@@ -1240,25 +1322,43 @@ pub struct Chunk {
     lanes: Vec<u16>,
 }
 
-/// A group's addresses as `first + stride × (lane − lowest lane)`; `stride` is
-/// [`NOT_AFFINE`] for a group whose addresses are listed.
+/// How a group's addresses are given: listed in [`Chunk::addrs`], or by a formula
+/// (the forms of [`LaneAddrs`]) whose addresses a lazy decode does not write out.
 #[derive(Clone, Copy, Debug, Default)]
-struct Affine {
-    first: u32,
-    stride: i64,
+enum Form {
+    #[default]
+    Listed,
+    /// `first + stride × (lane − lowest lane)`.
+    Affine { first: u32, stride: i64 },
+    /// `origin + Σ_j bit j of lane × steps[j]`; every lane of 0..64 inside `0..2^32`.
+    Tile { origin: u32, steps: [i32; 6] },
 }
 
-impl Affine {
-    /// Writes the addresses of the active lanes of `mask` into `dst`.
+impl Form {
+    /// Writes the addresses of the active lanes of `mask` into `dst` (nothing for a
+    /// listed group).
     #[inline]
     fn fill(self, mask: u64, dst: &mut [u32]) {
-        sim_core::affine_addrs(self.first, self.stride as u32, mask, dst);
+        match self {
+            Form::Listed => {}
+            Form::Affine { first, stride } => sim_core::affine_addrs(first, stride as u32, mask, dst),
+            Form::Tile { origin, steps } => sim_core::tile_addrs(origin, &steps, mask, dst),
+        }
+    }
+
+    /// The address of `lane` (of a group whose lowest lane is `l0`); `None` for a listed
+    /// group.
+    #[inline]
+    fn lane(self, lane: u32, l0: u32) -> Option<u32> {
+        match self {
+            Form::Listed => None,
+            Form::Affine { first, stride } => {
+                Some(first.wrapping_add((stride as u32).wrapping_mul(lane - l0)))
+            }
+            Form::Tile { origin, steps } => Some(sim_core::tile_lane(origin, &steps, lane)),
+        }
     }
 }
-
-/// [`Affine::stride`] of a group that is not affine (no affine group has it: the stride
-/// of a group of one lane is kept as 0, and a longer one would leave `0..2^32`).
-const NOT_AFFINE: i64 = i64::MIN;
 
 /// One warp request of a [`Chunk`] (one record, so that splitting pushes once).
 #[derive(Clone, Copy, Debug, Default)]
@@ -1379,7 +1479,7 @@ impl RawChunk {
         out.g_gap.resize(n, 0);
         out.g_wait.resize(n, 0);
         out.g_start.resize(n + 1, 0);
-        out.g_affine.resize(n, Affine::default());
+        out.g_form.resize(n, Form::default());
         // the header's lane count (checked against the groups below) sizes the output;
         // every lane is written below (or the chunk is an error), so the buffer is not
         // cleared first: resizing only zeroes what it grows by
@@ -1437,12 +1537,12 @@ impl RawChunk {
         }
         let (g_block, g_slice, g_step, g_mask) =
             (&mut out.g_block[..n], &mut out.g_slice[..n], &mut out.g_step[..n], &mut out.g_mask[..n]);
-        let (g_code, g_gap, g_wait, g_start, g_affine) = (
+        let (g_code, g_gap, g_wait, g_start, g_form) = (
             &mut out.g_code[..n],
             &mut out.g_gap[..n],
             &mut out.g_wait[..n],
             &mut out.g_start[..n],
-            &mut out.g_affine[..n],
+            &mut out.g_form[..n],
         );
         // The columns are decoded one at a time, in column order (each pass a short
         // loop with little state: the lockstep loop over all eight kept two dozen
@@ -1603,23 +1703,23 @@ impl RawChunk {
             }
         }
         // 7. addresses, written into the pre-sized `out.addrs` (lazily: not those of
-        // affine groups)
+        // groups with a formula)
         let mut prev_first = 0u32;
         let mut prev_range = 0..0usize;
         let mut prev_highest = 0u32;
         let mut prev_mask = 0u64;
-        let mut prev_affine = Affine { first: 0, stride: NOT_AFFINE };
+        let mut prev_form = Form::Listed;
         for gi in 0..n {
             let (mask, code) = (g_mask[gi], g_code[gi]);
             let lanes = mask.count_ones() as usize;
             let a0 = g_start[gi] as usize;
             let a1 = a0 + lanes;
             let mode = c_mode.byte().ok_or_else(|| corrupt(c_mode, "ends early"))?;
-            let mut affine = Affine { first: 0, stride: NOT_AFFINE };
+            let mut form = Form::Listed;
             // the group's highest address, as each mode knows it
             let highest: u32 = match mode {
                 MODE_ZERO => {
-                    affine.stride = 0;
+                    form = Form::Affine { first: 0, stride: 0 };
                     if !LAZY {
                         out.addrs[a0..a1].fill(0);
                     }
@@ -1633,20 +1733,20 @@ impl RawChunk {
                             &format!("repeats {} addresses for {lanes} lanes", prev_range.len()),
                         ));
                     }
-                    if prev_affine.stride == NOT_AFFINE {
+                    if let Form::Listed = prev_form {
                         out.addrs.copy_within(prev_range.clone(), a0);
                     } else if mask == prev_mask {
-                        affine = prev_affine;
+                        form = prev_form;
                         if !LAZY {
                             out.addrs.copy_within(prev_range.clone(), a0);
                         }
                     } else {
                         // the previous group's addresses were not written: write them here
-                        prev_affine.fill(prev_mask, &mut out.addrs[a0..a1]);
+                        prev_form.fill(prev_mask, &mut out.addrs[a0..a1]);
                     }
                     prev_highest
                 }
-                MODE_AFFINE | MODE_DELTA | MODE_PACKED => {
+                MODE_AFFINE | MODE_DELTA | MODE_PACKED | MODE_TILE => {
                     let base = c_addr.varint().ok_or_else(|| corrupt(c_addr, "truncated varint"))?;
                     let first = prev_first as i64 + unzigzag(base);
                     if !(0..=u32::MAX as i64).contains(&first) {
@@ -1665,11 +1765,42 @@ impl RawChunk {
                             }
                             // first + stride * (lane - l0) stays between the two ends
                             let stride = if lanes == 1 { 0 } else { stride };
-                            affine = Affine { first: first as u32, stride };
+                            form = Form::Affine { first: first as u32, stride };
                             if !LAZY {
-                                affine.fill(mask, dst);
+                                form.fill(mask, dst);
                             }
                             first.max(end.unwrap_or(first)) as u32
+                        }
+                        MODE_TILE => {
+                            // (`first` is lane 0's address here)
+                            let bits = c_addr.byte().ok_or_else(|| corrupt(c_addr, "ends early"))?;
+                            if bits >> 6 != 0 {
+                                c_addr.pos -= 1;
+                                return Err(corrupt(
+                                    c_addr,
+                                    &format!("tile step bits {bits:#04x} beyond lane bit 5"),
+                                ));
+                            }
+                            let (mut steps, mut lo, mut hi) = ([0i32; 6], first, first);
+                            for (j, step) in steps.iter_mut().enumerate() {
+                                if bits >> j & 1 == 1 {
+                                    let v =
+                                        c_addr.varint().ok_or_else(|| corrupt(c_addr, "truncated varint"))?;
+                                    let v = unzigzag(v);
+                                    *step = i32::try_from(v).map_err(|_| {
+                                        corrupt(c_addr, &format!("tile step {v} beyond 32 bits"))
+                                    })?;
+                                    (lo, hi) = (lo + v.min(0), hi + v.max(0));
+                                }
+                            }
+                            if lo < 0 || hi > u32::MAX as i64 {
+                                return Err(corrupt(c_addr, "tile addresses outside 0..2^32"));
+                            }
+                            form = Form::Tile { origin: first as u32, steps };
+                            if !LAZY {
+                                form.fill(mask, dst);
+                            }
+                            hi as u32
                         }
                         MODE_DELTA => {
                             let mut a = first;
@@ -1719,9 +1850,9 @@ impl RawChunk {
                     return Err(corrupt(c_mode, &format!("unknown address mode {m}")));
                 }
             };
-            if LAZY && code == PER_LANE && affine.stride != NOT_AFFINE {
+            if LAZY && code == PER_LANE {
                 // (checked lane by lane below)
-                affine.fill(mask, &mut out.addrs[a0..a1]);
+                form.fill(mask, &mut out.addrs[a0..a1]);
             }
             // address + width must stay below 2^32
             let fits = if code == PER_LANE {
@@ -1733,12 +1864,12 @@ impl RawChunk {
             if !fits {
                 return Err(corrupt(c_addr, "address + width beyond 2^32"));
             }
-            prev_first = if affine.stride == NOT_AFFINE { out.addrs[a0] } else { affine.first };
+            prev_first = form.lane(mask.trailing_zeros(), mask.trailing_zeros()).unwrap_or(out.addrs[a0]);
             prev_range = a0..a1;
             prev_highest = highest;
             prev_mask = mask;
-            prev_affine = affine;
-            g_affine[gi] = affine;
+            prev_form = form;
+            g_form[gi] = form;
         }
         for c in &cols {
             if c.pos != c.data.len() {
@@ -2083,11 +2214,8 @@ impl Chunk {
         }
         self.lazy = false;
         for g in 0..self.groups() {
-            let a = self.g_affine[g];
-            if a.stride != NOT_AFFINE {
-                let (s, e) = (self.g_start[g] as usize, self.g_start[g + 1] as usize);
-                a.fill(self.g_mask[g], &mut self.addrs[s..e]);
-            }
+            let (s, e) = (self.g_start[g] as usize, self.g_start[g + 1] as usize);
+            self.g_form[g].fill(self.g_mask[g], &mut self.addrs[s..e]);
         }
     }
 
@@ -2106,12 +2234,14 @@ impl Chunk {
             return Ok(false);
         }
         for g in 0..self.groups() {
-            let (mask, code, a) = (self.g_mask[g], self.g_code[g], self.g_affine[g]);
+            let (mask, code) = (self.g_mask[g], self.g_code[g]);
             let (op, bytes, _) = decode_code(code).unwrap_or((Op::Barrier, 0, None));
-            let addrs = if a.stride == NOT_AFFINE {
-                LaneAddrs::Listed(&self.addrs[self.g_start[g] as usize..self.g_start[g + 1] as usize])
-            } else {
-                LaneAddrs::Affine { first: a.first, stride: a.stride }
+            let addrs = match self.g_form[g] {
+                Form::Listed => {
+                    LaneAddrs::Listed(&self.addrs[self.g_start[g] as usize..self.g_start[g + 1] as usize])
+                }
+                Form::Affine { first, stride } => LaneAddrs::Affine { first, stride },
+                Form::Tile { origin, steps } => LaneAddrs::Tile { origin, steps },
             };
             f(&MaskedSlice {
                 block: self.g_block[g],
@@ -2334,8 +2464,7 @@ impl Chunk {
             let mut k = self.g_start[g] as usize;
             let per_lane = self.g_code[g] == PER_LANE;
             let mut p = self.g_gap[g] as usize;
-            let (a, l0) = (self.g_affine[g], m.trailing_zeros());
-            let lazy = self.lazy && a.stride != NOT_AFFINE;
+            let (form, l0) = (self.g_form[g], m.trailing_zeros());
             while m != 0 {
                 let lane = m.trailing_zeros();
                 m &= m - 1;
@@ -2351,10 +2480,9 @@ impl Chunk {
                     thread: self.g_slice[g] * SLICE_LANES + lane,
                     step: self.g_step[g],
                     op,
-                    addr: if lazy {
-                        a.first.wrapping_add((a.stride as u32).wrapping_mul(lane - l0))
-                    } else {
-                        self.addrs[k]
+                    addr: match form.lane(lane, l0) {
+                        Some(a) if self.lazy => a,
+                        _ => self.addrs[k],
                     },
                     bytes,
                     gap,

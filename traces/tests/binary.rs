@@ -62,6 +62,13 @@ fn masked_requests(bytes: &[u8], warp: u32) -> Result<Option<Vec<String>>, Strin
                         .iter()
                         .map(|&l| (first as i64 + stride * (l - lanes[0]) as i64) as u32)
                         .collect(),
+                    LaneAddrs::Tile { origin, steps } => lanes
+                        .iter()
+                        .map(|&l| {
+                            let sum: i64 = (0..6).filter(|j| l >> j & 1 == 1).map(|j| steps[j] as i64).sum();
+                            (origin as i64 + sum) as u32
+                        })
+                        .collect(),
                 };
                 out.push(format!(
                     "{} {} {} {} {} {:?} {:?}",
@@ -93,10 +100,11 @@ fn text_requests(trace: &Trace, warp: u32) -> Result<Vec<String>, String> {
 
 /// A random trace: a few blocks and up to 200 threads (several 64-thread slices), steps
 /// with one instruction per warp or mixed per thread, addresses in the shapes the
-/// encoder special-cases (affine, repeated, zero) and random ones.
+/// encoder special-cases (affine, repeated, zero, tiles: rows of a power-of-two number
+/// of threads, lane pairs or quads on one element) and random ones.
 fn trace() -> impl Strategy<Value = Trace> {
     let rec = (0u32..3, 0u32..200, 0u32..6, 0u8..7, 0u32..5, any::<u32>(), 0u32..3, 0u8..3, 0u32..10);
-    (prop::collection::vec(rec, 0..300), 0u8..3, 0u8..4).prop_map(|(recs, columns, style)| {
+    (prop::collection::vec(rec, 0..300), 0u8..3, 0u8..6).prop_map(|(recs, columns, style)| {
         // columns 0: none, 1: gap and dep, 2: with waits as well
         let timing = columns > 0;
         let mut t = Trace::new("random");
@@ -117,7 +125,19 @@ fn trace() -> impl Strategy<Value = Trace> {
                 (Op::Barrier, _) => 0,
                 (_, 0 | 1) => (thread * (step + 1) * bytes as u32) % 65536,
                 (_, 2) => step * 4,
-                _ => r % (u32::MAX - 16),
+                (_, 3) => r % (u32::MAX - 16),
+                // a tile: rows of 2^k threads, `pitch` bytes apart
+                (_, 4) => {
+                    let k = step % 7;
+                    let pitch = [4, 128, 132, 36, 1000][(block + step) as usize % 5];
+                    (thread % (1 << k)) * bytes as u32 + (thread >> k) * pitch + step * 64
+                }
+                // lane pairs or quads on one element, or a tile going down
+                _ => match step % 3 {
+                    0 => (thread >> (1 + block % 2)) * bytes as u32 + 256,
+                    1 => 60_000 - (thread % 8) * 16 - (thread / 8) * 128,
+                    _ => (thread % 4) * 4 + (thread / 32) * 512,
+                },
             };
             let (gap, dep) =
                 if timing { (gap * 7, [None, Some(false), Some(true)][dep as usize]) } else { (0, None) };
@@ -209,7 +229,12 @@ fn sample() -> Trace {
         for thread in 0..128 {
             for step in 0..4 {
                 let op = if step == 2 { Op::Barrier } else { Op::Load };
-                let (addr, bytes) = if op == Op::Barrier { (0, 0) } else { (thread * 4 * (step + 1), 4) };
+                let (addr, bytes) = match (op, step) {
+                    (Op::Barrier, _) => (0, 0),
+                    // a tile of 8-thread rows 132 bytes apart
+                    (_, 3) => ((thread % 8) * 4 + (thread / 8) * 132, 4),
+                    _ => (thread * 4 * (step + 1), 4),
+                };
                 t.push(Record { block, thread, step, op, addr, bytes, gap: 0, dep: None, wait: None });
             }
         }
@@ -338,9 +363,9 @@ fn text_is_not_binary_and_a_future_version_is_refused() {
     let e = parse_err(b"block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n");
     assert!(matches!(e, BinaryError::Magic { .. }), "{e}");
     let mut b = to_bytes(&sample(), 100);
-    b[8] = 2;
+    b[8] = 3;
     match parse_err(&b) {
-        BinaryError::Unsupported { offset: 8, what: "version", found: 2, .. } => {}
+        BinaryError::Unsupported { offset: 8, what: "version", found: 3, .. } => {}
         e => panic!("{e}"),
     }
 }
@@ -441,6 +466,74 @@ fn writer_refuses_duplicates_and_disorder() {
     let fits = [0, u32::MAX - 3, 8];
     w.push(&Group { block: 0, slice: 0, step: 2, mask: 0b111, attrs: Attrs::Uniform(a), addrs: &fits })
         .unwrap();
+}
+
+/// A trace of one 64-lane group of 16-byte loads of a tile: rows of 8 lanes, 144 bytes
+/// apart (a float4 load of a 36-float-pitch tile), and the offset of its chunk header.
+fn one_tile() -> (Vec<u8>, usize) {
+    let mut t = Trace::new("tile");
+    for thread in 0..64 {
+        let addr = (thread % 8) * 16 + (thread / 8) * 144;
+        t.push(Record {
+            block: 0,
+            thread,
+            step: 0,
+            op: Op::Load,
+            addr,
+            bytes: 16,
+            gap: 0,
+            dep: None,
+            wait: None,
+        });
+    }
+    (to_bytes(&t, binary::CHUNK_LANES), 20)
+}
+
+/// The chunk at `h` with its checksum made right again after an edit.
+fn fix_checksum(b: &mut [u8], h: usize) {
+    let word = |b: &[u8], i: usize| u32::from_le_bytes(b[h + 4 * i..h + 4 * i + 4].try_into().unwrap());
+    let payload: usize = (9..17).map(|i| word(b, i) as usize).sum();
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&b[h..h + 68]);
+    crc.update(&b[h + 72..h + 72 + payload]);
+    b[h + 68..h + 72].copy_from_slice(&crc.finalize().to_le_bytes());
+}
+
+#[test]
+fn a_tile_takes_a_step_per_lane_bit_and_bad_steps_are_errors() {
+    let (bytes, h) = one_tile();
+    let word = |b: &[u8], i: usize| u32::from_le_bytes(b[h + 4 * i..h + 4 * i + 4].try_into().unwrap());
+    // the address column: lane 0 at 0 (zigzag 0), steps of bits 0-5 (0x3F): 16, 32, 64
+    // (one byte each, zigzagged) and 144, 288, 576 (two bytes each)
+    let addr_at = h + 72 + (9..16).map(|i| word(&bytes, i) as usize).sum::<usize>();
+    let mode_at = addr_at - word(&bytes, 15) as usize;
+    assert_eq!(bytes[mode_at], 5, "address mode");
+    assert_eq!(
+        &bytes[addr_at..addr_at + word(&bytes, 16) as usize],
+        &[0x00, 0x3F, 32, 64, 128, 1, 160, 2, 192, 4, 128, 9][..]
+    );
+    // read back, lazily (as the tile) and written out
+    let back = binary::parse(&bytes[..], "t.bsim").unwrap();
+    let addrs: Vec<u32> = back.records.iter().map(|r| r.addr).collect();
+    assert_eq!(addrs, (0..64).map(|t| (t % 8) * 16 + (t / 8) * 144).collect::<Vec<_>>());
+    assert_eq!(masked_requests(&bytes, 64).unwrap().unwrap().len(), 1);
+    // a step for lane bit 6, a first step of -17 (lane 1 below 0), a step beyond 32 bits
+    let cases: [(usize, &[u8], &str); 3] = [
+        (1, &[0x7F], "tile step bits 0x7f beyond lane bit 5"),
+        (2, &[33], "tile addresses outside 0..2^32"),
+        (2, &[0x80, 0x80, 0x80, 0x80, 0x20], "beyond 32 bits"),
+    ];
+    for (at, patch, want) in cases {
+        let mut b = bytes[..addr_at + at].to_vec();
+        b.extend_from_slice(patch);
+        b.extend_from_slice(&bytes[addr_at + at + 1..]);
+        let grow = patch.len() as u32 - 1;
+        let len = word(&b, 16) + grow;
+        b[h + 64..h + 68].copy_from_slice(&len.to_le_bytes());
+        fix_checksum(&mut b, h);
+        let msg = parse_err(&b).to_string();
+        assert!(msg.contains(want) && msg.contains("column `addr`"), "{want}: {msg}");
+    }
 }
 
 #[test]

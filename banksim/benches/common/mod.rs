@@ -249,6 +249,7 @@ pub fn read_decode(path: &Path, split: bool) -> Result<(u64, u64), BinaryError> 
                 let first = match r.addrs {
                     LaneAddrs::Affine { first, .. } => first,
                     LaneAddrs::Listed(a) => a[0],
+                    LaneAddrs::Tile { origin, .. } => origin,
                 };
                 check = check.wrapping_add(r.mask.count_ones() as u64 + first as u64 + r.op as u64);
                 requests += 1;

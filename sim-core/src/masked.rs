@@ -45,13 +45,13 @@ pub enum LaneAddrs<'a> {
     /// columns (`smem[ty][tx]` with a power-of-two row of threads), lane pairs or quads on
     /// one word, and strides too. Every lane's address, active or not, lies in `0..2^32`
     /// (so `origin` does). (A warp request's lane numbers are below the warp size, so
-    /// the steps of higher bits do not move its lanes; [`MaskedRequest::warps`] sets
-    /// them to 0.)
+    /// the steps of higher bits do not move its lanes: [`MaskedRequest::warps`] keeps
+    /// the slice's.)
     Tile {
         /// Address of lane 0 (active or not).
         origin: u32,
         /// Bytes added by each bit of the lane number, lowest bit first.
-        steps: [i32; 6],
+        steps: &'a [i32; 6],
     },
 }
 
@@ -238,7 +238,7 @@ impl BankModel {
                     None => self.evaluate_affine(req, first, stride),
                 }
             }
-            LaneAddrs::Tile { origin, steps } => self.expand_tile(req, origin, &steps),
+            LaneAddrs::Tile { origin, steps } => self.expand_tile(req, origin, steps),
         }
     }
 

@@ -95,13 +95,9 @@ impl<'a> MaskedRequest<'a> {
                         stride,
                     }
                 }
-                LaneAddrs::Tile { origin, mut steps } => {
-                    // lane `low` is the warp's lane 0; the bits above the warp's stay
-                    let origin = crate::masked::tile_lane(origin, &steps, low);
-                    for s in &mut steps[warp.trailing_zeros() as usize..] {
-                        *s = 0;
-                    }
-                    LaneAddrs::Tile { origin, steps }
+                // lane `low` is the warp's lane 0 (the bits above the warp's stay)
+                LaneAddrs::Tile { origin, steps } => {
+                    LaneAddrs::Tile { origin: crate::masked::tile_lane(origin, steps, low), steps }
                 }
             };
             f(j, &MaskedRequest { op: self.op, bytes: self.bytes, mask, addrs })?;
@@ -363,7 +359,7 @@ impl BankModel {
         match req.addrs {
             LaneAddrs::Affine { first, stride } => self.recall_affine(req, first, stride),
             LaneAddrs::Listed(addrs) => self.recall_listed(req, addrs),
-            LaneAddrs::Tile { origin, steps } => self.recall_tile(req, origin, &steps),
+            LaneAddrs::Tile { origin, steps } => self.recall_tile(req, origin, steps),
         }
     }
 
@@ -384,7 +380,7 @@ impl BankModel {
                 }
             }
             (Keep::Tile { slot, origin, kind }, LaneAddrs::Tile { steps, .. }) => {
-                m.tile[slot] = TileEntry { mask: req.mask, steps, origin, kind, outcome };
+                m.tile[slot] = TileEntry { mask: req.mask, steps: *steps, origin, kind, outcome };
             }
             _ => {}
         }

@@ -775,7 +775,7 @@ proptest! {
                 sim_core::tile_addrs(at, &steps, mask, &mut written);
                 prop_assert_eq!(&written, &addrs);
                 let want = general_slice(&mut general, op, bytes, mask, &addrs);
-                let req = MaskedRequest { op, bytes, mask, addrs: LaneAddrs::Tile { origin: at, steps } };
+                let req = MaskedRequest { op, bytes, mask, addrs: LaneAddrs::Tile { origin: at, steps: &steps } };
                 // the warps: each a tile whose lanes are the slice's
                 let mut k = 0;
                 req.warps(warp, |j, r| {

@@ -1,7 +1,8 @@
 //! Warp requests as a lane mask plus addresses, and the memo of affine requests.
 //!
-//! A binary trace stores most requests as `first + stride × lane` (strided and tiled
-//! accesses, broadcasts). Such a request's outcome depends only on its op, width, lane
+//! A binary trace stores most requests as `first + stride × lane` (strided accesses,
+//! broadcasts) or as tiles ([`LaneAddrs::Tile`]: a step per bit of the lane number,
+//! kept whole by the memo of slices, `slice.rs`). Such a request's outcome depends only on its op, width, lane
 //! mask, stride and where the first address falls within the bank mapping's period
 //! `P`: moving every address by a multiple of `P` bytes keeps every lane's bank, which
 //! words are equal, and which 128-byte global lines are equal.

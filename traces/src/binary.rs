@@ -748,7 +748,7 @@ pub fn write<W: Write>(trace: &Trace, out: W) -> Result<W, WriteError> {
     write_chunked(trace, out, CHUNK_LANES)
 }
 
-/// [`write`] closing chunks at `chunk_lanes` lanes (at the next (block, slice) boundary).
+/// [`write()`] closing chunks at `chunk_lanes` lanes (at the next (block, slice) boundary).
 pub fn write_chunked<W: Write>(trace: &Trace, out: W, chunk_lanes: u32) -> Result<W, WriteError> {
     let mut w = if trace.records.iter().any(|r| r.wait.is_some()) {
         Writer::with_waits(out, &trace.source)?

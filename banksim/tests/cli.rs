@@ -245,6 +245,22 @@ fn binary_traces_stream_to_the_same_totals_as_text() {
             && err.contains("misaligned"),
         "{err}"
     );
+    // a tile (rows of 8 threads, 16-byte loads) whose last rows run past the h100's 228
+    // KiB of shared memory: stored as a tile, reported as from the text
+    let tile = tmp("stream_tile.csv");
+    let mut s = String::from("block,thread,step,op,addr,bytes\n");
+    for thread in 0..64u32 {
+        let addr = 227 * 1024 + (thread % 8) * 16 + (thread / 8) * 144;
+        s.push_str(&format!("0,{thread},0,ld,{addr},16\n"));
+    }
+    std::fs::write(&tile, s).unwrap();
+    let tilebin = tmp("stream_tile.bsim");
+    assert!(banksim(&["convert", tile.to_str().unwrap(), tilebin.to_str().unwrap()]).status.success());
+    let (_, want) = text(&banksim(&["run", tile.to_str().unwrap()]));
+    let o = banksim(&["run", tilebin.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success() && want.contains("beyond the 233472 bytes"), "{want}");
+    assert!(err.contains("block 0 warp 1 step 0") && err.contains("beyond the 233472 bytes"), "{err}");
 }
 
 #[test]

@@ -782,7 +782,6 @@ proptest! {
                     let n = r.mask.count_ones() as usize;
                     let (lanes, a): (Vec<u16>, Vec<u32>) =
                         (0..warp as u16).filter(|l| r.mask >> l & 1 == 1).map(|l| (l, addrs[k + lanes_before(r.mask, l)])).unzip();
-                    let _ = j;
                     k += n;
                     for m in &mut models {
                         let got = m.evaluate_masked(r);

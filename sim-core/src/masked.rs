@@ -2,10 +2,10 @@
 //!
 //! A binary trace stores most requests as `first + stride × lane` (strided accesses,
 //! broadcasts) or as tiles ([`LaneAddrs::Tile`]: a step per bit of the lane number,
-//! kept whole by the memo of slices, `slice.rs`). Such a request's outcome depends only on its op, width, lane
-//! mask, stride and where the first address falls within the bank mapping's period
-//! `P`: moving every address by a multiple of `P` bytes keeps every lane's bank, which
-//! words are equal, and which 128-byte global lines are equal.
+//! kept whole by the memo of slices, `slice.rs`). An affine request's outcome depends
+//! only on its op, width, lane mask, stride and where the first address falls within
+//! the bank mapping's period `P`: moving every address by a multiple of `P` bytes keeps
+//! every lane's bank, which words are equal, and which 128-byte global lines are equal.
 //!
 //! [`BankModel::evaluate_masked`] first tries the fast path's closed form, which needs no
 //! expansion whatever the mask: on a linear power-of-two mapping, with aligned accesses
@@ -239,22 +239,9 @@ impl BankModel {
                     None => self.evaluate_affine(req, first, stride),
                 }
             }
-            LaneAddrs::Tile { origin, steps } => self.expand_tile(req, origin, steps),
+            // (tiles repeat by whole slices: the memo of slices keeps them)
+            LaneAddrs::Tile { origin, steps } => self.expand(req, |a| tile_addrs(origin, steps, req.mask, a)),
         }
-    }
-
-    /// A tile request evaluated lane by lane (tiles repeat by whole slices: the memo of
-    /// slices keeps them).
-    #[inline(never)]
-    fn expand_tile(&mut self, req: &MaskedRequest<'_>, origin: u32, steps: &[i32; 6]) -> Outcome {
-        let mut s = self.memo.scratch.take().expect("scratch put back");
-        let Scratch { lanes, addrs } = &mut *s;
-        let lanes = lanes_of(req.mask, lanes);
-        let addrs = &mut addrs[..lanes.len()];
-        tile_addrs(origin, steps, req.mask, addrs);
-        let out = self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
-        self.memo.scratch = Some(s);
-        out
     }
 
     #[inline]
@@ -262,7 +249,7 @@ impl BankModel {
         let memo = &mut self.memo;
         if memo.entries.is_empty() {
             if memo.period.is_none() {
-                return self.expand_affine(req, first, stride);
+                return self.expand(req, |a| affine_addrs(first, stride as u32, req.mask, a));
             }
             memo.entries = vec![Entry::default(); memo.size].into();
         }
@@ -275,7 +262,7 @@ impl BankModel {
         if e.kind == kind && e.mask == req.mask && e.stride == stride && e.first == at {
             return e.outcome;
         }
-        let outcome = self.expand_affine(req, first, stride);
+        let outcome = self.expand(req, |a| affine_addrs(first, stride as u32, req.mask, a));
         self.memo.entries[slot] = Entry { mask: req.mask, stride, first: at, kind, outcome };
         outcome
     }
@@ -290,14 +277,15 @@ impl BankModel {
         self
     }
 
-    /// An affine request evaluated lane by lane.
+    /// A request evaluated lane by lane, its addresses written by `write` (one per
+    /// active lane of `req.mask`, in lane order: affine or tile requests).
     #[inline(never)]
-    fn expand_affine(&mut self, req: &MaskedRequest<'_>, first: u32, stride: i64) -> Outcome {
+    fn expand(&mut self, req: &MaskedRequest<'_>, write: impl FnOnce(&mut [u32])) -> Outcome {
         let mut s = self.memo.scratch.take().expect("scratch put back");
         let Scratch { lanes, addrs } = &mut *s;
         let lanes = lanes_of(req.mask, lanes);
         let addrs = &mut addrs[..lanes.len()];
-        affine_addrs(first, stride as u32, req.mask, addrs);
+        write(addrs);
         let out = self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
         self.memo.scratch = Some(s);
         out

@@ -38,8 +38,9 @@ struct Args {
     stream: Option<PathBuf>,
     file: Option<PathBuf>,
     /// Only this part of the table (for profiling): decode, file (decode and pipeline),
-    /// pipeline (read + decode + bank model alone), model, classes, parallel, engine; or
-    /// `ceiling` (not part of the table: independent copies side by side).
+    /// pipeline (read + decode + bank model alone), model, classes, parallel, engine; or,
+    /// not part of the table, `ceiling` (independent copies side by side) or `scaling`
+    /// (each parallel job against copies of its serial run, in turns).
     only: Option<String>,
     /// Whether `--blocks` was given (then `--generate` writes exactly that many blocks).
     blocks_given: bool,
@@ -93,7 +94,7 @@ fn parse_args() -> Args {
 }
 
 fn usage(problem: &str) -> ! {
-    eprintln!("runner: {problem}\nusage: runner [--blocks N] [--reps N] [--threads 1,2] [--file MIX.bsim] [--only PART|ceiling] [--class CLASS]\n       runner --generate OUT.bsim [--gib SIZE]\n       runner --stream IN.bsim [--threads N]");
+    eprintln!("runner: {problem}\nusage: runner [--blocks N] [--reps N] [--threads 1,2] [--file MIX.bsim] [--only PART|ceiling|scaling] [--class CLASS]\n       runner --generate OUT.bsim [--gib SIZE]\n       runner --stream IN.bsim [--threads N]");
     std::process::exit(2)
 }
 
@@ -362,6 +363,10 @@ fn table(args: &Args, hw: &Hardware) {
     if args.only.as_deref() == Some("ceiling") {
         ceiling(args, hw, &path, n);
     }
+    // 7. the parallel jobs against that ceiling, in turns
+    if args.only.as_deref() == Some("scaling") {
+        scaling(args, hw, &path, n);
+    }
     if generated {
         let _ = std::fs::remove_file(&path);
     }
@@ -403,6 +408,81 @@ fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
                 n * threads as f64 / t / 1e6,
                 n / t / 1e6,
                 alone / t
+            );
+        }
+    }
+}
+
+/// Each parallel job on `T` threads set against `T` independent copies of its serial
+/// run at once, and both against one copy alone: a round times the three once each,
+/// one after the other, and `--reps` rounds (after one to warm up) are printed with
+/// their medians. On a
+/// machine whose cores slow each other down (a shared host: clock, caches, memory,
+/// neighbours) the parallel efficiency against one thread cannot exceed what the
+/// copies reach, and `parallel / copies` is the part of the loss that is the job's own
+/// (synchronisation, load imbalance, serial steps).
+fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
+    let requests = engine_requests(path);
+    let file =
+        || simulate_file(path, hw).map(|(s, _)| s.memory_total().wavefronts).unwrap_or_else(|e| fail(&e));
+    let engine =
+        || engine::run(hw, &requests, &EngineOptions::default()).expect("the mix runs").total.wavefronts;
+    let jobs: [(&str, &(dyn Fn() -> u64 + Sync)); 2] =
+        [("read + decode + bank model", &file), ("cycle engine", &engine)];
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    for threads in args.threads.iter().copied().filter(|&t| t > 1) {
+        // (pools built once: starting threads is not the work)
+        let ones: Vec<rayon::ThreadPool> = (0..threads).map(|_| pool(1)).collect();
+        let many = pool(threads);
+        for (what, job) in jobs {
+            let expect = ones[0].install(job);
+            let time = |f: &dyn Fn()| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64()
+            };
+            // per round: seconds alone, on `threads` threads, and for `threads` copies
+            let mut rounds: Vec<[f64; 3]> = Vec::new();
+            // (round 0 is not printed: the first runs on a pool fault in the memory
+            // that later runs reuse)
+            for round in 0..=args.reps.max(1) {
+                let alone = time(&|| assert_eq!(ones[0].install(job), expect));
+                let parallel = time(&|| assert_eq!(many.install(job), expect, "thread counts disagree"));
+                let copies = time(&|| {
+                    std::thread::scope(|s| {
+                        for one in &ones {
+                            s.spawn(move || assert_eq!(one.install(job), expect));
+                        }
+                    })
+                });
+                if round == 0 {
+                    continue;
+                }
+                println!(
+                    "scaling, {what}, round {round}: 1 thread {:.1} M/s; {threads} threads {:.1} M/s (efficiency {:.2}); {threads} copies {:.1} M/s ({:.2})",
+                    n / alone / 1e6,
+                    n / parallel / 1e6,
+                    alone / (parallel * threads as f64),
+                    n * threads as f64 / copies / 1e6,
+                    alone / copies,
+                );
+                rounds.push([alone, parallel, copies]);
+            }
+            // medians of each column: a single-threaded run is at the mercy of the core
+            // it lands on, and the best of several is the luckiest moment
+            let [alone, parallel, copies] = [0, 1, 2].map(|k| median(rounds.iter().map(|r| r[k]).collect()));
+            println!(
+                "scaling, {what}, {threads} threads, medians of {} rounds: 1 thread {:.1} M/s, {threads} threads {:.1} M/s, {threads} copies {:.1} M/s; efficiency {:.2}; copies {:.2}; parallel / copies {:.2}",
+                rounds.len(),
+                n / alone / 1e6,
+                n / parallel / 1e6,
+                n * threads as f64 / copies / 1e6,
+                alone / (parallel * threads as f64),
+                alone / copies,
+                copies / (parallel * threads as f64),
             );
         }
     }

@@ -8,6 +8,7 @@
 //! cargo bench -p banksim --bench runner -- --generate /tmp/big.bsim --gib 10
 //! cargo bench -p banksim --bench runner -- --generate /tmp/mix.bsim --blocks 64
 //! cargo bench -p banksim --bench runner -- --stream /tmp/big.bsim --threads 2
+//! cargo bench -p banksim --bench runner -- --only scaling --threads 16 --reps 11
 //! ```
 //! `--generate` writes the mix to a file of at least the given size (or of `--blocks`
 //! blocks), block by block;
@@ -416,11 +417,10 @@ fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
 /// Each parallel job on `T` threads set against `T` independent copies of its serial
 /// run at once, and both against one copy alone: a round times the three once each,
 /// one after the other, and `--reps` rounds (after one to warm up) are printed with
-/// their medians. On a
-/// machine whose cores slow each other down (a shared host: clock, caches, memory,
-/// neighbours) the parallel efficiency against one thread cannot exceed what the
-/// copies reach, and `parallel / copies` is the part of the loss that is the job's own
-/// (synchronisation, load imbalance, serial steps).
+/// their medians. On a machine whose cores slow each other down (a shared host: clock,
+/// caches, memory, neighbours) the parallel efficiency against one thread cannot
+/// exceed what the copies reach, and `parallel / copies` is the part of the loss that
+/// is the job's own (synchronisation, load imbalance, serial steps).
 fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
     let requests = engine_requests(path);
     let file =

@@ -381,22 +381,14 @@ fn table(args: &Args, hw: &Hardware) {
 /// file) and the cycle engine (each copy a serial run of the whole mix).
 fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
     let requests = engine_requests(path);
-    let file = || {
-        pool(1).install(|| simulate_file(path, hw)).unwrap_or_else(|e| fail(&e));
-    };
-    let engine = || {
-        pool(1).install(|| engine::run(hw, &requests, &EngineOptions::default())).expect("the mix runs");
-    };
-    let jobs: [(&str, &(dyn Fn() + Sync)); 2] =
-        [("read + decode + bank model", &file), ("cycle engine", &engine)];
-    for (what, job) in jobs {
+    for (what, job) in jobs(hw, path, &requests) {
         // (one copy first, whatever `--threads` says: the others are set against it)
         let mut alone = f64::NAN;
         for threads in with_one_first(&args.threads) {
             let (t, ()) = best(args.reps.min(3), || {
                 std::thread::scope(|s| {
                     for _ in 0..threads {
-                        s.spawn(job);
+                        s.spawn(|| pool(1).install(&job));
                     }
                 })
             });
@@ -414,6 +406,31 @@ fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
     }
 }
 
+/// The jobs that `ceiling` and `scaling` set against copies of themselves, on the
+/// current rayon pool: the file path and the cycle engine, each returning the
+/// wavefronts (so that runs can be checked to agree).
+type Job<'a> = Box<dyn Fn() -> u64 + Sync + 'a>;
+fn jobs<'a>(
+    hw: &'a Hardware,
+    path: &'a Path,
+    requests: &'a traces::Requests,
+) -> [(&'static str, Job<'a>); 2] {
+    [
+        (
+            "read + decode + bank model",
+            Box::new(move || {
+                simulate_file(path, hw).map(|(s, _)| s.memory_total().wavefronts).unwrap_or_else(|e| fail(&e))
+            }),
+        ),
+        (
+            "cycle engine",
+            Box::new(move || {
+                engine::run(hw, requests, &EngineOptions::default()).expect("the mix runs").total.wavefronts
+            }),
+        ),
+    ]
+}
+
 /// Each parallel job on `T` threads set against `T` independent copies of its serial
 /// run at once, and both against one copy alone: a round times the three once each,
 /// one after the other, and `--reps` rounds (after one to warm up) are printed with
@@ -423,12 +440,7 @@ fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
 /// is the job's own (synchronisation, load imbalance, serial steps).
 fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
     let requests = engine_requests(path);
-    let file =
-        || simulate_file(path, hw).map(|(s, _)| s.memory_total().wavefronts).unwrap_or_else(|e| fail(&e));
-    let engine =
-        || engine::run(hw, &requests, &EngineOptions::default()).expect("the mix runs").total.wavefronts;
-    let jobs: [(&str, &(dyn Fn() -> u64 + Sync)); 2] =
-        [("read + decode + bank model", &file), ("cycle engine", &engine)];
+    let jobs = jobs(hw, path, &requests);
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
@@ -437,7 +449,8 @@ fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
         // (pools built once: starting threads is not the work)
         let ones: Vec<rayon::ThreadPool> = (0..threads).map(|_| pool(1)).collect();
         let many = pool(threads);
-        for (what, job) in jobs {
+        for (what, job) in &jobs {
+            let job = &**job;
             let expect = ones[0].install(job);
             let time = |f: &dyn Fn()| {
                 let t = Instant::now();

@@ -452,25 +452,22 @@ fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
         for (what, job) in &jobs {
             let job = &**job;
             let expect = ones[0].install(job);
-            let time = |f: &dyn Fn()| {
-                let t = Instant::now();
-                f();
-                t.elapsed().as_secs_f64()
-            };
             // per round: seconds alone, on `threads` threads, and for `threads` copies
             let mut rounds: Vec<[f64; 3]> = Vec::new();
             // (round 0 is not printed: the first runs on a pool fault in the memory
             // that later runs reuse)
             for round in 0..=args.reps.max(1) {
-                let alone = time(&|| assert_eq!(ones[0].install(job), expect));
-                let parallel = time(&|| assert_eq!(many.install(job), expect, "thread counts disagree"));
-                let copies = time(&|| {
+                // (`best` of one run: its time, timed as every other part times)
+                let alone = best(1, || assert_eq!(ones[0].install(job), expect)).0;
+                let parallel = best(1, || assert_eq!(many.install(job), expect, "thread counts disagree")).0;
+                let copies = best(1, || {
                     std::thread::scope(|s| {
                         for one in &ones {
                             s.spawn(move || assert_eq!(one.install(job), expect));
                         }
                     })
-                });
+                })
+                .0;
                 if round == 0 {
                     continue;
                 }

@@ -80,6 +80,11 @@ fn dag(work: &traces::Requests, policy: DepPolicy) -> DiGraph<Node, Edge> {
 
 /// Random blocks: 1 to 4 warps of up to 12 steps, some warps with fewer barriers.
 fn workload(seed: u64) -> traces::Requests {
+    blocks_of(seed, 12)
+}
+
+/// As [`workload`], with up to `most` blocks.
+fn blocks_of(seed: u64, most: u32) -> traces::Requests {
     let mut s = seed;
     let mut next = |n: u32| {
         s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -87,7 +92,7 @@ fn workload(seed: u64) -> traces::Requests {
     };
     let ops = [Op::Load, Op::Store, Op::Atomic, Op::Reduction, Op::Barrier, Op::GlobalLoad, Op::GlobalStore];
     let mut reqs = traces::Requests::new(32);
-    let (blocks, warps) = (1 + next(12), 1 + next(4));
+    let (blocks, warps) = (1 + next(most), 1 + next(4));
     for block in 0..blocks {
         for warp in 0..warps {
             for step in 0..next(13) {
@@ -214,6 +219,21 @@ proptest! {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let report = pool.install(|| engine::run(&hw, &work, &opts)).unwrap();
         check(&work, policy, &hw, &report);
+    }
+
+    /// Blocks of uneven lengths on few SMs: the dispatcher's speculation goes wrong and
+    /// is rolled back, SMs are shared unevenly between threads (or threads outnumber
+    /// SMs), and the result is still the serial run's, request by request.
+    #[test]
+    fn parallel_runs_give_the_serial_result(seed in any::<u64>(), sms in 2u32..6, threads in 2usize..8) {
+        let work = blocks_of(seed, 80);
+        let hw = h100(sms);
+        let opts = EngineOptions { per_request: true, ..EngineOptions::default() };
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| engine::run(&hw, &work, &opts)).unwrap()
+        };
+        prop_assert_eq!(on(threads), on(1));
     }
 }
 

@@ -300,7 +300,17 @@ pub fn run<W: Workload + ?Sized>(
     })
     .into_iter()
     .unzip();
-    let mut dispatch = Dispatch { speculate: rayon::current_num_threads() > 1, horizon: 1, waits, free };
+    let mut dispatch = Dispatch {
+        speculate: rayon::current_num_threads() > 1,
+        horizon: 1,
+        waits,
+        free,
+        given: vec![Vec::new(); sms.len()],
+        speculated: vec![None; sms.len()],
+        waiting: Vec::new(),
+        groups: Vec::new(),
+        run: Vec::new(),
+    };
     while next < blocks.len() {
         if !dispatch.round(&ctx, &mut sms, &mut next) {
             debug_assert!(false, "blocks left but no SM waiting for one");
@@ -481,21 +491,30 @@ struct Dispatch {
     /// rounds of 600 µs.
     waits: Vec<Option<Cycle>>,
     free: Vec<u32>,
+    /// Per SM, during a round: the blocks handed to it (block, cycle), and the cycle it
+    /// waited since if they are a speculation.
+    given: Vec<Vec<(usize, Cycle)>>,
+    speculated: Vec<Option<Cycle>>,
+    /// A round's SMs waiting within the horizon, (cycle, SM) in dispatch order; its
+    /// groups of tied SMs (cycle, range of `waiting`, first block); the SMs it runs, in
+    /// index order. (Kept between rounds for their buffers.)
+    waiting: Vec<(Cycle, usize)>,
+    groups: Vec<(Cycle, std::ops::Range<usize>, usize)>,
+    run: Vec<usize>,
 }
 
 impl Dispatch {
     /// One round; `false` if no SM waits for a block.
     fn round<W: Workload + ?Sized>(&mut self, ctx: &Ctx<'_, W>, sms: &mut [Sm], next: &mut usize) -> bool {
-        let mut waiting: Vec<(Cycle, usize)> =
-            self.waits.iter().enumerate().filter_map(|(i, w)| Some(((*w)?, i))).collect();
+        let waiting = &mut self.waiting;
+        waiting.clear();
+        waiting.extend(self.waits.iter().enumerate().filter_map(|(i, w)| Some(((*w)?, i))));
         let Some(&(t0, _)) = waiting.iter().min() else { return false };
         let limit = if self.speculate { t0.saturating_add(self.horizon) } else { t0 + 1 };
         waiting.retain(|&(t, _)| t < limit);
         waiting.sort_unstable();
-        // groups of tied SMs in dispatch order: (cycle, SMs, first block)
-        let mut groups: Vec<(Cycle, std::ops::Range<usize>, usize)> = Vec::new();
-        // the blocks handed out: (SM, block, cycle)
-        let mut given: Vec<(usize, usize, Cycle)> = Vec::new();
+        let groups = &mut self.groups;
+        groups.clear();
         let mut i = 0;
         while i < waiting.len() && *next < ctx.blocks.len() {
             let t = waiting[i].0;
@@ -504,45 +523,39 @@ impl Dispatch {
                 e += 1;
             }
             let first = *next;
+            for &(_, sm) in &waiting[i..e] {
+                self.waits[sm] = None;
+                // (the state before is saved in the parallel step, by the thread that
+                // runs the SM)
+                self.speculated[sm] = (!groups.is_empty()).then_some(t);
+            }
             let mut gave = true;
             while gave && *next < ctx.blocks.len() {
                 gave = false;
                 for &(_, sm) in &waiting[i..e] {
                     if *next < ctx.blocks.len() && self.free[sm] > 0 {
-                        given.push((sm, *next, t));
+                        self.given[sm].push((*next, t));
                         self.free[sm] -= 1;
                         *next += 1;
                         gave = true;
                     }
                 }
             }
-            for &(_, sm) in &waiting[i..e] {
-                self.waits[sm] = None;
-            }
             groups.push((t, i..e, first));
             i = e;
         }
-        // the SMs to run, in index order, each with its blocks (a range of `given`) and
-        // the cycle it waited since if they are a speculation (the state before them is
-        // saved in the parallel step, by the thread that runs the SM)
-        let mut order: Vec<(usize, Cycle)> = waiting[..i].iter().map(|&(t, sm)| (sm, t)).collect();
-        order.sort_unstable();
-        given.sort_unstable();
-        let run: Vec<usize> = order.iter().map(|&(sm, _)| sm).collect();
-        let jobs: Vec<(Option<Cycle>, std::ops::Range<usize>)> = order
-            .iter()
-            .map(|&(sm, t)| {
-                let blocks = given.partition_point(|g| g.0 < sm)..given.partition_point(|g| g.0 <= sm);
-                ((t > waiting[0].0).then_some(t), blocks)
-            })
-            .collect();
-        let results = run_sms(sms, &run, |j, sm| {
-            let (spec, ref blocks) = jobs[j];
+        let run = &mut self.run;
+        run.clear();
+        run.extend(waiting[..i].iter().map(|&(_, sm)| sm));
+        run.sort_unstable();
+        let (given, speculated) = (&self.given, &self.speculated);
+        let results = run_sms(sms, run, |_, sm| {
+            let i = sm.index as usize;
             sm.run.waiting_since = None;
-            for &(_, block, at) in &given[blocks.clone()] {
+            for &(block, at) in &given[i] {
                 sm.assign(block, at);
             }
-            match spec {
+            match speculated[i] {
                 Some(t) => sm.save(t),
                 None => sm.saved_timings = None,
             }
@@ -551,17 +564,18 @@ impl Dispatch {
         });
         for (&sm, &(w, f)) in run.iter().zip(&results) {
             (self.waits[sm], self.free[sm]) = (w, f);
+            self.given[sm].clear();
         }
         // check the speculation: a group stands if every SM run before it paused later
         let mut earliest = Cycle::MAX;
         let mut shortest = Cycle::MAX;
         let mut wrong = None;
-        for (g, (t, members, first)) in groups.iter().enumerate() {
+        for (g, (t, members, first)) in self.groups.iter().enumerate() {
             if g > 0 && *t >= earliest {
                 wrong = Some((g, *first));
                 break;
             }
-            for &(_, sm) in &waiting[members.clone()] {
+            for &(_, sm) in &self.waiting[members.clone()] {
                 if let Some(f) = self.waits[sm] {
                     earliest = earliest.min(f);
                     shortest = shortest.min(f - t);
@@ -569,8 +583,8 @@ impl Dispatch {
             }
         }
         if let Some((g, first)) = wrong {
-            for (_, members, _) in &groups[g..] {
-                for &(_, sm) in &waiting[members.clone()] {
+            for (_, members, _) in &self.groups[g..] {
+                for &(_, sm) in &self.waiting[members.clone()] {
                     sms[sm].restore();
                     (self.waits[sm], self.free[sm]) = (sms[sm].run.waiting_since, sms[sm].run.free_slots);
                 }

@@ -409,9 +409,10 @@ fn scan<W: Workload + ?Sized>(work: &W, warp: u32, opts: &EngineOptions) -> (Vec
 /// in one small array.
 ///
 /// Measured on a 16-vCPU host, 16 threads against 16 single-threaded copies of the run
-/// (`runner --only scaling`, medians of 9 rounds; `benches/results_session16.txt`):
-/// 0.79–1.09, 0.90 on average over 9 runs, with a parallel iterator over the SMs;
-/// 0.91–1.06, 0.99 on average over 5 runs, with this.
+/// (`runner --only scaling`, medians of 9 rounds, in turns with the build before;
+/// calls 6, 7 and 9 of `benches/results_session16.txt`): 0.80–0.93, 0.87 on average
+/// over 10 runs, with a parallel iterator over the SMs; 0.83–1.06, 0.94 on average
+/// over 11 runs, with this.
 fn run_sms<R, F>(sms: &mut [Sm], run: &[usize], f: F) -> Vec<R>
 where
     R: Send + Copy + Default,

@@ -1,3 +1,6 @@
+# Session 16: the timeline a TRACEF run writes (instrument.py, instrument_shares.py), per run: wall time,
+# SM runs ("items") and their total time, the mean SM run against the first 1-thread run, and the share of
+# T x wall time spent in SM runs. With a second argument: each round of each parallel run in detail.
 import sys, collections
 runs=[]; cur=None
 for line in open(sys.argv[1]):
@@ -15,7 +18,9 @@ for r in runs:
     par=[m for m in mk if m[0] in (1000000,1000001)]
     parwall=sum(m[3]-m[2] for m in par)
     serial=sum(m[3]-m[2] for m in mk if m[0]==1000002)
-    n=len(it); mean=busy/n
+    n=len(it)
+    if n == 0: continue
+    mean=busy/n
     # per parallel phase: start delay per thread and tail idle
     byround=collections.defaultdict(list)
     for a,b,c,d in it: byround[a].append((b,c,d))

@@ -1,3 +1,6 @@
+# Session 16: per parallel run of a TRACEF timeline, over its full rounds: wall time a round, the delay
+# from the round's start to the first SM run, the time from the last SM run to the round's end, and the
+# share of T x wall time spent in SM runs.
 import sys, collections, statistics as st
 runs=[]; cur=None
 for line in open(sys.argv[1]):

@@ -294,7 +294,7 @@ pub fn run<W: Workload + ?Sized>(
     }
     let all: Vec<usize> = (0..sms.len()).collect();
     let more = next < blocks.len();
-    let (waits, free) = run_sms(&mut sms, &all, |_, sm| {
+    let (waits, free) = run_sms(&mut sms, &all, |sm| {
         sm.advance(&ctx, more);
         (sm.run.waiting_since, sm.run.free_slots)
     })
@@ -318,7 +318,7 @@ pub fn run<W: Workload + ?Sized>(
         }
     }
     // No blocks left: every SM runs what it holds to the end.
-    run_sms(&mut sms, &all, |_, sm| {
+    run_sms(&mut sms, &all, |sm| {
         sm.run.waiting_since = None;
         sm.advance(&ctx, false)
     });
@@ -416,11 +416,11 @@ fn scan<W: Workload + ?Sized>(work: &W, warp: u32, opts: &EngineOptions) -> (Vec
 fn run_sms<R, F>(sms: &mut [Sm], run: &[usize], f: F) -> Vec<R>
 where
     R: Send + Copy + Default,
-    F: Fn(usize, &mut Sm) -> R + Sync,
+    F: Fn(&mut Sm) -> R + Sync,
 {
     let threads = rayon::current_num_threads();
     if threads == 1 || run.len() < 2 {
-        return run.iter().enumerate().map(|(j, &i)| f(j, &mut sms[i])).collect();
+        return run.iter().map(|&i| f(&mut sms[i])).collect();
     }
     let n = sms.len();
     let owner = |sm: usize| sm * threads / n;
@@ -446,7 +446,7 @@ where
                     break;
                 }
                 let mut cell = cells[j].lock().unwrap_or_else(|p| p.into_inner());
-                cell.1 = f(j, cell.0);
+                cell.1 = f(cell.0);
             }
         }
     };
@@ -487,9 +487,11 @@ struct Dispatch {
     /// last round.
     horizon: Cycle,
     /// Each SM's `waiting_since` and free slots after its last run, kept here in two
-    /// small arrays: reading them (and handing out blocks) in the SMs themselves, whose
-    /// lines other cores had just written, took 16–23 µs a round at 16 threads, of
-    /// rounds of 600 µs.
+    /// small arrays so that a round's decisions read no SM (the SMs' own fields are
+    /// lines that other cores have just written). A full round's dispatch took 15–22 µs
+    /// at 16 threads on the H100 machine's host reading the SMs, 15–18 µs with these
+    /// arrays (and 6.5–8.3 µs against 6.2–6.6 at 2 threads here): not the round's
+    /// main cost, which is the SM runs themselves (rounds of about 600 µs there).
     waits: Vec<Option<Cycle>>,
     free: Vec<u32>,
     /// Per SM, during a round: the blocks handed to it (block, cycle), and the cycle it
@@ -550,7 +552,7 @@ impl Dispatch {
         run.extend(waiting[..i].iter().map(|&(_, sm)| sm));
         run.sort_unstable();
         let (given, speculated) = (&self.given, &self.speculated);
-        let results = run_sms(sms, run, |_, sm| {
+        let results = run_sms(sms, run, |sm| {
             let i = sm.index as usize;
             sm.run.waiting_since = None;
             for &(block, at) in &given[i] {

@@ -9,18 +9,21 @@ def rep(a, b):
     global s
     assert a in s, a[:60]
     s = s.replace(a, b, 1)
-rep("""                cell.1 = f(j, cell.0);""", """                let t = itrace::now();
-                cell.1 = f(j, cell.0);
+# (the SM runs' calls: `f(j, ..)` up to a4d133a, `f(..)` after)
+j = "j, " if "cell.1 = f(j, cell.0);" in s else ""
+rep(f"""                cell.1 = f({j}cell.0);""", f"""                let t = itrace::now();
+                cell.1 = f({j}cell.0);
                 itrace::item(t);""")
-rep("""        return run.iter().enumerate().map(|(j, &i)| f(j, &mut sms[i])).collect();""", """        return run
+serial = ("        return run.iter().enumerate().map(|(j, &i)| f(j, &mut sms[i])).collect();" if j
+          else "        return run.iter().map(|&i| f(&mut sms[i])).collect();")
+rep(serial, f"""        return run
             .iter()
-            .enumerate()
-            .map(|(j, &i)| {
+            .map(|&i| {{
                 let t = itrace::now();
-                let r = f(j, &mut sms[i]);
+                let r = f({"0, " if j else ""}&mut sms[i]);
                 itrace::item(t);
                 r
-            })
+            }})
             .collect();""")
 rep("""    let (waits, free) = run_sms(""", """    let t0 = itrace::now();
     let (waits, free) = run_sms(""")

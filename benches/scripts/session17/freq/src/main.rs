@@ -1,0 +1,99 @@
+//! Clock probe (session 17): a dependent chain of adds (one a cycle: its rate in G ops/s
+//! is the clock in GHz) in scalar, ymm or zmm registers, or (`heavy`) throughput-bound
+//! 512-bit byte permutes, GF2 affine ops and byte popcounts, on 1 thread and then on 16
+//! at once; per thread, three runs, sorted.
+//!
+//! ```sh
+//! cargo build --release && ./target/release/freq scalar ymm zmm heavy
+//! ```
+use std::arch::asm;
+use std::time::Instant;
+
+/// Adds a chain runs (the ops of `heavy` are in the same number of loop trips).
+const N: u64 = 200_000_000;
+
+/// `N` dependent adds (4 a loop trip): one a cycle, so the rate is the clock.
+#[inline(never)]
+fn scalar() -> u64 {
+    let mut x = 1u64;
+    unsafe {
+        asm!("2:", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "dec {n}", "jnz 2b",
+            x = inout(reg) x, one = in(reg) 3u64, n = inout(reg) N / 4 => _, options(nomem, nostack));
+    }
+    x
+}
+
+#[inline(never)]
+fn ymm() -> u64 {
+    unsafe {
+        asm!("vpxor ymm0, ymm0, ymm0", "vpcmpeqd ymm1, ymm1, ymm1",
+            "2:", "vpaddd ymm0, ymm0, ymm1", "vpaddd ymm0, ymm0, ymm1", "vpaddd ymm0, ymm0, ymm1", "vpaddd ymm0, ymm0, ymm1", "dec {n}", "jnz 2b",
+            n = inout(reg) N / 4 => _, out("ymm0") _, out("ymm1") _, options(nomem, nostack));
+    }
+    0
+}
+
+#[inline(never)]
+fn zmm() -> u64 {
+    unsafe {
+        asm!("vpxord zmm0, zmm0, zmm0", "vpternlogd zmm1, zmm1, zmm1, 0xff",
+            "2:", "vpaddd zmm0, zmm0, zmm1", "vpaddd zmm0, zmm0, zmm1", "vpaddd zmm0, zmm0, zmm1", "vpaddd zmm0, zmm0, zmm1", "dec {n}", "jnz 2b",
+            n = inout(reg) N / 4 => _, out("zmm0") _, out("zmm1") _, options(nomem, nostack));
+    }
+    0
+}
+
+/// The kernel's kind of work, throughput-bound: byte permutes, GF2 affine and byte
+/// popcounts on four independent registers; `N` / 4 trips of 12 ops.
+#[inline(never)]
+fn heavy() -> u64 {
+    unsafe {
+        asm!("vpternlogd zmm4, zmm4, zmm4, 0xff", "vpxord zmm0, zmm0, zmm0", "vpxord zmm1, zmm1, zmm1", "vpxord zmm2, zmm2, zmm2", "vpxord zmm3, zmm3, zmm3",
+            "2:",
+            "vpermb zmm0, zmm4, zmm0", "vpermb zmm1, zmm4, zmm1", "vpermb zmm2, zmm4, zmm2", "vpermb zmm3, zmm4, zmm3",
+            "vgf2p8affineqb zmm0, zmm0, zmm4, 0", "vgf2p8affineqb zmm1, zmm1, zmm4, 0", "vgf2p8affineqb zmm2, zmm2, zmm4, 0", "vgf2p8affineqb zmm3, zmm3, zmm4, 0",
+            "vpopcntb zmm0, zmm0", "vpopcntb zmm1, zmm1", "vpopcntb zmm2, zmm2", "vpopcntb zmm3, zmm3",
+            "dec {n}", "jnz 2b",
+            n = inout(reg) N / 4 => _, out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _, options(nomem, nostack));
+    }
+    0
+}
+
+fn run(kind: &str) -> u64 {
+    match kind {
+        "scalar" => scalar(),
+        "ymm" => ymm(),
+        "zmm" => zmm(),
+        "heavy" => heavy(),
+        _ => panic!("kind: scalar, ymm, zmm or heavy"),
+    }
+}
+
+fn main() {
+    let kinds: Vec<String> = std::env::args().skip(1).collect();
+    let threads = [1usize, 16];
+    for kind in &kinds {
+        for &t in &threads {
+            let mut rates = Vec::new();
+            for _rep in 0..3 {
+                let start = Instant::now();
+                let hs: Vec<_> = (0..t)
+                    .map(|_| {
+                        let k = kind.clone();
+                        std::thread::spawn(move || {
+                            let s = Instant::now();
+                            std::hint::black_box(run(&k));
+                            s.elapsed().as_secs_f64()
+                        })
+                    })
+                    .collect();
+                let per: Vec<f64> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+                let _ = start;
+                let mean = per.iter().sum::<f64>() / per.len() as f64;
+                rates.push(N as f64 / mean / 1e9);
+            }
+            rates.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            println!("{kind:>6} x{t:<2}: G ops/s per thread {:.2} {:.2} {:.2}", rates[0], rates[1], rates[2]);
+        }
+    }
+}

@@ -129,8 +129,30 @@ fn fail(e: &BinaryError) -> ! {
     std::process::exit(1)
 }
 
+/// A pool as the command-line tool builds it (pinned when it has a thread per CPU).
 fn pool(threads: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("worker threads")
+    sim_core::thread_pool(Some(threads)).expect("worker threads")
+}
+
+/// One single-threaded pool on each of the first `n` cores, its thread pinned there.
+fn pinned_pools(n: usize) -> Vec<rayon::ThreadPool> {
+    let ids = core_affinity::get_core_ids().unwrap_or_default();
+    if ids.len() < n {
+        usage(&format!("{n} threads, but this process may run on {} cores", ids.len()));
+    }
+    ids.into_iter()
+        .take(n)
+        .map(|id| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .start_handler(move |_| {
+                    // (a core that cannot be pinned to is a failed measurement, not a slow one)
+                    assert!(core_affinity::set_for_current(id), "cannot pin a thread to core {}", id.id);
+                })
+                .build()
+                .expect("worker threads")
+        })
+        .collect()
 }
 
 /// Peak resident set size of this process (`VmHWM`), as the kernel reports it.
@@ -438,6 +460,14 @@ fn jobs<'a>(
 /// caches, memory, neighbours) the parallel efficiency against one thread cannot
 /// exceed what the copies reach, and `parallel / copies` is the part of the loss that
 /// is the job's own (synchronisation, load imbalance, serial steps).
+///
+/// A round also runs the serial job alone on each of the first `T` cores in turn, pinned
+/// there. On a virtual machine the cores are not alike: at one moment they can differ
+/// by 1.8x (session 18: the add-throughput probe `freq tput`, run on CPU 0 and another
+/// CPU at once, gave the other CPU 1.54 to 2.81 units on the H100 host's 16 vCPUs,
+/// whatever else shares their physical cores), so one unpinned thread's speed depends
+/// on the core it lands on. The sum of the `T` cores' own rates is what `T` threads could reach
+/// with nothing lost; `efficiency against the cores` is the parallel rate over that sum.
 fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
     let requests = engine_requests(path);
     let jobs = jobs(hw, path, &requests);
@@ -448,12 +478,15 @@ fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
     for threads in args.threads.iter().copied().filter(|&t| t > 1) {
         // (pools built once: starting threads is not the work)
         let ones: Vec<rayon::ThreadPool> = (0..threads).map(|_| pool(1)).collect();
+        let cores = pinned_pools(threads);
         let many = pool(threads);
         for (what, job) in &jobs {
             let job = &**job;
             let expect = ones[0].install(job);
-            // per round: seconds alone, on `threads` threads, and for `threads` copies
+            // per round: seconds alone, on `threads` threads, and for `threads` copies;
+            // the sum of the cores' rates alone (M/s), and the slowest and fastest core
             let mut rounds: Vec<[f64; 3]> = Vec::new();
+            let mut sums: Vec<[f64; 3]> = Vec::new();
             // (round 0 is not printed: the first runs on a pool fault in the memory
             // that later runs reuse)
             for round in 0..=args.reps.max(1) {
@@ -468,28 +501,45 @@ fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
                     })
                 })
                 .0;
+                let each: Vec<f64> = cores
+                    .iter()
+                    .map(|core| n / best(1, || assert_eq!(core.install(job), expect)).0 / 1e6)
+                    .collect();
+                let sum = [
+                    each.iter().sum::<f64>(),
+                    each.iter().copied().fold(f64::INFINITY, f64::min),
+                    each.iter().copied().fold(0.0, f64::max),
+                ];
                 if round == 0 {
                     continue;
                 }
                 println!(
-                    "scaling, {what}, round {round}: 1 thread {:.1} M/s; {threads} threads {:.1} M/s (efficiency {:.2}); {threads} copies {:.1} M/s ({:.2})",
+                    "scaling, {what}, round {round}: 1 thread {:.1} M/s; {threads} threads {:.1} M/s (efficiency {:.2}); {threads} copies {:.1} M/s ({:.2}); cores alone {:.1}-{:.1} M/s, sum {:.1} (efficiency against the cores {:.2})",
                     n / alone / 1e6,
                     n / parallel / 1e6,
                     alone / (parallel * threads as f64),
                     n * threads as f64 / copies / 1e6,
                     alone / copies,
+                    sum[1],
+                    sum[2],
+                    sum[0],
+                    n / parallel / 1e6 / sum[0],
                 );
                 rounds.push([alone, parallel, copies]);
+                sums.push(sum);
             }
             // medians of each column: a single-threaded run is at the mercy of the core
             // it lands on, and the best of several is the luckiest moment
             let [alone, parallel, copies] = [0, 1, 2].map(|k| median(rounds.iter().map(|r| r[k]).collect()));
+            let against_cores =
+                median(rounds.iter().zip(&sums).map(|(r, s)| n / r[1] / 1e6 / s[0]).collect());
             println!(
-                "scaling, {what}, {threads} threads, medians of {} rounds: 1 thread {:.1} M/s, {threads} threads {:.1} M/s, {threads} copies {:.1} M/s; efficiency {:.2}; copies {:.2}; parallel / copies {:.2}",
+                "scaling, {what}, {threads} threads, medians of {} rounds: 1 thread {:.1} M/s, {threads} threads {:.1} M/s, {threads} copies {:.1} M/s, cores alone sum {:.1} M/s; efficiency {:.2}; copies {:.2}; parallel / copies {:.2}; efficiency against the cores {against_cores:.2}",
                 rounds.len(),
                 n / alone / 1e6,
                 n / parallel / 1e6,
                 n * threads as f64 / copies / 1e6,
+                median(sums.iter().map(|s| s[0]).collect()),
                 alone / (parallel * threads as f64),
                 alone / copies,
                 copies / (parallel * threads as f64),

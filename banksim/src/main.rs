@@ -67,7 +67,8 @@ struct EngineArgs {
     /// Also run the cycle engine: total cycles, per-SM cycles, pipe utilisation, stalls.
     #[arg(long)]
     cycles: bool,
-    /// Worker threads for the engine (default: all cores). Results do not depend on it.
+    /// Worker threads for the engine (default: all cores; with one per core each is pinned
+    /// to its core). Results do not depend on it.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// What a request without a `dep` value waits for.
@@ -122,7 +123,7 @@ struct StridebenchArgs {
     /// Strides to run, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,0,2,3,4,5,8,16,17,32,33,64")]
     strides: Vec<u32>,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: all cores; with one per core each is pinned to its core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
 }
@@ -384,14 +385,10 @@ fn write_run_folder(
 
 /// Runs `f` on a rayon pool of `threads` workers (default: all cores).
 pub(crate) fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
-    let mut b = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        if n == 0 {
-            bail!("--threads must be at least 1");
-        }
-        b = b.num_threads(n);
+    if threads == Some(0) {
+        bail!("--threads must be at least 1");
     }
-    Ok(b.build().context("cannot start worker threads")?.install(f))
+    Ok(sim_core::thread_pool(threads).context("cannot start worker threads")?.install(f))
 }
 
 fn print_engine(out: &mut dyn Write, r: &EngineReport) -> std::io::Result<()> {

@@ -73,7 +73,8 @@ pub struct SweepArgs {
     /// Run only shard I of N, e.g. 0/4 (shards are balanced by estimated cost, see ARCHITECTURE.md).
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
-    /// Worker threads (default: all cores; with --slurm, each task's CPUs, default 1).
+    /// Worker threads (default: all cores, each pinned to its core; with --slurm, each
+    /// task's CPUs, default 1).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Discard earlier progress in the output folder instead of resuming.

@@ -42,6 +42,7 @@ mod mapping;
 mod masked;
 mod model;
 mod op;
+mod pool;
 pub mod replicate;
 mod slice;
 pub mod stats;
@@ -52,6 +53,7 @@ pub use mapping::BankMapping;
 pub use masked::{affine_addrs, tile_addrs, tile_lane, LaneAddrs, MaskedRequest, LANE_NUMBERS};
 pub use model::{BankModel, Cell, Outcome, WarpRequest};
 pub use op::{is_valid_width, width_index, Op, WIDTHS};
+pub use pool::thread_pool;
 pub use slice::{SliceOutcome, SliceTicket};
 pub use timing::{gap_issue_fraction, Timing};
 

@@ -1,7 +1,10 @@
 //! Clock probe (session 17): a dependent chain of adds (one a cycle: its rate in G ops/s
 //! is the clock in GHz) in scalar, ymm or zmm registers, or (`heavy`) throughput-bound
 //! 512-bit byte permutes, GF2 affine ops and byte popcounts, on 1 thread and then on 16
-//! at once; per thread, three runs, sorted.
+//! at once; per thread, three runs, sorted. `tput` (session 18) is throughput-bound
+//! scalar adds, eight independent chains: it prints `N` / seconds like the others but
+//! runs 4 `N` adds (about 4.5 a cycle on this machine's cores). Run it pinned in pairs
+//! (`FREQ_THREADS=1 taskset -c C`) to find CPUs that share a core.
 //!
 //! ```sh
 //! cargo build --release && ./target/release/freq scalar ymm zmm heavy
@@ -59,19 +62,44 @@ fn heavy() -> u64 {
     0
 }
 
+/// Throughput-bound: eight independent add chains (two adds each a trip, `N` / 4 trips),
+/// so one thread alone issues several adds a cycle and a thread sharing its core (SMT)
+/// gets about half.
+#[inline(never)]
+fn tput() -> u64 {
+    let mut x = [1u64; 8];
+    unsafe {
+        asm!("2:",
+            "add {a}, {one}", "add {b}, {one}", "add {c}, {one}", "add {d}, {one}",
+            "add {e}, {one}", "add {f}, {one}", "add {g}, {one}", "add {h}, {one}",
+            "add {a}, {one}", "add {b}, {one}", "add {c}, {one}", "add {d}, {one}",
+            "add {e}, {one}", "add {f}, {one}", "add {g}, {one}", "add {h}, {one}",
+            "dec {n}", "jnz 2b",
+            a = inout(reg) x[0], b = inout(reg) x[1], c = inout(reg) x[2], d = inout(reg) x[3],
+            e = inout(reg) x[4], f = inout(reg) x[5], g = inout(reg) x[6], h = inout(reg) x[7],
+            one = in(reg) 3u64, n = inout(reg) N / 4 => _, options(nomem, nostack));
+    }
+    x.iter().sum()
+}
+
 fn run(kind: &str) -> u64 {
     match kind {
         "scalar" => scalar(),
         "ymm" => ymm(),
         "zmm" => zmm(),
         "heavy" => heavy(),
-        _ => panic!("kind: scalar, ymm, zmm or heavy"),
+        "tput" => tput(),
+        _ => panic!("kind: scalar, ymm, zmm, heavy or tput"),
     }
 }
 
 fn main() {
     let kinds: Vec<String> = std::env::args().skip(1).collect();
-    let threads = [1usize, 16];
+    // FREQ_THREADS=1 runs one thread only (for pairs pinned with taskset)
+    let threads: Vec<usize> = match std::env::var("FREQ_THREADS") {
+        Ok(t) => t.split(',').map(|t| t.parse().expect("FREQ_THREADS: a list of counts")).collect(),
+        Err(_) => vec![1, 16],
+    };
     for kind in &kinds {
         for &t in &threads {
             let mut rates = Vec::new();

@@ -383,7 +383,8 @@ fn write_run_folder(
     f.commit()
 }
 
-/// Runs `f` on a rayon pool of `threads` workers (default: all cores).
+/// Runs `f` on a rayon pool of `threads` workers (default: all cores, then pinned one to
+/// a core: see `sim_core::thread_pool`).
 pub(crate) fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
     if threads == Some(0) {
         bail!("--threads must be at least 1");

@@ -246,7 +246,8 @@ pub struct EngineReport {
     pub requests: Vec<RequestTiming>,
 }
 
-/// Runs `work` on `hw`. Uses the current rayon thread pool.
+/// Runs `work` on `hw`. Uses the current rayon thread pool ([`crate::thread_pool`]
+/// builds the one it runs best on).
 ///
 /// Generic over the workload (a `&dyn Workload` works too) so that its accessors are
 /// inlined into the engine's loops: reading a request back from a struct a virtual call

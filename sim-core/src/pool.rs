@@ -2,14 +2,14 @@
 //! run best on.
 
 /// A rayon pool of `threads` threads (default: as rayon's, `RAYON_NUM_THREADS` or one
-/// per CPU this process may use). A pool with one thread per CPU that the process may run on pins each thread to
-/// its own CPU; a smaller pool is left to the operating system, so that several
-/// processes on one machine do not pile onto the same CPUs.
+/// per CPU this process may use). A pool with one thread per CPU that the process may
+/// run on pins each thread to its own CPU; a smaller pool is left to the operating
+/// system, so that several processes on one machine do not pile onto the same CPUs.
 ///
 /// Why pin: the engine runs its SMs in rounds of a few milliseconds, and a worker that
 /// went idle between two rounds is woken by the next. On a virtual machine the kernel
-/// often placed the woken thread on the CPU of the thread that woke it, beside a busy
-/// one, and moved it only at a later tick. Measured on this project's 2-vCPU machine
+/// often ran the woken thread on the same CPU as the thread that woke it, the two
+/// taking turns at the scheduler's tick, with the other CPU idle. Measured on this project's 2-vCPU machine
 /// (session 18, `cargo bench -p banksim --bench runner -- --only scaling --threads 2`,
 /// medians of 5 rounds, three turns each), against the sum of each CPU's own
 /// single-threaded rate:

@@ -6,6 +6,8 @@
 //! - `binary_file/read_decode`: reading the binary trace from a file (page cache) and
 //!   decoding it into warp requests, nothing more (the limit);
 //! - `binary_file/read_decode_model`: the same plus the bank model (one thread);
+//! - `binary_file/decode_lazy`: decoding alone, every chunk's payload already in memory
+//!   (checksum included): the decoder's own time, without the file's;
 //! - `engine/mix`: the cycle engine (one thread) on the mix grouped in memory;
 //! - `kernel/random_32_lanes`: `BankModel::evaluate` on full warps of random 4-byte
 //!   loads (4096 of them, 512 KiB of addresses), the fast path's costliest common case;
@@ -22,7 +24,7 @@
 
 mod common;
 
-use common::{decoded_chunks, model_only, read_decode, simulate_file, Class, WARP};
+use common::{decoded_chunks, model_only, raw_chunks, read_decode, simulate_file, Class, WARP};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use sim_core::engine::{self, EngineOptions};
 use std::hint::black_box;
@@ -54,6 +56,17 @@ fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("binary_file");
     g.throughput(Throughput::Elements(n));
     g.bench_function("read_decode", |b| b.iter(|| read_decode(black_box(&path), false).expect("the mix")));
+    // (the decoder alone: every chunk's payload already in memory, checksum included)
+    let raws = raw_chunks(&path).expect("the mix");
+    let mut chunk = traces::binary::Chunk::default();
+    g.bench_function("decode_lazy", |b| {
+        b.iter(|| {
+            for raw in black_box(&raws) {
+                raw.decode_lazy(&mut chunk).expect("the mix");
+            }
+            chunk.groups()
+        })
+    });
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a worker thread");
     g.bench_function("read_decode_model", |b| {
         b.iter(|| one.install(|| simulate_file(black_box(&path), &hw)).expect("the mix"))

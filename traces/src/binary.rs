@@ -1721,14 +1721,15 @@ impl RawChunk {
             let a1 = a0 + lanes;
             let mode = c_mode.byte().ok_or_else(|| corrupt(c_mode, "ends early"))?;
             let mut form = Form::Listed;
-            // the group's highest address, as each mode knows it
-            let highest: u32 = match mode {
+            // the group's highest address, as each mode knows it, and its lowest lane's
+            // (the next group's base is relative to it)
+            let (highest, lane0): (u32, u32) = match mode {
                 MODE_ZERO => {
                     form = Form::Affine { first: 0, stride: 0 };
                     if !LAZY {
                         out.addrs[a0..a1].fill(0);
                     }
-                    0
+                    (0, 0)
                 }
                 MODE_REPEAT => {
                     if prev_range.len() != lanes {
@@ -1749,7 +1750,8 @@ impl RawChunk {
                         // the previous group's addresses were not written: write them here
                         prev_form.fill(&out.g_tiles, prev_mask, &mut out.addrs[a0..a1]);
                     }
-                    prev_highest
+                    // (the same addresses as the previous group's)
+                    (prev_highest, prev_first)
                 }
                 MODE_AFFINE | MODE_DELTA | MODE_PACKED | MODE_TILE => {
                     let base = c_addr.varint().ok_or_else(|| corrupt(c_addr, "truncated varint"))?;
@@ -1757,7 +1759,6 @@ impl RawChunk {
                     if !(0..=u32::MAX as i64).contains(&first) {
                         return Err(corrupt(c_addr, &format!("address {first} outside 0..2^32")));
                     }
-                    let dst = &mut out.addrs[a0..a1];
                     match mode {
                         MODE_AFFINE => {
                             let stride =
@@ -1772,9 +1773,9 @@ impl RawChunk {
                             let stride = if lanes == 1 { 0 } else { stride };
                             form = Form::Affine { first: first as u32, stride };
                             if !LAZY {
-                                form.fill(&[], mask, dst);
+                                form.fill(&[], mask, &mut out.addrs[a0..a1]);
                             }
-                            first.max(end.unwrap_or(first)) as u32
+                            (first.max(end.unwrap_or(first)) as u32, first as u32)
                         }
                         MODE_TILE => {
                             // (`first` is lane 0's address here)
@@ -1804,11 +1805,12 @@ impl RawChunk {
                             form = Form::Tile { origin: first as u32, at: out.g_tiles.len() as u32 };
                             out.g_tiles.push(steps);
                             if !LAZY {
-                                sim_core::tile_addrs(first as u32, &steps, mask, dst);
+                                sim_core::tile_addrs(first as u32, &steps, mask, &mut out.addrs[a0..a1]);
                             }
-                            hi as u32
+                            (hi as u32, sim_core::tile_lane(first as u32, &steps, mask.trailing_zeros()))
                         }
                         MODE_DELTA => {
+                            let dst = &mut out.addrs[a0..a1];
                             let mut a = first;
                             let mut highest = a;
                             dst[0] = a as u32;
@@ -1821,7 +1823,7 @@ impl RawChunk {
                                 highest = highest.max(a);
                                 *d = a as u32;
                             }
-                            highest as u32
+                            (highest as u32, first as u32)
                         }
                         _ => {
                             let (shift, bits) = (
@@ -1835,6 +1837,7 @@ impl RawChunk {
                                     &format!("packed offsets of {bits} bits shifted by {shift}"),
                                 ));
                             }
+                            let dst = &mut out.addrs[a0..a1];
                             let len = (lanes * bits as usize).div_ceil(8);
                             if c_addr.data.len() - c_addr.pos < len {
                                 return Err(corrupt(c_addr, "ends inside packed offsets"));
@@ -1847,7 +1850,7 @@ impl RawChunk {
                                 return Err(corrupt(c_addr, "packed addresses beyond 2^32"));
                             }
                             c_addr.pos += len;
-                            (first as u64 + max as u64) as u32
+                            ((first as u64 + max as u64) as u32, dst[0])
                         }
                     }
                 }
@@ -1870,8 +1873,7 @@ impl RawChunk {
             if !fits {
                 return Err(corrupt(c_addr, "address + width beyond 2^32"));
             }
-            let l0 = mask.trailing_zeros();
-            prev_first = form.lane(&out.g_tiles, l0, l0).unwrap_or(out.addrs[a0]);
+            prev_first = lane0;
             prev_range = a0..a1;
             prev_highest = highest;
             prev_mask = mask;

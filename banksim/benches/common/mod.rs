@@ -260,6 +260,19 @@ pub fn read_decode(path: &Path, split: bool) -> Result<(u64, u64), BinaryError> 
     Ok((requests, check))
 }
 
+/// Every chunk of the file as read, payload loaded (for timing the decoder alone).
+#[allow(dead_code)] // (used by one of the benchmarks that include this module)
+pub fn raw_chunks(path: &Path) -> Result<Vec<RawChunk>, BinaryError> {
+    let mut reader = Reader::open(path)?;
+    let mut raws = Vec::new();
+    let mut raw = RawChunk::default();
+    while reader.next_chunk(&mut raw)? {
+        raw.load()?;
+        raws.push(std::mem::take(&mut raw));
+    }
+    Ok(raws)
+}
+
 /// Every chunk of the file, decoded (lazily: affine addresses are not written out), and
 /// the number of warp requests.
 pub fn decoded_chunks(path: &Path) -> Result<(Vec<Chunk>, u64), BinaryError> {

@@ -261,7 +261,6 @@ pub fn read_decode(path: &Path, split: bool) -> Result<(u64, u64), BinaryError> 
 }
 
 /// Every chunk of the file as read, payload loaded (for timing the decoder alone).
-#[allow(dead_code)] // (used by one of the benchmarks that include this module)
 pub fn raw_chunks(path: &Path) -> Result<Vec<RawChunk>, BinaryError> {
     let mut reader = Reader::open(path)?;
     let mut raws = Vec::new();

@@ -93,8 +93,39 @@ fn run(kind: &str) -> u64 {
     }
 }
 
+/// Memory bandwidth (session 18): `threads` threads sum `mib` MiB of u64 three times,
+/// each its own share (`split`) or each the whole array (as independent copies of a
+/// job read one input); returns GB/s read, all threads together.
+fn bandwidth(threads: usize, mib: usize, split: bool) -> f64 {
+    let n = mib << 17;
+    let data: Vec<u64> = (0..n as u64).collect();
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let part = if split { &data[t * n / threads..(t + 1) * n / threads] } else { &data[..] };
+            s.spawn(move || {
+                let mut sum = 0u64;
+                for _ in 0..3 {
+                    sum = part.iter().fold(sum, |a, &x| a.wrapping_add(x));
+                }
+                std::hint::black_box(sum)
+            });
+        }
+    });
+    let bytes = 3 * 8 * if split { n } else { n * threads };
+    bytes as f64 / start.elapsed().as_secs_f64() / 1e9
+}
+
 fn main() {
     let kinds: Vec<String> = std::env::args().skip(1).collect();
+    if kinds.first().map(String::as_str) == Some("bw") {
+        // bw: 1 GiB split over 1 and 16 threads; 160 MiB (the engine's requests for the mix) read whole by each
+        for &(t, mib, split) in &[(1, 1024, true), (16, 1024, true), (1, 160, false), (16, 160, false)] {
+            let r: Vec<String> = (0..3).map(|_| format!("{:.1}", bandwidth(t, mib, split))).collect();
+            println!("bw {} MiB {} x{t:<2}: GB/s {}", mib, if split { "split" } else { "each whole" }, r.join(" "));
+        }
+        return;
+    }
     // FREQ_THREADS=1 runs one thread only (for pairs pinned with taskset)
     let threads: Vec<usize> = match std::env::var("FREQ_THREADS") {
         Ok(t) => t.split(',').map(|t| t.parse().expect("FREQ_THREADS: a list of counts")).collect(),

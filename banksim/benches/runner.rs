@@ -466,8 +466,9 @@ fn jobs<'a>(
 /// by 1.8x (session 18: the add-throughput probe `freq tput`, run on CPU 0 and another
 /// CPU at once, gave the other CPU 1.54 to 2.81 units on the H100 host's 16 vCPUs,
 /// whatever else shares their physical cores), so one unpinned thread's speed depends
-/// on the core it lands on. The sum of the `T` cores' own rates is what `T` threads could reach
-/// with nothing lost; `efficiency against the cores` is the parallel rate over that sum.
+/// on the core it lands on. The sum of the `T` cores' own rates is what `T` threads
+/// could reach with nothing lost; `efficiency against the cores` is the parallel rate
+/// over that sum.
 fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
     let requests = engine_requests(path);
     let jobs = jobs(hw, path, &requests);

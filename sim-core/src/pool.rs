@@ -9,17 +9,16 @@
 /// Why pin: the engine runs its SMs in rounds of a few milliseconds, and a worker that
 /// went idle between two rounds is woken by the next. On a virtual machine the kernel
 /// often ran the woken thread on the same CPU as the thread that woke it, the two
-/// taking turns at the scheduler's tick, with the other CPU idle. Measured on this project's 2-vCPU machine
-/// (session 18, `cargo bench -p banksim --bench runner -- --only scaling --threads 2`,
-/// medians of 5 rounds, three turns each), against the sum of each CPU's own
-/// single-threaded rate:
+/// taking turns at the scheduler's tick, with the other CPU idle (an instrumented run
+/// showed this in most rounds). Measured on this project's 2-vCPU machine (session 18,
+/// `cargo bench -p banksim --bench runner -- --only scaling --threads 2`, medians of 5
+/// rounds, three turns each), against the sum of each CPU's own single-threaded rate:
 ///
 /// | job                         | placed by the OS | pinned      |
 /// | --------------------------- | ---------------- | ----------- |
 /// | cycle engine                | 0.58–0.67        | 0.92–0.94   |
 /// | read + decode + bank model  | 0.64–0.94        | 0.98–1.00   |
 ///
-/// An instrumented run showed the two threads on the same CPU for most rounds of a run.
 /// On the 16-vCPU host of the H100 machine pinning changed neither job beyond the
 /// host's noise (`benches/results_session18.txt`).
 pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {

@@ -55,7 +55,10 @@ fn benches(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("binary_file");
     g.throughput(Throughput::Elements(n));
-    g.bench_function("read_decode", |b| b.iter(|| read_decode(black_box(&path), false).expect("the mix")));
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a worker thread");
+    g.bench_function("read_decode", |b| {
+        b.iter(|| one.install(|| read_decode(black_box(&path), false)).expect("the mix"))
+    });
     // (the decoder alone: every chunk's payload already in memory, checksum included)
     let raws = raw_chunks(&path).expect("the mix");
     let mut chunk = traces::binary::Chunk::default();
@@ -67,7 +70,6 @@ fn benches(c: &mut Criterion) {
             chunk.groups()
         })
     });
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a worker thread");
     g.bench_function("read_decode_model", |b| {
         b.iter(|| one.install(|| simulate_file(black_box(&path), &hw)).expect("the mix"))
     });

@@ -266,7 +266,9 @@ fn table(args: &Args, hw: &Hardware) {
         write_mix(&path, args.blocks, &args.classes);
     }
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-    let (_, (n, _)) = best(1, || read_decode(&path, false).unwrap_or_else(|e| fail(&e)));
+    // (each pool is built once, outside the timed runs: starting threads is not the work)
+    let one = pool(1);
+    let (_, (n, _)) = best(1, || one.install(|| read_decode(&path, false)).unwrap_or_else(|e| fail(&e)));
     let n = n as f64;
     let what = if generated {
         format!("standard mix: {} blocks x {THREADS} threads x {STEPS} steps", args.blocks)
@@ -286,14 +288,14 @@ fn table(args: &Args, hw: &Hardware) {
     // 1. the limit: read and decode only
     let mut t_decode = f64::NAN;
     if want("decode") || want("file") {
-        t_decode = best(args.reps, || read_decode(&path, false).unwrap_or_else(|e| fail(&e))).0;
+        t_decode =
+            best(args.reps, || one.install(|| read_decode(&path, false)).unwrap_or_else(|e| fail(&e))).0;
         line("read + decode only (page cache, 1 thread)", t_decode, String::new());
-        let t_split = best(args.reps, || read_decode(&path, true).unwrap_or_else(|e| fail(&e))).0;
+        let t_split =
+            best(args.reps, || one.install(|| read_decode(&path, true)).unwrap_or_else(|e| fail(&e))).0;
         line("read + decode, every lane written out (1 thread)", t_split, String::new());
     }
     // 2. the whole pipeline on one core
-    // (each pool is built once, outside the timed runs: starting threads is not the work)
-    let one = pool(1);
     let serial = || one.install(|| simulate_file(&path, hw)).unwrap_or_else(|e| fail(&e));
     // (the serial summary is what the model-alone and parallel runs are checked against;
     // the engine and ceiling parts do not need it)
@@ -331,7 +333,8 @@ fn table(args: &Args, hw: &Hardware) {
             let (t, _) = best(args.reps, || model_only(&chunks, hw));
             chunks.iter_mut().for_each(|c| c.split(WARP).expect("decoded"));
             let (te, _) = best(args.reps, || model_expanded(&chunks, hw));
-            let (td, _) = best(args.reps, || read_decode(&p, false).unwrap_or_else(|e| fail(&e)));
+            let (td, _) =
+                best(args.reps, || one.install(|| read_decode(&p, false)).unwrap_or_else(|e| fail(&e)));
             let k = k as f64;
             println!(
                 "{:<52}{:>8.1} M warp-requests/s   (no memo {:.1} M/s; read + decode {:.1} M/s, {:.1} B/request)",

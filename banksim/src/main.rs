@@ -173,6 +173,12 @@ struct RunArgs {
     out: Option<PathBuf>,
     #[command(flatten)]
     engine: EngineArgs,
+    /// Read a binary trace with positional reads, not mapped into memory. Mapping is
+    /// faster (no copy out of the page cache), but a file that another process truncates
+    /// while banksim reads it ends banksim with SIGBUS instead of an error: use this for
+    /// a trace that may still be written.
+    #[arg(long)]
+    no_mmap: bool,
     /// The trace: text CSV (`block,thread,step,op,addr,bytes[,gap,dep[,wait]]`) or
     /// binary (`banksim convert`), told apart by its first bytes.
     ///
@@ -249,7 +255,9 @@ fn run(args: &RunArgs) -> Result<()> {
     let only_totals = !e.cycles && args.per_request.is_none() && args.out.is_none();
     let binary = traces::binary::is_binary(&args.trace).unwrap_or(false);
     if only_totals && binary {
-        let t = with_threads(e.threads, || stream::run_binary(&args.trace, &hw, e.threads_per_block))??;
+        let t = with_threads(e.threads, || {
+            stream::run_binary(&args.trace, &hw, e.threads_per_block, !args.no_mmap)
+        })??;
         let mut out = std::io::stdout().lock();
         print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
         return Ok(());
@@ -266,7 +274,9 @@ fn run(args: &RunArgs) -> Result<()> {
     // the cycle engine and the per-request outputs need every request at once: a binary
     // trace is split into them chunk by chunk, a text trace's records are grouped
     let (source, records, requests) = if binary {
-        let l = with_threads(e.threads, || stream::load_binary(&args.trace, &hw, e.threads_per_block))??;
+        let l = with_threads(e.threads, || {
+            stream::load_binary(&args.trace, &hw, e.threads_per_block, !args.no_mmap)
+        })??;
         (l.source, l.records, l.requests)
     } else {
         let trace = traces::read_any(&args.trace)?;

@@ -34,9 +34,18 @@ struct Part {
     requests: u64,
 }
 
-/// Simulates the binary trace at `path` on the bank model, chunk by chunk.
-pub(crate) fn run_binary(path: &Path, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Streamed> {
-    let reader = Reader::open(path)?;
+/// Simulates the binary trace at `path` on the bank model, chunk by chunk; with `map`,
+/// the file mapped into memory ([`Reader::map_payloads`]).
+pub(crate) fn run_binary(
+    path: &Path,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+    map: bool,
+) -> Result<Streamed> {
+    let mut reader = Reader::open(path)?;
+    if map {
+        reader.map_payloads();
+    }
     let source = reader.name().to_string();
     let mut total = Streamed { source: source.clone(), records: 0, requests: 0, summary: Summary::default() };
     traces::parallel::for_each_chunk(
@@ -134,7 +143,7 @@ pub(crate) struct Loaded {
 }
 
 /// Reads the binary trace at `path` into warp requests of `hw.warp` lanes, checked as
-/// [`run_binary`] checks them: every thread decodes the next chunk and splits it into
+/// [`run_binary`] checks them (`map` as there): every thread decodes the next chunk and splits it into
 /// requests (a chunk holds whole runs of one 64-thread slice, so its requests are in
 /// (block, warp, step) order on their own), and the parts are appended in chunk order.
 ///
@@ -142,8 +151,16 @@ pub(crate) struct Loaded {
 /// ([`Requests::group`]), without holding the records: those took about 40 bytes each
 /// (1.3 GB for the million requests of the benchmark mix) and their sort by (block,
 /// warp, step) was most of `banksim run --cycles`'s time.
-pub(crate) fn load_binary(path: &Path, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Loaded> {
-    let reader = Reader::open(path)?;
+pub(crate) fn load_binary(
+    path: &Path,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+    map: bool,
+) -> Result<Loaded> {
+    let mut reader = Reader::open(path)?;
+    if map {
+        reader.map_payloads();
+    }
     let source = reader.name().to_string();
     let mut total = Loaded { source: source.clone(), records: 0, requests: Requests::new(hw.warp) };
     traces::parallel::for_each_chunk(

@@ -207,9 +207,12 @@ fn binary_traces_stream_to_the_same_totals_as_text() {
         for warp in ["16", "32", "64"] {
             let a = text(&banksim(&["run", csv.to_str().unwrap(), "--warp", warp])).0;
             let b = text(&banksim(&["run", bin.to_str().unwrap(), "--warp", warp, "--threads", "2"])).0;
+            // (the file mapped, as by default, and read by position)
+            let c = text(&banksim(&["run", bin.to_str().unwrap(), "--warp", warp, "--no-mmap"])).0;
             let tail = |s: &str| s.split_once(": ").map(|p| p.1.to_string()).unwrap_or_default();
             assert!(a.contains(" records"), "{a}");
             assert_eq!(tail(&a), tail(&b), "{} warp {warp}", csv.display());
+            assert_eq!(tail(&a), tail(&c), "{} warp {warp}, --no-mmap", csv.display());
         }
     };
     same_totals(&csv, &bin);
@@ -291,10 +294,12 @@ fn binary_traces_load_whole_into_the_requests_their_text_groups_into() {
     assert!(banksim(&["convert", csv.to_str().unwrap(), bin.to_str().unwrap()]).status.success());
     let tail = |s: &str| s.split_once(": ").map(|p| p.1.to_string()).unwrap_or_default();
     for warp in ["16", "32", "64"] {
-        let run = |trace: &PathBuf, threads: &str| {
-            let per =
-                tmp(&format!("whole_{warp}_{threads}_{}.csv", trace.extension().unwrap().to_str().unwrap()));
-            let o = banksim(&[
+        let run = |trace: &PathBuf, threads: &str, map: bool| {
+            let per = tmp(&format!(
+                "whole_{warp}_{threads}_{map}_{}.csv",
+                trace.extension().unwrap().to_str().unwrap()
+            ));
+            let mut args = vec![
                 "run",
                 trace.to_str().unwrap(),
                 "--warp",
@@ -304,16 +309,23 @@ fn binary_traces_load_whole_into_the_requests_their_text_groups_into() {
                 threads,
                 "--per-request",
                 per.to_str().unwrap(),
-            ]);
+            ];
+            if !map {
+                args.push("--no-mmap");
+            }
+            let o = banksim(&args);
             assert!(o.status.success(), "{}", text(&o).1);
             (tail(&text(&o).0), std::fs::read_to_string(per).unwrap())
         };
-        let want = run(&csv, "2");
+        let want = run(&csv, "2", true);
         assert!(want.0.contains("cycle engine: ") && want.1.lines().count() > 1000, "{}", want.0);
-        for threads in ["1", "2"] {
-            let got = run(&bin, threads);
-            assert_eq!(got.0, want.0, "warp {warp}, {threads} threads");
-            assert!(got.1 == want.1, "warp {warp}, {threads} threads: the per-request rows differ");
+        for (threads, map) in [("1", true), ("2", true), ("2", false)] {
+            let got = run(&bin, threads, map);
+            assert_eq!(got.0, want.0, "warp {warp}, {threads} threads, mapped {map}");
+            assert!(
+                got.1 == want.1,
+                "warp {warp}, {threads} threads, mapped {map}: the per-request rows differ"
+            );
         }
     }
     // a bad access in a late chunk is named by its chunk and request, as a streamed run

@@ -6,10 +6,14 @@
 //! afterwards), lets go of it, does its own work on the chunk (check its checksum,
 //! decode, simulate, ...) and hands the result to an in-order merge. Reading one chunk
 //! overlaps the work on the others, and no thread waits for a whole window of chunks
-//! to finish as a fork-join over batches would. Results that arrive early wait in a
-//! small buffer; a worker does not read further ahead than a few chunks per thread
-//! past the oldest unmerged one, so memory stays bounded (each worker's own buffers
-//! plus that many results) whatever the file size. The merge sees the results in
+//! to finish as a fork-join over batches would. Where the file is mapped
+//! ([`Reader::map_payloads`]), a worker takes its next chunk before it works on the
+//! one it holds, so that the next chunk's bytes come from memory into its core's cache
+//! meanwhile ([`RawChunk::fetch_during_decode`]); it never waits for the merge while
+//! it holds a chunk, so the look-ahead cannot stall the merge. Results that arrive
+//! early wait in a small buffer; a worker does not read further ahead than a few chunks
+//! per thread past the oldest unmerged one, so memory stays bounded (each worker's own
+//! buffers plus that many results) whatever the file size. The merge sees the results in
 //! chunk order whatever the thread count, so anything merged is deterministic.
 
 use crate::binary::{BinaryError, RawChunk, Reader};
@@ -89,20 +93,40 @@ impl<R: Read + Send, T: Send, E: Send, M: FnMut(T) + Send> Shared<R, T, E, M> {
         E: From<BinaryError>,
     {
         let mut state = init();
-        let mut raw = RawChunk::default();
-        while let Some(index) = self.read(&mut raw) {
+        let (mut raw, mut next) = (RawChunk::default(), RawChunk::default());
+        let mut held = self.read(&mut raw, true);
+        while let Some(index) = held {
+            let mut then = None;
             // (the payload, where the reader left it to this thread)
             let result = match raw.load() {
-                Ok(()) => work(&mut state, &raw),
+                Ok(()) => {
+                    // the next chunk is taken now, where the look-ahead allows it without
+                    // a wait, so that its payload (where mapped) comes into this core's
+                    // cache while this one is worked on
+                    if raw.is_mapped() {
+                        then = self.read(&mut next, false);
+                    }
+                    raw.fetch_during_decode(then.map(|_| &next));
+                    work(&mut state, &raw)
+                }
                 Err(e) => Err(e.into()),
             };
+            raw.release();
             self.deliver(index, result);
+            held = match then {
+                Some(_) => {
+                    std::mem::swap(&mut raw, &mut next);
+                    then
+                }
+                None => self.read(&mut raw, true),
+            };
         }
     }
 
     /// Reads the next chunk into `raw`; its index, or `None` when there is nothing more
-    /// to do.
-    fn read(&self, raw: &mut RawChunk) -> Option<u64>
+    /// to do (or, without `wait`, when the look-ahead would have to wait for the merge:
+    /// a worker that holds a chunk not yet delivered never waits for the merge).
+    fn read(&self, raw: &mut RawChunk, wait: bool) -> Option<u64>
     where
         E: From<BinaryError>,
     {
@@ -112,6 +136,9 @@ impl<R: Read + Send, T: Send, E: Send, M: FnMut(T) + Send> Shared<R, T, E, M> {
             while !self.stop.load(Ordering::Acquire)
                 && self.issued.load(Ordering::Acquire) >= m.next + self.ahead
             {
+                if !wait {
+                    return None;
+                }
                 m = self.progress.wait(m).unwrap_or_else(|p| p.into_inner());
             }
         }

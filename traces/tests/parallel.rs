@@ -42,9 +42,12 @@ enum Source {
     /// A file (`Reader::open`): chunk headers read in turn, each payload by position
     /// on the thread that works on it.
     File,
+    /// A file mapped (`Reader::map_payloads`): each worker takes its next chunk before
+    /// it works on the one it holds.
+    Mapped,
 }
 
-const SOURCES: [Source; 2] = [Source::Memory, Source::File];
+const SOURCES: [Source; 3] = [Source::Memory, Source::File, Source::Mapped];
 
 /// What the merge saw: per chunk, its offset and a digest of its decoded requests.
 fn run(
@@ -55,16 +58,20 @@ fn run(
 ) -> (Vec<(u64, u64)>, Result<(), String>) {
     pool(threads).install(|| match source {
         Source::Memory => {
-            drive(Reader::new(bytes, "t.bsim", Some(bytes.len() as u64)).expect("a header"), fail_at)
+            drive(Reader::new(bytes, "t.bsim", Some(bytes.len() as u64)).expect("a header"), fail_at, false)
         }
-        Source::File => {
+        Source::File | Source::Mapped => {
             let path = std::env::temp_dir().join(format!(
                 "traces-parallel-{}-{:?}.bsim",
                 std::process::id(),
                 std::thread::current().id()
             ));
             std::fs::write(&path, bytes).expect("a temporary file");
-            let out = drive(Reader::open(&path).expect("a header"), fail_at);
+            let mut reader = Reader::open(&path).expect("a header");
+            if let Source::Mapped = source {
+                assert!(reader.map_payloads(), "a file opened by path maps");
+            }
+            let out = drive(reader, fail_at, matches!(source, Source::Mapped));
             let _ = std::fs::remove_file(&path);
             out
         }
@@ -74,12 +81,14 @@ fn run(
 fn drive<R: std::io::Read + Send>(
     reader: Reader<R>,
     fail_at: &[u64],
+    mapped: bool,
 ) -> (Vec<(u64, u64)>, Result<(), String>) {
     let mut seen = Vec::new();
     let result = for_each_chunk(
         reader,
         Chunk::default,
         |chunk, raw| {
+            assert_eq!(raw.is_mapped(), mapped, "chunk at {}", raw.offset());
             if fail_at.contains(&raw.offset()) {
                 return Err(StringError(format!("work failed at {}", raw.offset())));
             }

@@ -159,10 +159,11 @@ pub fn mix_bytes(blocks: u32, classes: &[Class]) -> Vec<u8> {
 /// Simulates a binary trace on the bank model, chunk by chunk, as `banksim run` does:
 /// every thread of the current pool reads the next chunk in turn, decodes it lazily and
 /// simulates its requests as lane masks (affine ones through the model's memo), and the
-/// per-chunk summaries are merged in chunk order (`traces::parallel`).
-/// Memory: a few chunks per thread.
+/// per-chunk summaries are merged in chunk order (`traces::parallel`), the file mapped
+/// ([`Reader::map_payloads`]). Memory: a few chunks per thread.
 pub fn simulate_file(path: &Path, hw: &Hardware) -> Result<(Summary, u64), BinaryError> {
-    let reader = Reader::open(path)?;
+    let mut reader = Reader::open(path)?;
+    reader.map_payloads();
     let (mut total, mut requests) = (Summary::default(), 0u64);
     traces::parallel::for_each_chunk(
         reader,
@@ -224,39 +225,50 @@ pub fn simulate_chunk(
     Ok((summary, n))
 }
 
-/// Reads and decodes the file without simulating it; returns the warp requests and a
-/// checksum of what was decoded (so that nothing is optimised away). With `split`,
-/// every request's lanes and addresses are written out in (block, warp, step) order
-/// (as the cycle engine takes them); without, requests are walked as lane masks (as
-/// [`simulate_file`] takes them: the limit of that path).
+/// Reads and decodes the file without simulating it, chunk by chunk as
+/// [`simulate_file`] reads it (on the current pool's threads, the file mapped); returns
+/// the warp requests and a checksum of what was decoded (so that nothing is optimised
+/// away). With `split`, every request's lanes and addresses are written out in (block,
+/// warp, step) order (as the cycle engine takes them); without, requests are walked as
+/// lane masks (as [`simulate_file`] takes them: the limit of that path).
 #[inline(never)] // a frame of its own in profiles
 pub fn read_decode(path: &Path, split: bool) -> Result<(u64, u64), BinaryError> {
     let mut reader = Reader::open(path)?;
-    let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
+    reader.map_payloads();
     let (mut requests, mut check) = (0u64, 0u64);
-    while reader.next_chunk(&mut raw)? {
-        if split {
-            raw.decode(&mut chunk)?;
-            chunk.split(WARP)?;
-            for r in chunk.iter() {
-                check = check.wrapping_add(r.lanes.len() as u64 + r.addrs[0] as u64 + r.op as u64);
+    traces::parallel::for_each_chunk(
+        reader,
+        Chunk::default,
+        |chunk, raw: &RawChunk| {
+            let (mut requests, mut check) = (0u64, 0u64);
+            if split {
+                raw.decode(chunk)?;
+                chunk.split(WARP)?;
+                for r in chunk.iter() {
+                    check = check.wrapping_add(r.lanes.len() as u64 + r.addrs[0] as u64 + r.op as u64);
+                }
+                requests += chunk.len() as u64;
+            } else {
+                raw.decode_lazy(chunk)?;
+                chunk.for_each_masked(WARP, |w| {
+                    let r = &w.request;
+                    let first = match r.addrs {
+                        LaneAddrs::Affine { first, .. } => first,
+                        LaneAddrs::Listed(a) => a[0],
+                        LaneAddrs::Tile { origin, .. } => origin,
+                    };
+                    check = check.wrapping_add(r.mask.count_ones() as u64 + first as u64 + r.op as u64);
+                    requests += 1;
+                    Ok::<_, BinaryError>(())
+                })?;
             }
-            requests += chunk.len() as u64;
-        } else {
-            raw.decode_lazy(&mut chunk)?;
-            chunk.for_each_masked(WARP, |w| {
-                let r = &w.request;
-                let first = match r.addrs {
-                    LaneAddrs::Affine { first, .. } => first,
-                    LaneAddrs::Listed(a) => a[0],
-                    LaneAddrs::Tile { origin, .. } => origin,
-                };
-                check = check.wrapping_add(r.mask.count_ones() as u64 + first as u64 + r.op as u64);
-                requests += 1;
-                Ok::<_, BinaryError>(())
-            })?;
-        }
-    }
+            Ok::<_, BinaryError>((requests, check))
+        },
+        |(n, c)| {
+            requests += n;
+            check = check.wrapping_add(c);
+        },
+    )?;
     Ok((requests, check))
 }
 

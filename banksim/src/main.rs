@@ -175,8 +175,8 @@ struct RunArgs {
     engine: EngineArgs,
     /// Read a binary trace with positional reads, not mapped into memory. Mapping is
     /// faster (no copy out of the page cache), but a file that another process truncates
-    /// while banksim reads it ends banksim with SIGBUS instead of an error: use this for
-    /// a trace that may still be written.
+    /// while banksim decodes it can end banksim with SIGBUS instead of an error: use this
+    /// for a trace that may still be written.
     #[arg(long)]
     no_mmap: bool,
     /// The trace: text CSV (`block,thread,step,op,addr,bytes[,gap,dep[,wait]]`) or

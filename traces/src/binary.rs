@@ -972,10 +972,11 @@ impl<R: Read> Reader<R> {
     /// this one is decoded). It defers the payloads ([`Reader::defer_payloads`]), and
     /// applies where that does.
     ///
-    /// A mapped file that another process truncates while it is read ends this process
-    /// with `SIGBUS`, not an error (as with every mapped read): do not map a file that
-    /// may still be written. (Each window checks the file's length when it is mapped, so
-    /// a file that shrank before is an error.)
+    /// A file that shrinks while it is mapped is an error where it is found: when a
+    /// window is mapped (the file's length) or a chunk loaded ([`RawChunk::load`] maps
+    /// its pages first). But one truncated by another process between a chunk's load and
+    /// its decode ends this process with `SIGBUS` (as with every mapped read): do not map
+    /// a file that may still be written.
     pub fn map_payloads(&mut self) -> bool {
         self.map = self.defer_payloads();
         self.map
@@ -1104,7 +1105,7 @@ impl<R: Read> Reader<R> {
                             format!("chunk {index} (at byte {at}): the file shrank while it was read"),
                         ));
                     }
-                    let len = (file_len - body).min(payload.max(self.window_bytes));
+                    let len = (file_len.min(now) - body).min(payload.max(self.window_bytes));
                     // SAFETY: the window lies inside the file as it is now; see
                     // `Reader::map_payloads` for a file that shrinks while mapped.
                     let w = unsafe { memmap2::MmapOptions::new().offset(body).len(len as usize).map(&**f) }
@@ -1114,8 +1115,12 @@ impl<R: Read> Reader<R> {
                 if let Some((w, w_at)) = &self.window {
                     raw.mapped = Some(Mapped {
                         window: w.clone(),
+                        file: f.clone(),
+                        at: body,
                         start: (body - w_at) as usize,
                         len: payload as usize,
+                        index,
+                        checked: false,
                     });
                 }
             }
@@ -1276,8 +1281,16 @@ fn checksum(
 #[derive(Clone, Debug)]
 struct Mapped {
     window: Arc<memmap2::Mmap>,
+    file: Arc<std::fs::File>,
+    /// Byte offset of the payload in the file.
+    at: u64,
+    /// Where the payload starts in the window, and its length.
     start: usize,
     len: usize,
+    /// The chunk's index.
+    index: u64,
+    /// Whether [`RawChunk::load`] found the payload's pages there.
+    checked: bool,
 }
 
 /// Where a chunk's payload is, for [`RawChunk::load`].
@@ -1502,8 +1515,13 @@ impl RawChunk {
     }
 
     /// Reads the payload that a reader with [`Reader::defer_payloads`] left to this (on
-    /// the thread that calls it); nothing otherwise.
+    /// the thread that calls it); of a mapped payload ([`Reader::map_payloads`]), puts its
+    /// pages in the page table and so finds a file that shrank since (an error here, not
+    /// a `SIGBUS` in the decode); nothing otherwise. Call it before decoding.
     pub fn load(&mut self) -> Result<(), BinaryError> {
+        if let Some(m) = &self.mapped {
+            return if m.checked { Ok(()) } else { self.check_mapped() };
+        }
         let Some(p) = self.pending.take() else { return Ok(()) };
         #[cfg(unix)]
         {
@@ -1528,6 +1546,35 @@ impl RawChunk {
         Ok(())
     }
 
+    /// [`RawChunk::load`] of a mapped payload: its pages put in the page table (which the
+    /// decode's first touch would do page by page). That fails where a page is past the
+    /// end of a file that shrank since its window was mapped, where a touch would be a
+    /// `SIGBUS`. (Where it is not supported, e.g. before Linux 5.14, the file's length is
+    /// checked instead.)
+    #[inline(never)]
+    fn check_mapped(&mut self) -> Result<(), BinaryError> {
+        let Some(m) = &mut self.mapped else { return Ok(()) };
+        #[cfg(target_os = "linux")]
+        let populated = m.window.advise_range(memmap2::Advice::PopulateRead, m.start, m.len).is_ok();
+        #[cfg(not(target_os = "linux"))]
+        let populated = false;
+        let end = m.at + m.len as u64;
+        if !populated {
+            if let Some(now) = m.file.metadata().ok().map(|md| md.len()).filter(|&now| now < end) {
+                return Err(BinaryError::Truncated {
+                    file: self.name.to_string(),
+                    offset: now,
+                    inside: format!(
+                        "chunk {} (at byte {}): the file shrank while it was read",
+                        m.index, self.offset
+                    ),
+                });
+            }
+        }
+        m.checked = true;
+        Ok(())
+    }
+
     /// The payload's bytes.
     #[inline]
     fn payload(&self) -> &[u8] {
@@ -1538,21 +1585,17 @@ impl RawChunk {
     }
 
     /// While this chunk is decoded, fetch `next`'s payload into the cache a few lines at
-    /// a time (where it is mapped: a mapped payload is read from memory on first touch,
+    /// a time, where it is mapped (a mapped payload is read from memory on first touch,
     /// and a core alone reads memory far slower than it decodes; spread over the decode,
-    /// the reads overlap it). A hint: nothing changes but the time.
-    pub fn fetch_during_decode(&mut self, next: Option<&RawChunk>) {
-        self.ahead = match next.and_then(|n| n.mapped.as_ref()) {
-            Some(m) => {
-                // The pages are put in the page table first: a prefetch of a page not
-                // yet there is dropped. (A failure, e.g. a kernel before 5.14, leaves
-                // the page faults to the decode.)
-                #[cfg(target_os = "linux")]
-                let _ = m.window.advise_range(memmap2::Advice::PopulateRead, m.start, m.len);
-                (m.window[m.start..].as_ptr() as usize, m.len)
-            }
-            None => (0, 0),
-        };
+    /// the reads overlap it). `next` is loaded first ([`RawChunk::load`]: its pages put in
+    /// the page table, where a prefetch needs them); where that fails, nothing is fetched
+    /// and its own load, in its turn, fails again. A hint: nothing changes but the time.
+    pub fn fetch_during_decode(&mut self, next: Option<&mut RawChunk>) {
+        self.ahead = (0, 0);
+        let Some(n) = next.filter(|n| n.mapped.is_some()) else { return };
+        if let (Ok(()), Some(m)) = (n.load(), &n.mapped) {
+            self.ahead = (m.window[m.start..].as_ptr() as usize, m.len);
+        }
     }
 
     /// Lets go of the mapped window that holds the payload, if any (a window is unmapped
@@ -1569,7 +1612,10 @@ impl RawChunk {
     /// Checks the chunk's checksum (which [`Reader::next_chunk`] leaves to this, so that
     /// it runs on the thread that decodes the chunk).
     pub fn verify(&self) -> Result<(), BinaryError> {
-        debug_assert!(self.pending.is_none(), "a deferred payload not loaded");
+        debug_assert!(
+            self.pending.is_none() && self.mapped.as_ref().is_none_or(|m| m.checked),
+            "a deferred payload not loaded"
+        );
         checksum(&self.name, self.offset, self.index, self.head_crc, self.crc, self.payload())
     }
 
@@ -2899,12 +2945,44 @@ mod tests {
                 let w = r.window.as_ref().expect("a window").1;
                 windows += usize::from(last != Some(w));
                 last = Some(w);
+                raw.load().expect("the payload");
                 raw.decode(&mut chunk).expect("a good chunk");
                 chunks.push((raw.offset(), chunk.addrs.clone(), chunk.g_mask.clone()));
             }
             assert_eq!(chunks, want, "window of {window} bytes");
             assert!(expected.contains(&windows), "window of {window} bytes: {windows} windows");
         }
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// A file that shrinks inside a window already mapped is an error when the chunk is
+    /// loaded, not a fault when it is decoded.
+    #[test]
+    fn a_file_that_shrinks_inside_a_mapped_window_is_an_error_at_load() {
+        let path = chunked_file("inside");
+        let offsets: Vec<u64> =
+            decoded(&mut super::Reader::open(&path).expect("a header")).iter().map(|c| c.0).collect();
+        let mut r = super::Reader::open(&path).expect("a header");
+        r.map_payloads();
+        let (mut raw, mut chunk) = (super::RawChunk::default(), super::Chunk::default());
+        assert!(r.next_chunk(&mut raw).expect("the first chunk"));
+        raw.load().expect("the first payload");
+        raw.decode(&mut chunk).expect("a good chunk");
+        // one window holds the whole file; the third chunk's payload is cut in the middle
+        let cut = offsets[2] + super::CHUNK_HEADER_LEN as u64 + 40;
+        std::fs::OpenOptions::new().write(true).open(&path).and_then(|f| f.set_len(cut)).expect("truncated");
+        assert!(r.next_chunk(&mut raw).expect("the second chunk, still whole"));
+        raw.load().expect("the second payload");
+        raw.decode(&mut chunk).expect("a good chunk");
+        assert!(r.next_chunk(&mut raw).expect("the third chunk's header, inside the window"));
+        assert!(raw.is_mapped());
+        let e = raw.load().expect_err("the payload is cut").to_string();
+        assert!(
+            e.contains(&format!("the file ends at byte {cut} inside chunk 2")) && e.contains("shrank"),
+            "{e}"
+        );
+        // (a second load says so again)
+        assert!(raw.load().is_err());
         let _ = std::fs::remove_file(&path);
     }
 

@@ -106,7 +106,7 @@ impl<R: Read + Send, T: Send, E: Send, M: FnMut(T) + Send> Shared<R, T, E, M> {
                     if raw.is_mapped() {
                         then = self.read(&mut next, false);
                     }
-                    raw.fetch_during_decode(then.map(|_| &next));
+                    raw.fetch_during_decode(then.map(|_| &mut next));
                     work(&mut state, &raw)
                 }
                 Err(e) => Err(e.into()),

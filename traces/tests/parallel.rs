@@ -178,3 +178,32 @@ fn a_corrupt_chunk_is_the_reading_error_after_the_good_chunks_before_it() {
         assert_eq!(seen, all[..7], "{source:?}");
     }
 }
+
+#[test]
+fn a_file_cut_after_it_was_opened_is_an_error_at_the_cut_chunk_whether_mapped_or_not() {
+    let bytes = many_chunks();
+    let (all, _) = run(&bytes, 1, &[], Source::Memory);
+    // the payload of chunk 30 is cut in the middle
+    let cut = all[30].0 + 72 + 10;
+    for map in [false, true] {
+        for threads in [1, 2, 8] {
+            let path = std::env::temp_dir()
+                .join(format!("traces-parallel-cut-{}-{map}-{threads}.bsim", std::process::id()));
+            std::fs::write(&path, &bytes).expect("a temporary file");
+            let mut reader = Reader::open(&path).expect("a header");
+            if map {
+                assert!(reader.map_payloads());
+            }
+            std::fs::OpenOptions::new().write(true).open(&path).and_then(|f| f.set_len(cut)).expect("cut");
+            let (seen, err) = pool(threads).install(|| drive(reader, &[], map));
+            let msg = err.expect_err("a cut file");
+            assert!(
+                msg.contains(&format!("the file ends at byte {cut} inside chunk 30"))
+                    && msg.contains("shrank"),
+                "mapped {map}, {threads} threads: {msg}"
+            );
+            assert_eq!(seen, all[..30], "mapped {map}, {threads} threads");
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}

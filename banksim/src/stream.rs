@@ -34,18 +34,25 @@ struct Part {
     requests: u64,
 }
 
-/// Simulates the binary trace at `path` on the bank model, chunk by chunk; with `map`,
-/// the file mapped into memory ([`Reader::map_payloads`]).
+/// Opens the binary trace at `path`; with `map`, its chunks are read from the file
+/// mapped into memory ([`Reader::map_payloads`]).
+fn open(path: &Path, map: bool) -> Result<Reader<std::io::BufReader<std::fs::File>>> {
+    let mut reader = Reader::open(path)?;
+    if map {
+        reader.map_payloads();
+    }
+    Ok(reader)
+}
+
+/// Simulates the binary trace at `path` on the bank model, chunk by chunk (`map` as in
+/// [`open`]).
 pub(crate) fn run_binary(
     path: &Path,
     hw: &Hardware,
     threads_per_block: Option<u32>,
     map: bool,
 ) -> Result<Streamed> {
-    let mut reader = Reader::open(path)?;
-    if map {
-        reader.map_payloads();
-    }
+    let reader = open(path, map)?;
     let source = reader.name().to_string();
     let mut total = Streamed { source: source.clone(), records: 0, requests: 0, summary: Summary::default() };
     traces::parallel::for_each_chunk(
@@ -143,9 +150,10 @@ pub(crate) struct Loaded {
 }
 
 /// Reads the binary trace at `path` into warp requests of `hw.warp` lanes, checked as
-/// [`run_binary`] checks them (`map` as there): every thread decodes the next chunk and splits it into
-/// requests (a chunk holds whole runs of one 64-thread slice, so its requests are in
-/// (block, warp, step) order on their own), and the parts are appended in chunk order.
+/// [`run_binary`] checks them (`map` as in [`open`]): every thread decodes the next chunk
+/// and splits it into requests (a chunk holds whole runs of one 64-thread slice, so its
+/// requests are in (block, warp, step) order on their own), and the parts are appended
+/// in chunk order.
 ///
 /// The same requests as reading the trace's records and grouping them
 /// ([`Requests::group`]), without holding the records: those took about 40 bytes each
@@ -157,10 +165,7 @@ pub(crate) fn load_binary(
     threads_per_block: Option<u32>,
     map: bool,
 ) -> Result<Loaded> {
-    let mut reader = Reader::open(path)?;
-    if map {
-        reader.map_payloads();
-    }
+    let reader = open(path, map)?;
     let source = reader.name().to_string();
     let mut total = Loaded { source: source.clone(), records: 0, requests: Requests::new(hw.warp) };
     traces::parallel::for_each_chunk(

@@ -967,7 +967,7 @@ impl<R: Read> Reader<R> {
     /// [`RawChunk::load`] are not read into a buffer but borrowed from windows of the file
     /// mapped into memory (4 MiB at a time, each unmapped once no chunk holds it, so that
     /// memory stays bounded). That saves copying every byte out of the page cache: on the
-    /// benchmark mix, 8% of the time on one core (and with
+    /// benchmark mix, 5-8% of the time on one core (and with
     /// [`RawChunk::fetch_during_decode`], the next chunk's bytes come from memory while
     /// this one is decoded). It defers the payloads ([`Reader::defer_payloads`]), and
     /// applies where that does.

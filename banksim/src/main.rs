@@ -174,9 +174,10 @@ struct RunArgs {
     #[command(flatten)]
     engine: EngineArgs,
     /// Read a binary trace with positional reads, not mapped into memory. Mapping is
-    /// faster (no copy out of the page cache), but a file that another process truncates
-    /// while banksim decodes it can end banksim with SIGBUS instead of an error: use this
-    /// for a trace that may still be written.
+    /// faster on one core (no copy out of the page cache; on many threads it measured
+    /// about even), but a file that another process truncates while banksim decodes it
+    /// can end banksim with SIGBUS instead of an error: use this for a trace that may
+    /// still be written.
     #[arg(long)]
     no_mmap: bool,
     /// The trace: text CSV (`block,thread,step,op,addr,bytes[,gap,dep[,wait]]`) or

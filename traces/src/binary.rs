@@ -970,7 +970,7 @@ impl<R: Read> Reader<R> {
     /// benchmark mix, 5-8% of the time on one core (and with
     /// [`RawChunk::fetch_during_decode`], the next chunk's bytes come from memory while
     /// this one is decoded). It defers the payloads ([`Reader::defer_payloads`]), and
-    /// applies where that does.
+    /// applies where that does and the file can be mapped (else the payloads are read).
     ///
     /// A file that shrinks while it is mapped is an error where it is found: when a
     /// window is mapped (the file's length) or a chunk loaded ([`RawChunk::load`] maps
@@ -978,7 +978,10 @@ impl<R: Read> Reader<R> {
     /// its decode ends this process with `SIGBUS` (as with every mapped read): do not map
     /// a file that may still be written.
     pub fn map_payloads(&mut self) -> bool {
-        self.map = self.defer_payloads();
+        // (a file system that cannot map files keeps the reads: one byte mapped to see)
+        // SAFETY: the byte is not read.
+        let mappable = |f: &std::fs::File| unsafe { memmap2::MmapOptions::new().len(1).map(f) }.is_ok();
+        self.map = self.defer_payloads() && self.file.as_deref().is_some_and(mappable);
         self.map
     }
 

@@ -1103,10 +1103,7 @@ impl<R: Read> Reader<R> {
                     let file_len = self.file_len.unwrap_or(end);
                     let now = f.metadata().map_err(|e| io(body, e))?.len();
                     if now < end {
-                        return Err(self.truncated(
-                            now,
-                            format!("chunk {index} (at byte {at}): the file shrank while it was read"),
-                        ));
+                        return Err(shrank(&self.name, now, index, at));
                     }
                     let len = (file_len.min(now) - body).min(payload.max(self.window_bytes));
                     // SAFETY: the window lies inside the file as it is now; see
@@ -1252,6 +1249,16 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
         }
     }
     Ok(n)
+}
+
+/// The file `file` ends at byte `now`, inside chunk `index` (at byte `at`), which was
+/// there when the file was opened.
+fn shrank(file: &str, now: u64, index: u64, at: u64) -> BinaryError {
+    BinaryError::Truncated {
+        file: file.to_string(),
+        offset: now,
+        inside: format!("chunk {index} (at byte {at}): the file shrank while it was read"),
+    }
 }
 
 /// Checks that `payload` after a chunk header whose CRC is `head_crc` has the checksum
@@ -1536,14 +1543,7 @@ impl RawChunk {
                 source,
             })?;
             if got < p.len as usize {
-                return Err(BinaryError::Truncated {
-                    file: self.name.to_string(),
-                    offset: p.at + got as u64,
-                    inside: format!(
-                        "chunk {} (at byte {}): the file shrank while it was read",
-                        p.index, self.offset
-                    ),
-                });
+                return Err(shrank(&self.name, p.at + got as u64, p.index, self.offset));
             }
         }
         Ok(())
@@ -1564,14 +1564,7 @@ impl RawChunk {
         let end = m.at + m.len as u64;
         if !populated {
             if let Some(now) = m.file.metadata().ok().map(|md| md.len()).filter(|&now| now < end) {
-                return Err(BinaryError::Truncated {
-                    file: self.name.to_string(),
-                    offset: now,
-                    inside: format!(
-                        "chunk {} (at byte {}): the file shrank while it was read",
-                        m.index, self.offset
-                    ),
-                });
+                return Err(shrank(&self.name, now, m.index, self.offset));
             }
         }
         m.checked = true;

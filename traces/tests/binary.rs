@@ -537,6 +537,46 @@ fn a_tile_takes_a_step_per_lane_bit_and_bad_steps_are_errors() {
 }
 
 #[test]
+fn a_tile_of_a_seen_shape_is_checked_like_any_other() {
+    // three groups of `one_tile`'s shape at 0, 64 and 0: the second and third take the
+    // first one's steps as the decoder remembered them
+    let mut t = Trace::new("tiles");
+    for (step, origin) in [0u32, 64, 0].into_iter().enumerate() {
+        for thread in 0..64 {
+            let addr = origin + (thread % 8) * 16 + (thread / 8) * 144;
+            let (step, op) = (step as u32, Op::Load);
+            t.push(Record { block: 0, thread, step, op, addr, bytes: 16, gap: 0, dep: None, wait: None });
+        }
+    }
+    let (bytes, h) = (to_bytes(&t, binary::CHUNK_LANES), 20);
+    let back = binary::parse(&bytes[..], "t.bsim").unwrap();
+    assert_eq!(sorted(&back), sorted(&t));
+    let word = |b: &[u8], i: usize| u32::from_le_bytes(b[h + 4 * i..h + 4 * i + 4].try_into().unwrap());
+    let addr_at = h + 72 + (9..16).map(|i| word(&bytes, i) as usize).sum::<usize>();
+    // the address column: lane 0's address (zigzag: 0, then 64 as 0x80 0x01, then -64 as
+    // 0x7F), the step bits and the same ten step bytes each time
+    let steps = [0x3F, 32, 64, 128, 1, 160, 2, 192, 4, 128, 9];
+    let column = [&[0x00][..], &steps, &[0x80, 0x01], &steps, &[0x7F], &steps].concat();
+    assert_eq!(&bytes[addr_at..addr_at + word(&bytes, 16) as usize], &column[..]);
+    // the second group moved to 2^32 - 100: its steps reach beyond 2^32
+    let far = [0xB8, 0xFE, 0xFF, 0xFF, 0x1F]; // zigzag(2^32 - 100), as a varint
+    let mut b = bytes[..addr_at + 12].to_vec();
+    b.extend_from_slice(&far);
+    b.extend_from_slice(&bytes[addr_at + 14..]);
+    let len = word(&b, 16) + 3;
+    b[h + 64..h + 68].copy_from_slice(&len.to_le_bytes());
+    fix_checksum(&mut b, h);
+    // (found at the second group: its steps end 5 + 1 + 10 bytes into it)
+    match parse_err(&b) {
+        BinaryError::Corrupt { offset, problem, .. } => {
+            assert!(problem.contains("tile addresses outside 0..2^32"), "{problem}");
+            assert_eq!(offset, (addr_at + 12 + 16) as u64, "{problem}");
+        }
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
 fn strided_warps_take_a_few_bytes_per_request() {
     // 64 blocks x 256 threads x 16 steps of 4-byte loads at base + 4 * thread: affine
     let mut t = Trace::new("strided");

@@ -1979,7 +1979,7 @@ impl RawChunk {
                 MODE_AFFINE | MODE_DELTA | MODE_PACKED | MODE_TILE => {
                     // (where groups of different kinds alternate, the base's length
                     // jumps from group to group: without the branch the mix ran 2-3%
-                    // faster, a single kind of group 1% slower; every other varint
+                    // faster, one kind of group alone 1-3% slower; every other varint
                     // keeps the branch, strides ran 8% slower without it)
                     let base =
                         c_addr.varint_unpredictable().ok_or_else(|| corrupt(c_addr, "truncated varint"))?;

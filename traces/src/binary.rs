@@ -1506,6 +1506,7 @@ impl TileSeen {
     /// Whether 16 bytes `w` (read after `bits`) start with this entry's steps.
     #[inline]
     fn matches(&self, bits: u8, w: u128) -> bool {
+        // (an empty entry matches nothing; `max` keeps the shift below 128)
         let keep = u128::MAX >> (128 - 8 * self.len.max(1) as u32);
         self.len > 0 && self.bits == bits && (w ^ self.bytes) & keep == 0
     }
@@ -2967,11 +2968,14 @@ mod tests {
         // again while remembered), steps 40..60 through the other two and the first
         // (which they evicted): 7 step sets, and one for each group too near the end of
         // the address column (fewer than 16 bytes after its step bits) to be looked up.
-        let shape = |step: u32, t: u32| match if step < 40 {
-            [0, 3, 4, 5][step as usize % 4]
-        } else {
-            [1, 2, 0][step as usize % 3]
-        } {
+        let which = |step: u32| {
+            if step < 40 {
+                [0, 3, 4, 5][step as usize % 4]
+            } else {
+                [1, 2, 0][step as usize % 3]
+            }
+        };
+        let shape = |step: u32, t: u32| match which(step) {
             0 => (t % 8) * 4 + (t / 8) * 128,
             1 => (t % 8) * 4 + (t / 8) * 144,
             2 => (t / 2) * 4,

@@ -1,7 +1,8 @@
 //! `banksim run` on a binary trace, streamed: every thread reads the next chunk (in
-//! turn), decodes, checks and simulates it, and the per-chunk totals are merged in chunk
-//! order (`traces::parallel`). Memory is a few chunks per thread, whatever the file's
-//! size.
+//! turn), decodes, checks and simulates it, and adds the chunk's totals to its own;
+//! those are added up at the end (`traces::parallel::fold_chunks`: integer sums, the
+//! same whatever the order). Memory is a couple of chunks per thread, whatever the
+//! file's size.
 //!
 //! A text trace whose blocks come one after another (block ids never go down, as
 //! `banksim capture` and `convert` write them) streams too: a block is grouped and simulated once a record of a
@@ -27,7 +28,8 @@ struct Slot {
     model: BankModel,
 }
 
-/// One chunk's totals.
+/// One chunk's totals (or the sum of several).
+#[derive(Default)]
 struct Part {
     summary: Summary,
     records: u64,
@@ -54,18 +56,18 @@ pub(crate) fn run_binary(
 ) -> Result<Streamed> {
     let reader = open(path, map)?;
     let source = reader.name().to_string();
-    let mut total = Streamed { source: source.clone(), records: 0, requests: 0, summary: Summary::default() };
-    traces::parallel::for_each_chunk(
+    let total = traces::parallel::fold_chunks(
         reader,
         || Slot { chunk: Chunk::default(), model: BankModel::new(hw) },
         |s, raw| simulate_chunk(s, raw, hw, threads_per_block, &source),
-        |part: Part| {
+        |total: &mut Part, part| {
             total.summary.merge(&part.summary);
             total.records += part.records;
             total.requests += part.requests;
         },
-    )?;
-    Ok(total)
+    )?
+    .unwrap_or_default();
+    Ok(Streamed { source, records: total.records, requests: total.requests, summary: total.summary })
 }
 
 fn simulate_chunk(

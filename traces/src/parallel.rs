@@ -15,6 +15,14 @@
 //! per thread past the oldest unmerged one, so memory stays bounded (each worker's own
 //! buffers plus that many results) whatever the file size. The merge sees the results in
 //! chunk order whatever the thread count, so anything merged is deterministic.
+//!
+//! Where the results are counters that add up the same in any order,
+//! [`fold_chunks`] does without the in-order merge: each worker adds its chunks'
+//! results into its own total, the totals are added up at the end, and no worker ever
+//! waits for a chunk that another holds. A worker whose core is taken away for a while
+//! (by the OS or, on a virtual machine, by the host: "steal" time) then delays nothing
+//! but its own chunk, where with the in-order merge every other worker stops within a
+//! few chunks of it.
 
 use crate::binary::{BinaryError, RawChunk, Reader};
 use std::collections::BTreeMap;
@@ -33,7 +41,7 @@ const AHEAD_PER_THREAD: u64 = 4;
 /// came from reading a chunk (converted with `From<BinaryError>`) or from `work`;
 /// `merge` has then seen exactly the chunks before it.
 pub fn for_each_chunk<R, S, T, E>(
-    mut reader: Reader<R>,
+    reader: Reader<R>,
     init: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, &RawChunk) -> Result<T, E> + Sync,
     merge: impl FnMut(T) + Send,
@@ -44,24 +52,65 @@ where
     E: From<BinaryError> + Send,
 {
     let threads = rayon::current_num_threads().max(1) as u64;
-    // the serial part reads chunk headers only; each worker reads its chunk's payload
-    reader.defer_payloads();
-    let shared = Shared {
-        reader: Mutex::new(reader),
-        issued: AtomicU64::new(0),
-        stop: AtomicBool::new(false),
-        merged: Mutex::new(Merge { next: 0, pending: BTreeMap::new(), merge, error: None }),
-        progress: Condvar::new(),
-        ahead: AHEAD_PER_THREAD * threads,
-    };
+    let shared = Shared::new(reader, merge, Some(AHEAD_PER_THREAD * threads));
     rayon::scope(|s| {
         for _ in 0..threads {
-            s.spawn(|_| shared.worker(&init, &work));
+            s.spawn(|_| shared.worker(&init, &work, |index, result| shared.deliver(index, result)));
         }
     });
     match shared.merged.into_inner().unwrap_or_else(|p| p.into_inner()).error {
         Some((_, e)) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// Runs `work` on every chunk of `reader` on all threads of the current rayon pool and
+/// adds up the results with `add`, in no particular order; `None` for a file without
+/// chunks.
+///
+/// `add` must not depend on the order (sums of integer counters), for then the total
+/// is the same whatever the thread count and whichever chunks finish first. Each worker
+/// keeps its own total, so nothing waits for the chunks that other workers hold (see
+/// the module's notes), and memory is each worker's buffers and total, whatever the
+/// file size. `init` and the errors are as in [`for_each_chunk`]: the first error in
+/// file order is returned (every chunk before it is worked on first), and the total is
+/// then dropped.
+pub fn fold_chunks<R, S, T, E>(
+    reader: Reader<R>,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, &RawChunk) -> Result<T, E> + Sync,
+    add: impl Fn(&mut T, T) + Sync,
+) -> Result<Option<T>, E>
+where
+    R: Read + Send,
+    T: Send,
+    E: From<BinaryError> + Send,
+{
+    let threads = rayon::current_num_threads().max(1);
+    // (no in-order merge: only its record of the first error is used)
+    let shared = Shared::new(reader, |_: ()| {}, None);
+    let totals: Mutex<Option<T>> = Mutex::new(None);
+    let gather = |into: &mut Option<T>, t: T| match into {
+        Some(total) => add(total, t),
+        None => *into = Some(t),
+    };
+    rayon::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|_| {
+                let mut mine = None;
+                shared.worker(&init, &work, |index, result| match result {
+                    Ok(t) => gather(&mut mine, t),
+                    Err(e) => shared.fail(index, e),
+                });
+                if let Some(t) = mine {
+                    gather(&mut totals.lock().unwrap_or_else(|p| p.into_inner()), t);
+                }
+            });
+        }
+    });
+    match shared.merged.into_inner().unwrap_or_else(|p| p.into_inner()).error {
+        Some((_, e)) => Err(e),
+        None => Ok(totals.into_inner().unwrap_or_else(|p| p.into_inner())),
     }
 }
 
@@ -74,7 +123,9 @@ struct Shared<R: Read, T, E, M> {
     merged: Mutex<Merge<T, E, M>>,
     /// Signalled when the merge moves on or reading stops.
     progress: Condvar,
-    ahead: u64,
+    /// How many chunks past the oldest unmerged one may be read; `None`: any number
+    /// (nothing is merged in order).
+    ahead: Option<u64>,
 }
 
 struct Merge<T, E, M> {
@@ -88,8 +139,27 @@ struct Merge<T, E, M> {
 }
 
 impl<R: Read + Send, T: Send, E: Send, M: FnMut(T) + Send> Shared<R, T, E, M> {
-    fn worker<S>(&self, init: &impl Fn() -> S, work: &impl Fn(&mut S, &RawChunk) -> Result<T, E>)
-    where
+    fn new(mut reader: Reader<R>, merge: M, ahead: Option<u64>) -> Self {
+        // the serial part reads chunk headers only; each worker reads its chunk's payload
+        reader.defer_payloads();
+        Shared {
+            reader: Mutex::new(reader),
+            issued: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            merged: Mutex::new(Merge { next: 0, pending: BTreeMap::new(), merge, error: None }),
+            progress: Condvar::new(),
+            ahead,
+        }
+    }
+
+    /// Works on chunks until there are none left, handing each result to `deliver` with
+    /// the chunk's index.
+    fn worker<S, U>(
+        &self,
+        init: &impl Fn() -> S,
+        work: &impl Fn(&mut S, &RawChunk) -> Result<U, E>,
+        mut deliver: impl FnMut(u64, Result<U, E>),
+    ) where
         E: From<BinaryError>,
     {
         let mut state = init();
@@ -112,7 +182,7 @@ impl<R: Read + Send, T: Send, E: Send, M: FnMut(T) + Send> Shared<R, T, E, M> {
                 Err(e) => Err(e.into()),
             };
             raw.release();
-            self.deliver(index, result);
+            deliver(index, result);
             held = match then {
                 Some(_) => {
                     std::mem::swap(&mut raw, &mut next);
@@ -130,11 +200,10 @@ impl<R: Read + Send, T: Send, E: Send, M: FnMut(T) + Send> Shared<R, T, E, M> {
     where
         E: From<BinaryError>,
     {
-        {
+        if let Some(ahead) = self.ahead {
             // bounded look-ahead: wait until the merge is near enough
             let mut m = self.merged.lock().unwrap_or_else(|p| p.into_inner());
-            while !self.stop.load(Ordering::Acquire)
-                && self.issued.load(Ordering::Acquire) >= m.next + self.ahead
+            while !self.stop.load(Ordering::Acquire) && self.issued.load(Ordering::Acquire) >= m.next + ahead
             {
                 if !wait {
                     return None;
@@ -159,7 +228,7 @@ impl<R: Read + Send, T: Send, E: Send, M: FnMut(T) + Send> Shared<R, T, E, M> {
             Err(e) => {
                 self.halt();
                 drop(reader);
-                self.deliver(index, Err(e.into()));
+                self.fail(index, e.into());
                 None
             }
         }
@@ -173,25 +242,29 @@ impl<R: Read + Send, T: Send, E: Send, M: FnMut(T) + Send> Shared<R, T, E, M> {
         self.progress.notify_all();
     }
 
-    fn deliver(&self, index: u64, result: Result<T, E>) {
+    /// Records that chunk `index` failed: nothing more is read, and the earliest failing
+    /// chunk's error is the one kept.
+    fn fail(&self, index: u64, e: E) {
         let mut m = self.merged.lock().unwrap_or_else(|p| p.into_inner());
-        match result {
-            Ok(t) => {
-                if m.error.as_ref().is_some_and(|&(at, _)| at < index) {
-                    return; // after the first error: never merged
-                }
-                m.pending.insert(index, t);
-            }
-            Err(e) => {
-                if m.error.as_ref().is_none_or(|&(at, _)| index < at) {
-                    m.error = Some((index, e));
-                }
-                self.stop.store(true, Ordering::Release);
-                m.pending.retain(|&k, _| k < index);
-                self.progress.notify_all();
-                return;
-            }
+        if m.error.as_ref().is_none_or(|&(at, _)| index < at) {
+            m.error = Some((index, e));
         }
+        self.stop.store(true, Ordering::Release);
+        m.pending.retain(|&k, _| k < index);
+        self.progress.notify_all();
+    }
+
+    /// Hands chunk `index`'s result to the in-order merge.
+    fn deliver(&self, index: u64, result: Result<T, E>) {
+        let t = match result {
+            Ok(t) => t,
+            Err(e) => return self.fail(index, e),
+        };
+        let mut m = self.merged.lock().unwrap_or_else(|p| p.into_inner());
+        if m.error.as_ref().is_some_and(|&(at, _)| at < index) {
+            return; // after the first error: never merged
+        }
+        m.pending.insert(index, t);
         let mut moved = false;
         while let Some(t) = {
             let next = m.next;

@@ -159,26 +159,24 @@ pub fn mix_bytes(blocks: u32, classes: &[Class]) -> Vec<u8> {
 /// Simulates a binary trace on the bank model, chunk by chunk, as `banksim run` does:
 /// every thread of the current pool reads the next chunk in turn, decodes it lazily and
 /// simulates its requests as lane masks (affine ones through the model's memo), and the
-/// per-chunk summaries are merged in chunk order (`traces::parallel`), the file mapped
-/// ([`Reader::map_payloads`]). Memory: a few chunks per thread.
+/// per-chunk summaries are added up (`traces::parallel::fold_chunks`), the file mapped
+/// ([`Reader::map_payloads`]). Memory: a couple of chunks per thread.
 pub fn simulate_file(path: &Path, hw: &Hardware) -> Result<(Summary, u64), BinaryError> {
     let mut reader = Reader::open(path)?;
     reader.map_payloads();
-    let (mut total, mut requests) = (Summary::default(), 0u64);
-    traces::parallel::for_each_chunk(
+    let total = traces::parallel::fold_chunks(
         reader,
         || (Chunk::default(), BankModel::new(hw)),
         |(chunk, model), raw: &RawChunk| {
             raw.decode_lazy(chunk)?;
-            let (summary, n) = simulate_chunk(chunk, model, hw.warp)?;
-            Ok::<_, BinaryError>((summary, n))
+            simulate_chunk(chunk, model, hw.warp)
         },
-        |(summary, n)| {
+        |(total, requests), (summary, n)| {
             total.merge(&summary);
-            requests += n;
+            *requests += n;
         },
     )?;
-    Ok((total, requests))
+    Ok(total.unwrap_or_default())
 }
 
 /// A slice's outcome through the model's memo of slices, its warps evaluated here on a
@@ -235,8 +233,7 @@ pub fn simulate_chunk(
 pub fn read_decode(path: &Path, split: bool) -> Result<(u64, u64), BinaryError> {
     let mut reader = Reader::open(path)?;
     reader.map_payloads();
-    let (mut requests, mut check) = (0u64, 0u64);
-    traces::parallel::for_each_chunk(
+    let total = traces::parallel::fold_chunks(
         reader,
         Chunk::default,
         |chunk, raw: &RawChunk| {
@@ -264,12 +261,12 @@ pub fn read_decode(path: &Path, split: bool) -> Result<(u64, u64), BinaryError> 
             }
             Ok::<_, BinaryError>((requests, check))
         },
-        |(n, c)| {
-            requests += n;
-            check = check.wrapping_add(c);
+        |(requests, check), (n, c)| {
+            *requests += n;
+            *check = check.wrapping_add(c);
         },
     )?;
-    Ok((requests, check))
+    Ok(total.unwrap_or_default())
 }
 
 /// Every chunk of the file as read, payload loaded (for timing the decoder alone).

@@ -13,7 +13,7 @@
 //! `--generate` writes the mix to a file of at least the given size (or of `--blocks`
 //! blocks), block by block;
 //! `--stream` simulates a binary trace chunk by chunk (decode and bank model in parallel
-//! over chunks, merged in chunk order) and prints the peak resident memory. Not a test:
+//! over chunks, their totals added up) and prints the peak resident memory. Not a test:
 //! nothing here fails on a slow machine. Figures are the best of `--reps` runs (the
 //! parallel rows run each thread count in turns with one thread, see `best_each`); with
 //! `RUNNER_EACH=1` in the environment every run's time is printed too (to see the spread
@@ -161,6 +161,25 @@ fn peak_rss() -> String {
         .ok()
         .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l[6..].trim().to_string()))
         .unwrap_or_else(|| "unknown".into())
+}
+
+/// The machine's CPU time so far, in clock ticks over all CPUs, from `/proc/stat`: busy
+/// (user, nice, system) and stolen (a virtual CPU that had work but that the host ran
+/// something else on). `None` where there is no such file.
+fn cpu_ticks() -> Option<[u64; 2]> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let f: Vec<u64> = stat.lines().next()?.split_whitespace().skip(1).map_while(|v| v.parse().ok()).collect();
+    Some([f.get(..3)?.iter().sum(), *f.get(7)?])
+}
+
+/// Steal as a share of busy time between two [`cpu_ticks`] readings, for a report line.
+fn steal_share(before: Option<[u64; 2]>, after: Option<[u64; 2]>) -> String {
+    match (before, after) {
+        (Some([b0, s0]), Some([b1, s1])) if b1 > b0 => {
+            format!("; steal {:.1}% of busy CPU time", 100.0 * (s1 - s0) as f64 / (b1 - b0) as f64)
+        }
+        _ => String::new(),
+    }
 }
 
 /// Writes `blocks` blocks of the mix (of `classes`) to `path`, or blocks until it holds at
@@ -462,7 +481,11 @@ fn jobs<'a>(
 /// their medians. On a machine whose cores slow each other down (a shared host: clock,
 /// caches, memory, neighbours) the parallel efficiency against one thread cannot
 /// exceed what the copies reach, and `parallel / copies` is the part of the loss that
-/// is the job's own (synchronisation, load imbalance, serial steps).
+/// is the job's own (synchronisation, load imbalance, serial steps). The medians' line
+/// ends with the share of busy CPU time the host stole from this virtual machine over
+/// the rounds (`/proc/stat`): a parallel step waits for its slowest thread, and a thread
+/// whose virtual CPU the host has taken away is slowest (session 21: 15% steal on the H100
+/// machine's host in one call, 0.1% on the H200 machine's in another).
 ///
 /// A round also runs the serial job alone on each of the first `T` cores in turn, pinned
 /// there. On a virtual machine the cores are not alike: at one moment they can differ
@@ -491,6 +514,7 @@ fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
             // the sum of the cores' rates alone (M/s), and the slowest and fastest core
             let mut rounds: Vec<[f64; 3]> = Vec::new();
             let mut sums: Vec<[f64; 3]> = Vec::new();
+            let mut ticks = None;
             // (round 0 is not printed: the first runs on a pool fault in the memory
             // that later runs reuse)
             for round in 0..=args.reps.max(1) {
@@ -515,6 +539,7 @@ fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
                     each.iter().copied().fold(0.0, f64::max),
                 ];
                 if round == 0 {
+                    ticks = cpu_ticks();
                     continue;
                 }
                 println!(
@@ -538,7 +563,7 @@ fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
             let against_cores =
                 median(rounds.iter().zip(&sums).map(|(r, s)| n / r[1] / 1e6 / s[0]).collect());
             println!(
-                "scaling, {what}, {threads} threads, medians of {} rounds: 1 thread {:.1} M/s, {threads} threads {:.1} M/s, {threads} copies {:.1} M/s, cores alone sum {:.1} M/s; efficiency {:.2}; copies {:.2}; parallel / copies {:.2}; efficiency against the cores {against_cores:.2}",
+                "scaling, {what}, {threads} threads, medians of {} rounds: 1 thread {:.1} M/s, {threads} threads {:.1} M/s, {threads} copies {:.1} M/s, cores alone sum {:.1} M/s; efficiency {:.2}; copies {:.2}; parallel / copies {:.2}; efficiency against the cores {against_cores:.2}{}",
                 rounds.len(),
                 n / alone / 1e6,
                 n / parallel / 1e6,
@@ -547,6 +572,7 @@ fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
                 alone / (parallel * threads as f64),
                 alone / copies,
                 copies / (parallel * threads as f64),
+                steal_share(ticks, cpu_ticks()),
             );
         }
     }

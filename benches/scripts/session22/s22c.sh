@@ -9,7 +9,6 @@ uname -r; lscpu | grep -E "^CPU\(s\)"; cat /proc/loadavg
 ./rS22 --generate /tmp/g6.bsim --gib 6 | tail -1
 ./rS22 --generate /tmp/g1.bsim --gib 1 | tail -1
 ./rS22 --generate /tmp/mix8k.bsim --blocks 8192 | tail -1
-one() { ./rS22 --stream $1 --threads 1 | sed 's/.*thread(s): //'; }
 for r in 1 2 3; do
   echo "== round $r"
   for t in 1 16; do echo "6 GiB, $t thread(s): $(./rS22 --stream /tmp/g6.bsim --threads $t | sed 's/.*thread(s): //')"; done

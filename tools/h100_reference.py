@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Plain-Python reference of the H100 shared-memory wavefront rule (README, "The H100
-rule"), written the way such a script is usually written: csv module, dicts, lists.
+"""Plain-Python reference of the H100 shared-memory wavefront rule (docs/h100-rules.md),
+written the way such a script is usually written: csv module, dicts, lists.
 
-    python3 benches/h100_reference.py TRACE.csv
+    python3 tools/h100_reference.py TRACE.csv
 
-reads a banksim text trace (block,thread,step,op,addr,bytes[,gap,dep]), groups the
-records into warp requests of 32 lanes (block, thread // 32, step), and prints the
-totals by op in the layout of `banksim run`:
+reads a banksim text trace (block,thread,step,op,addr,bytes[,gap,dep[,wait]]), groups
+the records into warp requests of 32 lanes (block, thread // 32, step), and prints the
+totals by op in the layout of `banksim run`, then its own speed:
 
 - 32 banks of 4 bytes; a request is served in phases of 128 bytes of lanes: 32 lanes for
   accesses of up to 4 bytes, 16 for 8 bytes, 8 for 16 bytes;
@@ -18,11 +18,12 @@ totals by op in the layout of `banksim run`:
 - wavefronts = sum over phases with an active lane; ideal = those phases;
   conflicts = max(0, wavefronts - ideal) per request.
 
-No dependency beyond the standard library; `compare.py` runs it against banksim.
+Barriers and global accesses (`bar`, `gld`, `gst`) are skipped. No dependency beyond
+the standard library; `tools/compare.py` runs it against banksim.
 """
 
+import argparse
 import csv
-import sys
 import time
 
 BANKS = 32
@@ -40,7 +41,7 @@ def read_requests(path):
         next(rows)  # header
         for row in rows:
             block, thread, step, op = int(row[0]), int(row[1]), int(row[2]), row[3].strip()
-            if op == "bar":
+            if op in ("bar", "gld", "gst"):
                 continue
             addr = row[4].strip()
             addr = int(addr, 16) if addr.lower().startswith("0x") else int(addr)
@@ -94,10 +95,15 @@ def simulate(requests):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: h100_reference.py TRACE.csv")
+    parser = argparse.ArgumentParser(
+        description="Simulate a banksim text trace with a plain-Python model of the H100 "
+        "shared-memory rule (32 banks of 4 bytes, warp 32) and print the totals by op, "
+        "as `banksim run --config h100` does.",
+    )
+    parser.add_argument("trace", metavar="TRACE.csv", help="a banksim text trace")
+    args = parser.parse_args()
     start = time.perf_counter()
-    requests = read_requests(sys.argv[1])
+    requests = read_requests(args.trace)
     read = time.perf_counter()
     totals = simulate(requests)
     done = time.perf_counter()

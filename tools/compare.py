@@ -1,21 +1,22 @@
 #!/usr/bin/env python3
-"""Compares banksim with the plain-Python reference (h100_reference.py) on one trace:
-same totals, and how much faster banksim is.
+"""Compares banksim with the plain-Python reference (tools/h100_reference.py) on one
+trace: same totals, and how much faster banksim is.
 
     cargo build --release -p banksim
     cargo bench -p banksim --bench runner -- --generate /tmp/mix.bsim --blocks 1024
     target/release/banksim convert /tmp/mix.bsim /tmp/mix.csv
-    python3 benches/compare.py /tmp/mix.csv
+    python3 tools/compare.py /tmp/mix.csv
 
 (1024 blocks: 502 400 warp requests, a 310 MB CSV, about 25 s of Python. On a small
 trace `banksim run` takes a few milliseconds, most of it process start, so the ratio
-measures the start, not the simulation: 913-1170x at 256 blocks, 2377x at 1024 here.)
+then measures the start, not the simulation. docs/performance.md has the figure.)
 
 Times `banksim run` (the whole command: start, read, group, simulate, print) on the CSV
 and on its binary conversion (best of 3 runs each), and the Python script on the CSV
 (one run, in this process). Exits with status 1 if the totals differ.
 """
 
+import argparse
 import os
 import subprocess
 import sys
@@ -37,15 +38,21 @@ def banksim_run(banksim, trace):
 
 
 def main():
-    args = sys.argv[1:]
-    banksim = "target/release/banksim"
-    if "--banksim" in args:
-        i = args.index("--banksim")
-        banksim = args[i + 1]
-        del args[i : i + 2]
-    if len(args) != 1:
-        sys.exit("usage: compare.py TRACE.csv [--banksim PATH]")
-    csv_path = args[0]
+    parser = argparse.ArgumentParser(
+        description="Run banksim and the plain-Python H100 reference on one text trace; "
+        "check that their totals agree (exit status 1 if not) and print both speeds. "
+        "The trace is also converted to TRACE.bsim beside it and run in that form.",
+    )
+    parser.add_argument("trace", metavar="TRACE.csv", help="a banksim text trace")
+    parser.add_argument(
+        "--banksim",
+        metavar="PATH",
+        default="target/release/banksim",
+        help="the banksim binary (default: %(default)s)",
+    )
+    args = parser.parse_args()
+    banksim = args.banksim
+    csv_path = args.trace
     bin_path = os.path.splitext(csv_path)[0] + ".bsim"
     subprocess.run([banksim, "convert", csv_path, bin_path], check=True, capture_output=True)
 

@@ -2,7 +2,13 @@
 # Runs every fuzz target for RUNS executions (default 10 million) or MAX_SECONDS
 # (default 1800), each from a copy of its seed corpus, and prints libFuzzer's summary.
 # Needs the nightly toolchain and cargo-fuzz: `cargo install cargo-fuzz`.
+#
+# Usage:  fuzz/run_all.sh
+# Env:    RUNS, MAX_SECONDS (per target), TARGETS (default: text_trace binary_trace config study)
 set -euo pipefail
+case "${1:-}" in
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
 cd "$(dirname "$0")"
 RUNS=${RUNS:-10000000}
 MAX_SECONDS=${MAX_SECONDS:-1800}

@@ -20,6 +20,9 @@
 #                   to the timed dispatch
 # Run from the repository root. Nothing here needs network access.
 set -euo pipefail
+case "${1:-}" in
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
 
 OUT=${1:?usage: validate/run_gpu_suite.sh OUTDIR}
 cd "$(dirname "$0")/.."
@@ -92,7 +95,7 @@ done
 for k in aos_k2 aos_k3 aos_k4 soa_k4; do
     variant "$k" "$k.wgsl" "$G_1D,1,1" 2,1,1
 done
-# the stride sweep of shared/groundtruth/h100/wgpu_stridebench.txt (4224 workgroups, 4096
+# the stride sweep of fixtures/h100/wgpu_stridebench.txt (4224 workgroups, 4096
 # loads); the captured trace keeps 512 loads (every load has the same bank pattern), so
 # validate/suite.csv scales its time by 4096 / 512 = 8
 for s in 1 0 2 3 4 5 8 16 17 32 33 64; do

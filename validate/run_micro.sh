@@ -13,6 +13,9 @@
 # Usage:  validate/run_micro.sh OUTDIR      (writes OUTDIR/micro.csv and OUTDIR/json/)
 # Env:    BANKSIM (default target/release/banksim), REPS (default 20), WARMUP (default 5)
 set -euo pipefail
+case "${1:-}" in
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
 OUT=${1:?usage: validate/run_micro.sh OUTDIR}
 cd "$(dirname "$0")/.."
 BANKSIM=${BANKSIM:-target/release/banksim}

@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""Extra 4-byte atomic patterns (probe_atom.cu): mixed sharing and masks."""
+"""Extra 4-byte atomic patterns (probe_atom.cu): mixed sharing and masks.
+Same format as gen_patterns.py: NAME WIDTH NTHREADS | st idx... | ld idx..."""
+import argparse
 import random
+
+_ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+_ap.add_argument("out", nargs="?", default="atom_patterns_extra.txt", metavar="OUT.txt",
+                 help="where to write the patterns (default: %(default)s; the committed copy is fixtures/h100/atom_patterns_extra.txt)")
 rng = random.Random(7)
-out = open("atom_patterns_extra.txt", "w")
+out = open(_ap.parse_args().out, "w")
 def add(name, idx):
     out.write(f"{name} 4 {len(idx)} | {' '.join(map(str, idx))} | {' '.join(map(str, idx))}\n")
 for i in range(8):

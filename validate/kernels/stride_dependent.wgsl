@@ -1,4 +1,4 @@
-// Stride sweep, dependent loads (the wgpu_stridebench kernel of shared/groundtruth):
+// Stride sweep, dependent loads (the kernel of validate/probe/wgpu_stridebench.rs):
 // fill sh[i] = i, then every lane chases v = sh[v] from (lane * stride) & 8191, so
 // each load needs the previous one and every step has the same bank pattern:
 // stride s on 32 banks gives gcd(s, 32)-way conflicts (2: 2-way, 32: 32-way, odd: none).

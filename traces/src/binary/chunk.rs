@@ -4,7 +4,7 @@
 #[cfg(target_arch = "x86_64")]
 use super::cpu::popcnt_available;
 use super::error::BinaryError;
-use super::format::{decode_code, dep_bits, PER_LANE, SLICE_LANES};
+use super::format::{decode_code, dep_bits, is_run, PER_LANE, SLICE_LANES};
 use crate::group::{merge_dep, merge_wait, RequestRef};
 use crate::record::{Record, Trace};
 // (lane numbers 0..64; requests with contiguous lanes borrow a slice of it)
@@ -201,9 +201,7 @@ impl Chunk {
     {
         // (not compiled with POPCNT as the decoder is: `f`, inlined into such a copy,
         // ran the bank model a quarter slower)
-        if !(warp.is_power_of_two() && warp <= SLICE_LANES) {
-            return Err(BinaryError::WarpSize { warp }.into());
-        }
+        check_warp(warp)?;
         let per = SLICE_LANES / warp;
         self.for_each_slice(|s| {
             s.request.warps(warp, |j, &request| {
@@ -236,9 +234,7 @@ impl Chunk {
     /// See [`Self::split`].
     #[inline(always)]
     fn split_with(&mut self, warp: u32) -> Result<(), BinaryError> {
-        if !(warp.is_power_of_two() && warp <= SLICE_LANES) {
-            return Err(BinaryError::WarpSize { warp });
-        }
+        check_warp(warp)?;
         self.fill_lazy();
         self.clear_requests();
         self.warp_size = warp;
@@ -281,7 +277,7 @@ impl Chunk {
         let count = sub.count_ones();
         let start = self.g_start[g] + skip;
         let tz = sub.trailing_zeros();
-        let lanes_at = if (sub >> tz).wrapping_add(1) & (sub >> tz) == 0 {
+        let lanes_at = if is_run(sub) {
             tz
         } else {
             let at = self.lanes.len() as u32;
@@ -421,6 +417,15 @@ impl Chunk {
                 k += 1;
             }
         }
+    }
+}
+
+/// A warp size a chunk splits into: a power of two up to [`SLICE_LANES`].
+fn check_warp(warp: u32) -> Result<(), BinaryError> {
+    if warp.is_power_of_two() && warp <= SLICE_LANES {
+        Ok(())
+    } else {
+        Err(BinaryError::WarpSize { warp })
     }
 }
 

@@ -91,3 +91,11 @@ pub(super) fn dep_bits(dep: Option<bool>) -> u8 {
         Some(true) => 2,
     }
 }
+
+/// Whether the set bits of `mask` are one contiguous run (a lane mask the mask column
+/// stores as first lane and count).
+#[inline]
+pub(super) fn is_run(mask: u64) -> bool {
+    let m = mask >> mask.trailing_zeros();
+    m.wrapping_add(1) & m == 0
+}

@@ -10,23 +10,24 @@ use std::sync::Arc;
 #[cfg(unix)]
 pub(super) fn read_full_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
     use std::os::unix::fs::FileExt;
-    let mut n = 0;
-    while n < buf.len() {
-        match file.read_at(&mut buf[n..], at + n as u64) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
+    fill(buf, |rest, n| file.read_at(rest, at + n as u64))
 }
 
 /// Reads until `buf` is full or the input ends; the number of bytes read.
 pub(super) fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+    fill(buf, |rest, _| r.read(rest))
+}
+
+/// Fills `buf` by calls of `read` (with the part of `buf` still empty, and the bytes
+/// read so far) until it is full or `read` reads nothing; interrupted reads are retried.
+/// The number of bytes read.
+fn fill(
+    buf: &mut [u8],
+    mut read: impl FnMut(&mut [u8], usize) -> std::io::Result<usize>,
+) -> std::io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
-        match r.read(&mut buf[n..]) {
+        match read(&mut buf[n..], n) {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}

@@ -3,7 +3,7 @@
 
 use super::error::WriteError;
 use super::format::{
-    dep_bits, CHUNK_HEADER_LEN, CHUNK_LANES, CHUNK_TAG, COLUMNS, END_LEN, END_TAG, EXPLICIT_MASK,
+    dep_bits, is_run, CHUNK_HEADER_LEN, CHUNK_LANES, CHUNK_TAG, COLUMNS, END_LEN, END_TAG, EXPLICIT_MASK,
     FLAG_TIMING, FLAG_WAIT, HEADER_LEN, MAGIC, MAX_CHUNK_BYTES, MODE_AFFINE, MODE_DELTA, MODE_PACKED,
     MODE_REPEAT, MODE_TILE, MODE_ZERO, PER_LANE, SLICE_LANES, VERSION,
 };
@@ -225,7 +225,7 @@ impl<W: Write> Writer<W> {
             put_varint(c_step, g.step as u64);
         }
         let first_lane = g.mask.trailing_zeros();
-        if (g.mask >> first_lane).wrapping_add(1) & (g.mask >> first_lane) == 0 {
+        if is_run(g.mask) {
             c_mask.extend_from_slice(&[first_lane as u8, n as u8]);
         } else {
             c_mask.push(EXPLICIT_MASK);

@@ -60,8 +60,8 @@ pub(super) enum Form {
     /// `first + stride × (lane − lowest lane)`.
     Affine { first: u32, stride: i64 },
     /// `origin + Σ_j bit j of lane × steps[j]`, the steps at `at` in [`Chunk::g_tiles`];
-    /// every lane of 0..64 inside `0..2^32`. (An index keeps a form at 16 bytes: with
-    /// the steps in place, strided and masked loads ran 3% slower.)
+    /// every lane of 0..64 inside `0..2^32`. (An index keeps a form at 16 bytes: the
+    /// steps in place would make every form larger, and strided and masked loads slower.)
     Tile { origin: u32, at: u32 },
 }
 
@@ -200,7 +200,7 @@ impl Chunk {
         E: From<BinaryError>,
     {
         // (not compiled with POPCNT as the decoder is: `f`, inlined into such a copy,
-        // ran the bank model a quarter slower)
+        // runs the bank model about a quarter slower)
         check_warp(warp)?;
         let per = SLICE_LANES / warp;
         self.for_each_slice(|s| {

@@ -18,8 +18,8 @@ const TILES_SEEN: usize = 4;
 
 /// The steps of a tile group as the decoder read them. The same step bits and the same
 /// bytes give the same steps, so a later group of the chunk with both takes them from
-/// `at` in [`Chunk::g_tiles`] and skips the bytes. (GEMM tile loads, which repeat two or
-/// three shapes, decoded 15% faster; the whole mix 2%.)
+/// `at` in [`Chunk::g_tiles`] and skips the bytes. (GEMM tile loads repeat two or three
+/// shapes.)
 #[derive(Clone, Copy, Debug, Default)]
 struct TileSeen {
     bits: u8,
@@ -169,8 +169,8 @@ impl RawChunk {
             &mut out.g_form[..n],
         );
         // The columns are decoded one at a time, in column order (each pass a short
-        // loop with little state: the lockstep loop over all eight kept two dozen
-        // cursors and outputs live and spilled them). Block, slice, step and gap columns
+        // loop with little state, where one loop over all eight would keep two dozen
+        // cursors and outputs live and spill them). Block, slice, step and gap columns
         // of one byte a group (every value below 128: the usual case) and attr columns
         // of one valid code a group take a fast pass; any other column, or a value out
         // of range, takes the exact pass, which reports the column's first bad field.
@@ -392,9 +392,9 @@ impl RawChunk {
                 }
                 MODE_AFFINE | MODE_DELTA | MODE_PACKED | MODE_TILE => {
                     // (where groups of different kinds alternate, the base's length
-                    // jumps from group to group: without the branch the mix ran 2-3%
-                    // faster, one kind of group alone 1-3% slower; every other varint
-                    // keeps the branch, strides ran 8% slower without it)
+                    // jumps from group to group and a branch on it is mispredicted;
+                    // every other varint keeps the branch, which is cheaper where the
+                    // lengths repeat, as in runs of strided groups)
                     let base =
                         c_addr.varint_unpredictable().ok_or_else(|| corrupt(c_addr, "truncated varint"))?;
                     let first = prev_first as i64 + unzigzag(base);

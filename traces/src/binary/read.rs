@@ -166,10 +166,9 @@ impl<R: Read> Reader<R> {
     /// From now on, the payloads that [`Reader::defer_payloads`] leaves to
     /// [`RawChunk::load`] are not read into a buffer but borrowed from windows of the file
     /// mapped into memory (4 MiB at a time, each unmapped once no chunk holds it, so that
-    /// memory stays bounded). That saves copying every byte out of the page cache: on the
-    /// benchmark mix, 5-8% of the time on one core (and with
-    /// [`RawChunk::fetch_during_decode`], the next chunk's bytes come from memory while
-    /// this one is decoded). It defers the payloads ([`Reader::defer_payloads`]), and
+    /// memory stays bounded). That saves copying every byte out of the page cache, a
+    /// noticeable share of a one-core read (and with [`RawChunk::fetch_during_decode`],
+    /// the next chunk's bytes come from memory while this one is decoded). It defers the payloads ([`Reader::defer_payloads`]), and
     /// applies where that does and the file can be mapped (else the payloads are read).
     ///
     /// A file that shrinks while it is mapped is an error where it is found: when a

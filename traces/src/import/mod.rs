@@ -1,6 +1,6 @@
 //! Importing real GPU traces: Accel-Sim's NVBit-tracer kernel traces
 //! (`kernel-N.traceg`, plain or `.xz`) and the text output of NVBit's `mem_trace` tool,
-//! converted to banksim's per-thread [`Trace`].
+//! converted to banksim's per-thread [`Trace`](crate::Trace).
 //!
 //! ```text
 //! kernel-1.traceg[.xz] ──> accelsim::parse ──┐   shared-memory instructions only,

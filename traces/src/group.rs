@@ -208,8 +208,8 @@ impl Requests {
     }
 
     /// Where the last request's lanes (the end of `lanes`) are one run, drops them from
-    /// `lanes`: the request borrows them from `LANE_NUMBERS`. (A full warp's lanes were a
-    /// quarter of the bytes of a request in memory: the cycle engine holds them all.)
+    /// `lanes`: the request borrows them from `LANE_NUMBERS`. (A full warp's lanes would be
+    /// a quarter of the bytes of a request in memory: the cycle engine holds them all.)
     fn seal_lanes(&mut self) {
         let Some(h) = self.heads.last_mut() else { return };
         if h.lanes_at == CONTIGUOUS {

@@ -22,6 +22,7 @@
 //! Architecture invariant: this crate knows file formats and lanes, never banks.
 #![warn(missing_docs)]
 
+mod any_format;
 pub mod binary;
 mod error;
 pub mod gen;
@@ -32,28 +33,7 @@ mod record;
 pub mod spec;
 pub mod text;
 
+pub use any_format::{read_any, ReadError};
 pub use error::{GroupError, TraceError};
 pub use group::{RequestRef, Requests};
 pub use record::{block_runs, blocks_in_order, Record, Trace};
-
-/// Reading a trace of either format failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ReadError {
-    /// The text reader's error.
-    #[error(transparent)]
-    Text(#[from] TraceError),
-    /// The binary reader's error.
-    #[error(transparent)]
-    Binary(#[from] binary::BinaryError),
-}
-
-/// Reads a trace file of either format: binary if it starts with [`binary::MAGIC`],
-/// text otherwise.
-pub fn read_any(path: &std::path::Path) -> Result<Trace, ReadError> {
-    match binary::is_binary(path) {
-        Ok(true) => Ok(binary::read(path)?),
-        // the text reader reports files it cannot open
-        _ => Ok(text::read(path)?),
-    }
-}

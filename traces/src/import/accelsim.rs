@@ -32,10 +32,13 @@
 //! `warp * 32 + lane`, step = the warp's index among its kept shared-memory
 //! instructions.
 
-use super::{
-    block_threads, classify, count_skipped, lane_record, linear_block, parse_dim3, parse_hex, shorten,
-    ImportError, ImportStats, Imported, Kernel, Kind, Lines, Offset, Options, Window,
-};
+use super::error::ImportError;
+use super::fields::{block_threads, lane_record, linear_block, parse_dim3, parse_hex};
+use super::lines::Lines;
+use super::opcode::{classify, Kind};
+use super::options::Options;
+use super::stats::{count_skipped, ImportStats, Imported, Kernel};
+use super::window::{Offset, Window};
 use crate::record::Trace;
 use sim_core::Op;
 use std::collections::{HashMap, HashSet};
@@ -172,13 +175,7 @@ pub fn parse<R: BufRead>(reader: R, name: &str, opts: &Options) -> Result<Import
 
 impl Parser<'_> {
     fn malformed(&self, line: u64, field: &'static str, expected: &str, found: &str) -> ImportError {
-        ImportError::Malformed {
-            file: self.file.into(),
-            line,
-            field,
-            expected: expected.into(),
-            found: shorten(found),
-        }
+        ImportError::malformed(self.file, line, field, expected, found)
     }
 
     fn structure(&self, line: u64, problem: String) -> ImportError {
@@ -465,13 +462,7 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn malformed(&self, field: &'static str, expected: &str, found: &str) -> ImportError {
-        ImportError::Malformed {
-            file: self.file.into(),
-            line: self.line,
-            field,
-            expected: expected.into(),
-            found: shorten(found),
-        }
+        ImportError::malformed(self.file, self.line, field, expected, found)
     }
 
     fn next(&mut self, field: &'static str, expected: &str) -> Result<&'a str, ImportError> {

@@ -22,7 +22,7 @@
 //!   unknown), a lane whose address is outside the window is taken as inactive; when the
 //!   addresses are plain offsets every lane is taken as active. Lanes beyond the block's
 //!   threads (from the launch line's block size) are dropped. Both are counted in
-//!   [`super::ImportStats::inactive_lanes`]. Divergent code can still be over-counted.
+//!   [`ImportStats::inactive_lanes`]. Divergent code can still be over-counted.
 //! - **Hardware warp slots.** `warp W` is the warp's slot on its SM, not its index in the
 //!   block. Within each CTA the distinct slots are numbered 0, 1, 2, ... in ascending
 //!   order (slots of one block are usually allocated in warp order); thread =
@@ -31,10 +31,13 @@
 //!   only launch with shared-memory accesses is taken, and several are an error listing
 //!   them.
 
-use super::{
-    block_threads, classify, count_skipped, lane_record, linear_block, parse_dim3, parse_hex, shorten,
-    ImportError, ImportStats, Imported, Kernel, Kind, Lines, Offset, Options, Window,
-};
+use super::error::ImportError;
+use super::fields::{block_threads, lane_record, linear_block, parse_dim3, parse_hex};
+use super::lines::Lines;
+use super::opcode::{classify, Kind};
+use super::options::Options;
+use super::stats::{count_skipped, ImportStats, Imported, Kernel};
+use super::window::{Offset, Window};
 use crate::record::Trace;
 use sim_core::Op;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -279,13 +282,7 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn malformed(&self, field: &'static str, expected: &str, found: &str) -> ImportError {
-        ImportError::Malformed {
-            file: self.file.into(),
-            line: self.line,
-            field,
-            expected: expected.into(),
-            found: shorten(found),
-        }
+        ImportError::malformed(self.file, self.line, field, expected, found)
     }
 
     fn structure(&self, problem: String) -> ImportError {

@@ -1,0 +1,44 @@
+//! Reading an import: opening the file, undoing xz compression, and handing it to the
+//! parser of its format.
+
+use super::error::ImportError;
+use super::options::{Format, Options};
+use super::stats::Imported;
+use super::{accelsim, nvbit};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+/// The xz container's magic bytes.
+const XZ_MAGIC: [u8; 6] = [0xFD, b'7', b'z', b'X', b'Z', 0x00];
+
+/// Reads and converts a trace file of `format`. Files compressed with xz are recognised
+/// by their content and decompressed on the fly.
+pub fn read(path: &Path, format: Format, opts: &Options) -> Result<Imported, ImportError> {
+    let io = |source| ImportError::Io { path: path.into(), source };
+    let file = std::fs::File::open(path).map_err(io)?;
+    if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+        return Err(io(std::io::Error::other("is a directory, expected a trace file")));
+    }
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let xz = reader.fill_buf().map_err(io)?.starts_with(&XZ_MAGIC);
+    let name = path.display().to_string();
+    if xz {
+        let decoder = liblzma::bufread::XzDecoder::new_multi_decoder(reader);
+        parse(BufReader::with_capacity(1 << 16, decoder), &name, format, opts)
+    } else {
+        parse(reader, &name, format, opts)
+    }
+}
+
+/// Converts a trace of `format` from a reader (decompressed); `name` is used in messages.
+pub fn parse<R: BufRead>(
+    reader: R,
+    name: &str,
+    format: Format,
+    opts: &Options,
+) -> Result<Imported, ImportError> {
+    match format {
+        Format::AccelSim => accelsim::parse(reader, name, opts),
+        Format::NvbitMemtrace => nvbit::parse(reader, name, opts),
+    }
+}

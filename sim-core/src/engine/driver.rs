@@ -12,7 +12,7 @@ use super::workload::Workload;
 use crate::hardware::Hardware;
 use rayon::prelude::*;
 
-/// Runs `work` on `hw`. Uses the current rayon thread pool ([`crate::thread_pool`]
+/// Runs `work` on `hw`. Uses the current rayon thread pool ([`thread_pool`](crate::pool::thread_pool)
 /// builds the one it runs best on).
 ///
 /// Generic over the workload (a `&dyn Workload` works too) so that its accessors are

@@ -49,17 +49,6 @@ pub struct MaskedRequest<'a> {
     pub addrs: LaneAddrs<'a>,
 }
 
-impl MaskedRequest<'_> {
-    /// Active lanes (the length of a `Listed` request's addresses, without counting).
-    #[inline]
-    pub fn lanes(&self) -> usize {
-        match self.addrs {
-            LaneAddrs::Listed(a) => a.len(),
-            LaneAddrs::Affine { .. } | LaneAddrs::Tile { .. } => self.mask.count_ones() as usize,
-        }
-    }
-}
-
 /// Lane numbers 0..64; requests with contiguous lanes borrow a slice of it.
 pub const LANE_NUMBERS: [u16; 64] = {
     let mut a = [0u16; 64];
@@ -72,6 +61,15 @@ pub const LANE_NUMBERS: [u16; 64] = {
 };
 
 impl<'a> MaskedRequest<'a> {
+    /// Active lanes (the length of a `Listed` request's addresses, without counting).
+    #[inline]
+    pub fn lanes(&self) -> usize {
+        match self.addrs {
+            LaneAddrs::Listed(a) => a.len(),
+            LaneAddrs::Affine { .. } | LaneAddrs::Tile { .. } => self.mask.count_ones() as usize,
+        }
+    }
+
     /// Calls `f` with each warp request of a slice of up to 64 lanes (`self.mask` over
     /// 64 lanes; warp `j` holds lanes `j × warp ..`): the warp's index and its request,
     /// with lane numbers within the warp. `warp` is a power of two up to 64. Stops at

@@ -14,6 +14,21 @@ pub(super) fn available() -> bool {
     is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt")
 }
 
+/// The addresses of a full warp of 32 lanes as four vectors of eight.
+///
+/// # Safety
+/// Only for code compiled for AVX2; `addrs` holds 32 addresses.
+#[inline(always)]
+unsafe fn load_warp(addrs: &[u32]) -> [__m256i; 4] {
+    let p = addrs.as_ptr() as *const __m256i;
+    [
+        _mm256_loadu_si256(p),
+        _mm256_loadu_si256(p.add(1)),
+        _mm256_loadu_si256(p.add(2)),
+        _mm256_loadu_si256(p.add(3)),
+    ]
+}
+
 /// Whether `addrs[l] == addrs[l ^ mask]` for every lane `l` of a full warp of 32.
 ///
 /// # Safety
@@ -22,13 +37,7 @@ pub(super) fn available() -> bool {
 #[inline(always)]
 pub(super) unsafe fn pairs_equal(addrs: &[u32], mask: u32) -> bool {
     debug_assert!(addrs.len() == 32 && (1..32).contains(&mask));
-    let p = addrs.as_ptr() as *const __m256i;
-    let v = [
-        _mm256_loadu_si256(p),
-        _mm256_loadu_si256(p.add(1)),
-        _mm256_loadu_si256(p.add(2)),
-        _mm256_loadu_si256(p.add(3)),
-    ];
+    let v = load_warp(addrs);
     let within =
         _mm256_xor_si256(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((mask & 7) as i32));
     // the partners' vectors, picked with constant indices (kept in registers)
@@ -64,13 +73,7 @@ pub(super) unsafe fn conflict_free_32(
     serialize: bool,
 ) -> bool {
     debug_assert!(addrs.len() == 32 && gmask < 32 && (shift == 3 || shift == 4));
-    let p = addrs.as_ptr() as *const __m256i;
-    let raw = [
-        _mm256_loadu_si256(p),
-        _mm256_loadu_si256(p.add(1)),
-        _mm256_loadu_si256(p.add(2)),
-        _mm256_loadu_si256(p.add(3)),
-    ];
+    let raw = load_warp(addrs);
     let any = _mm256_or_si256(_mm256_or_si256(raw[0], raw[1]), _mm256_or_si256(raw[2], raw[3]));
     if _mm256_testz_si256(any, _mm256_set1_epi32(align as i32)) == 0 {
         return false;

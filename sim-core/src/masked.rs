@@ -1,33 +1,13 @@
-//! Warp requests as a lane mask plus addresses, and the memo of affine requests.
+//! Warp requests as a lane mask plus addresses (the form binary traces store), and the
+//! lane numbers and addresses they stand for.
 //!
 //! A binary trace stores most requests as `first + stride × lane` (strided accesses,
-//! broadcasts) or as tiles ([`LaneAddrs::Tile`]: a step per bit of the lane number,
-//! kept whole by the memo of slices, `slice.rs`). An affine request's outcome depends
-//! only on its op, width, lane mask, stride and where the first address falls within
-//! the bank mapping's period `P`: moving every address by a multiple of `P` bytes keeps
-//! every lane's bank, which words are equal, and which 128-byte global lines are equal.
-//!
-//! [`BankModel::evaluate_masked`] first tries the fast path's closed form, which needs no
-//! expansion whatever the mask: on a linear power-of-two mapping, with aligned accesses
-//! and a stride of whole units and no pair merge, the busiest bank group is the largest
-//! residue class of the active lane numbers modulo the stride's period over the groups.
-//! Other affine requests (XOR mappings, unaligned or byte strides, pair merges) go
-//! through a small direct-mapped table of outcomes keyed by `(op, width, mask, stride,
-//! first mod P)`: a hit costs a hash and a compare instead of expanding the addresses and
-//! counting them. The table is exact, not a heuristic: every entry holds its whole key.
-//! (The closed form came after the table and is cheaper than a lookup: strided requests
-//! 62 → 76 M/s, masked ones 48 → 76 M/s on the benchmark mix.)
-//! (`sim-core/tests/fast_path.rs` checks both against the general path on random
-//! hardware, requests and translations, with a one-entry memo that always misses too.)
-//!
-//! ```text
-//! P = lcm(W × bank_bytes, 128)   W = banks (linear) or lcm(banks, 2^(shift + bits(mask))) (XOR)
-//! ```
+//! broadcasts) or as tiles ([`LaneAddrs::Tile`]: a step per bit of the lane number), a
+//! 64-lane slice of a block at a time; [`MaskedRequest::warps`] cuts a slice into the
+//! warp requests of the hardware's warp size, and [`affine_addrs`] and [`tile_addrs`]
+//! write out the addresses of an affine or tile request's active lanes.
 
-use crate::mapping::BankMapping;
-use crate::model::{BankModel, Outcome, WarpRequest, GLOBAL_LINE_BYTES};
 use crate::op::Op;
-use crate::Hardware;
 
 /// The addresses of a [`MaskedRequest`]'s active lanes.
 #[derive(Clone, Copy, Debug)]
@@ -69,17 +49,6 @@ pub struct MaskedRequest<'a> {
     pub addrs: LaneAddrs<'a>,
 }
 
-impl MaskedRequest<'_> {
-    /// Active lanes (the length of a `Listed` request's addresses, without counting).
-    #[inline]
-    pub fn lanes(&self) -> usize {
-        match self.addrs {
-            LaneAddrs::Listed(a) => a.len(),
-            LaneAddrs::Affine { .. } | LaneAddrs::Tile { .. } => self.mask.count_ones() as usize,
-        }
-    }
-}
-
 /// Lane numbers 0..64; requests with contiguous lanes borrow a slice of it.
 pub const LANE_NUMBERS: [u16; 64] = {
     let mut a = [0u16; 64];
@@ -91,204 +60,59 @@ pub const LANE_NUMBERS: [u16; 64] = {
     a
 };
 
-/// Entries of the memo (a power of two).
-const MEMO_ENTRIES: usize = 4096;
-
-/// One remembered affine request.
-#[derive(Clone, Copy, Debug, Default)]
-struct Entry {
-    mask: u64,
-    stride: i64,
-    /// First address modulo the period.
-    first: u32,
-    /// `(op + 1) << 8 | bytes`; 0 for an empty entry.
-    kind: u32,
-    outcome: Outcome,
-}
-
-/// The memo of affine requests' outcomes (see the module documentation).
-#[derive(Clone, Debug)]
-pub(crate) struct Memo {
-    /// The table, allocated at the first affine request (models that never see one,
-    /// such as the cycle engine's, stay small).
-    entries: Box<[Entry]>,
-    period: Period,
-    /// Entries to allocate (a power of two).
-    size: usize,
-    /// Lane numbers and addresses of the request being written out (taken while the
-    /// model evaluates it).
-    scratch: Option<Box<Scratch>>,
-}
-
-/// See [`Memo::scratch`].
-#[derive(Clone, Debug)]
-struct Scratch {
-    lanes: [u16; 64],
-    addrs: [u32; 64],
-}
-
-impl Memo {
-    /// The (empty) memo for `hw`.
-    pub(crate) fn new(hw: &Hardware) -> Memo {
-        Memo {
-            entries: Box::new([]),
-            period: Period::of(hw),
-            size: MEMO_ENTRIES,
-            scratch: Some(Box::new(Scratch { lanes: [0; 64], addrs: [0; 64] })),
+impl<'a> MaskedRequest<'a> {
+    /// Active lanes (the length of a `Listed` request's addresses, without counting).
+    #[inline]
+    pub fn lanes(&self) -> usize {
+        match self.addrs {
+            LaneAddrs::Listed(a) => a.len(),
+            LaneAddrs::Affine { .. } | LaneAddrs::Tile { .. } => self.mask.count_ones() as usize,
         }
     }
-}
 
-/// The period `P` as the memos (of affine requests, of slices) use it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Period {
-    /// `P`, or 0 where it does not fit in 31 bits (no memo).
-    bytes: u32,
-    /// `P - 1` where `P` is a power of two, else 0.
-    pow2_mask: u32,
-}
-
-impl Period {
-    pub(crate) fn of(hw: &Hardware) -> Period {
-        let bytes = period_bytes(hw).unwrap_or(0);
-        Period { bytes, pow2_mask: if bytes.is_power_of_two() { bytes - 1 } else { 0 } }
-    }
-
-    /// Whether there is none (then there is no memo).
+    /// Calls `f` with each warp request of a slice of up to 64 lanes (`self.mask` over
+    /// 64 lanes; warp `j` holds lanes `j × warp ..`): the warp's index and its request,
+    /// with lane numbers within the warp. `warp` is a power of two up to 64. Stops at
+    /// `f`'s first error.
     #[inline]
-    pub(crate) fn is_none(self) -> bool {
-        self.bytes == 0
-    }
-
-    /// `a mod P` (`P` must exist).
-    #[inline]
-    pub(crate) fn modulo(self, a: u32) -> u32 {
-        if self.pow2_mask != 0 {
-            a & self.pow2_mask
-        } else {
-            a % self.bytes
-        }
-    }
-}
-
-/// An op and a width as one word of a memo's key; 0 is left for an empty entry.
-#[inline]
-pub(crate) fn kind_key(op: Op, bytes: u8) -> u32 {
-    (op as u32 + 1) << 8 | bytes as u32
-}
-
-/// Bytes `P` by which every address of a request can move without changing its
-/// outcome on `hw`, if it fits in 31 bits.
-pub(crate) fn period_bytes(hw: &Hardware) -> Option<u32> {
-    let banks = hw.banks as u64;
-    let words = match hw.mapping {
-        BankMapping::Linear => banks,
-        BankMapping::Xor { shift, mask } => {
-            let bits = 32 - mask.leading_zeros();
-            if mask == 0 || shift >= 32 {
-                banks
-            } else if shift + bits >= 32 {
-                return None;
-            } else {
-                lcm(banks, 1 << (shift + bits))
+    pub fn warps<E>(
+        &self,
+        warp: u32,
+        mut f: impl FnMut(u32, &MaskedRequest<'a>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        debug_assert!(warp.is_power_of_two() && warp <= 64);
+        let per = 64 >> warp.trailing_zeros();
+        let kmask = u64::MAX >> (64 - warp);
+        let l0 = self.mask.trailing_zeros();
+        let mut skip = 0usize;
+        for j in 0..per {
+            let low = j * warp;
+            let mask = (self.mask >> low) & kmask;
+            if mask == 0 {
+                continue;
             }
-        }
-    };
-    let p = lcm(words.checked_mul(hw.bank_bytes as u64)?, GLOBAL_LINE_BYTES as u64);
-    (p < 1 << 31).then_some(p as u32)
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
-fn lcm(a: u64, b: u64) -> u64 {
-    a / gcd(a, b) * b
-}
-
-impl BankModel {
-    /// [`Self::evaluate`] of a request given by its lane mask. Affine requests take the
-    /// fast path's closed form where it has one, else (on hardware with a period below
-    /// 2^31 bytes) an exact memo of outcomes (see the module documentation); the results
-    /// are those of [`Self::evaluate`].
-    ///
-    /// `req.mask` must be non-zero and below the warp size; `Listed` must hold one
-    /// address per active lane.
-    #[inline(always)]
-    pub fn evaluate_masked(&mut self, req: &MaskedRequest<'_>) -> Outcome {
-        debug_assert!(req.mask != 0 && (self.hw.warp == 64 || req.mask >> self.hw.warp == 0));
-        match req.addrs {
-            LaneAddrs::Listed(addrs) => {
-                if let Some(lanes) = contiguous_lanes(req.mask, addrs.len()) {
-                    // (no scratch to take)
-                    return self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
+            let addrs = match self.addrs {
+                LaneAddrs::Listed(all) => {
+                    let n = mask.count_ones() as usize;
+                    let listed = &all[skip..skip + n];
+                    skip += n;
+                    LaneAddrs::Listed(listed)
                 }
-                let mut s = self.memo.scratch.take().expect("scratch put back");
-                let lanes = write_lanes(req.mask, addrs.len(), &mut s.lanes);
-                let out = self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
-                self.memo.scratch = Some(s);
-                out
-            }
-            LaneAddrs::Affine { first, stride } => {
-                match self.affine_closed_form(req.op, req.bytes, req.mask, first, stride) {
-                    Some(out) => out,
-                    None => self.evaluate_affine(req, first, stride),
+                LaneAddrs::Affine { first, stride } => {
+                    let lane = low + mask.trailing_zeros() - l0;
+                    LaneAddrs::Affine {
+                        first: first.wrapping_add((stride as u32).wrapping_mul(lane)),
+                        stride,
+                    }
                 }
-            }
-            // (tiles repeat by whole slices: the memo of slices keeps them)
-            LaneAddrs::Tile { origin, steps } => self.expand(req, |a| tile_addrs(origin, steps, req.mask, a)),
+                // lane `low` is the warp's lane 0 (the bits above the warp's stay)
+                LaneAddrs::Tile { origin, steps } => {
+                    LaneAddrs::Tile { origin: tile_lane(origin, steps, low), steps }
+                }
+            };
+            f(j, &MaskedRequest { op: self.op, bytes: self.bytes, mask, addrs })?;
         }
-    }
-
-    #[inline]
-    fn evaluate_affine(&mut self, req: &MaskedRequest<'_>, first: u32, stride: i64) -> Outcome {
-        let memo = &mut self.memo;
-        if memo.entries.is_empty() {
-            if memo.period.is_none() {
-                return self.expand(req, |a| affine_addrs(first, stride as u32, req.mask, a));
-            }
-            memo.entries = vec![Entry::default(); memo.size].into();
-        }
-        let at = memo.period.modulo(first);
-        let kind = kind_key(req.op, req.bytes);
-        let h = (req.mask ^ (stride as u64).rotate_left(29) ^ ((at as u64) << 40 | (kind as u64) << 20))
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let slot = (h >> (63 - memo.size.trailing_zeros()) >> 1) as usize;
-        let e = &memo.entries[slot];
-        if e.kind == kind && e.mask == req.mask && e.stride == stride && e.first == at {
-            return e.outcome;
-        }
-        let outcome = self.expand(req, |a| affine_addrs(first, stride as u32, req.mask, a));
-        self.memo.entries[slot] = Entry { mask: req.mask, stride, first: at, kind, outcome };
-        outcome
-    }
-
-    /// The same model with a memo of `entries` entries (a power of two); tests use one
-    /// entry, so that every request meets the previous one's key.
-    #[doc(hidden)]
-    pub fn with_memo_entries(mut self, entries: usize) -> BankModel {
-        assert!(entries.is_power_of_two());
-        self.memo.size = entries;
-        self.memo.entries = Box::new([]);
-        self
-    }
-
-    /// A request evaluated lane by lane, its addresses written by `write` (one per
-    /// active lane of `req.mask`, in lane order: affine or tile requests).
-    #[inline(never)]
-    fn expand(&mut self, req: &MaskedRequest<'_>, write: impl FnOnce(&mut [u32])) -> Outcome {
-        let mut s = self.memo.scratch.take().expect("scratch put back");
-        let Scratch { lanes, addrs } = &mut *s;
-        let lanes = lanes_of(req.mask, lanes);
-        let addrs = &mut addrs[..lanes.len()];
-        write(addrs);
-        let out = self.evaluate(&WarpRequest { op: req.op, bytes: req.bytes, lanes, addrs });
-        self.memo.scratch = Some(s);
-        out
+        Ok(())
     }
 }
 
@@ -361,7 +185,7 @@ pub fn tile_lane(origin: u32, steps: &[i32; 6], lane: u32) -> u32 {
 /// The `n` lane numbers of `mask` (`n` its count of ones, at least one) where they are
 /// contiguous: a slice of [`LANE_NUMBERS`].
 #[inline]
-fn contiguous_lanes(mask: u64, n: usize) -> Option<&'static [u16]> {
+pub(crate) fn contiguous_lanes(mask: u64, n: usize) -> Option<&'static [u16]> {
     debug_assert!(n >= 1 && n == mask.count_ones() as usize);
     let tz = mask.trailing_zeros() as usize;
     (mask >> tz == u64::MAX >> (64 - n)).then(|| &LANE_NUMBERS[tz..tz + n])
@@ -370,7 +194,7 @@ fn contiguous_lanes(mask: u64, n: usize) -> Option<&'static [u16]> {
 /// The lane numbers of `mask`, ascending: a slice of [`LANE_NUMBERS`] where they are
 /// contiguous, else written into `buf`.
 #[inline]
-fn lanes_of(mask: u64, buf: &mut [u16; 64]) -> &[u16] {
+pub(crate) fn lanes_of(mask: u64, buf: &mut [u16; 64]) -> &[u16] {
     let n = mask.count_ones() as usize;
     match contiguous_lanes(mask, n) {
         Some(lanes) => lanes,
@@ -380,7 +204,7 @@ fn lanes_of(mask: u64, buf: &mut [u16; 64]) -> &[u16] {
 
 /// The `n` lane numbers of `mask` (`n` its count of ones), ascending, written into `buf`.
 #[inline]
-fn write_lanes(mask: u64, n: usize, buf: &mut [u16; 64]) -> &[u16] {
+pub(crate) fn write_lanes(mask: u64, n: usize, buf: &mut [u16; 64]) -> &[u16] {
     debug_assert_eq!(n, mask.count_ones() as usize);
     let mut m = mask;
     for b in buf.iter_mut().take(n) {
@@ -390,24 +214,20 @@ fn write_lanes(mask: u64, n: usize, buf: &mut [u16; 64]) -> &[u16] {
     &buf[..n]
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::presets_for_tests::h100_like;
+/// Room for the lane numbers and addresses of one request of up to 64 lanes, written out
+/// lane by lane (a mask's lanes where they are not contiguous, an affine or tile
+/// request's addresses).
+#[derive(Clone, Debug)]
+pub(crate) struct LaneScratch {
+    /// Lane numbers.
+    pub(crate) lanes: [u16; 64],
+    /// Addresses.
+    pub(crate) addrs: [u32; 64],
+}
 
-    #[test]
-    fn periods() {
-        let mut hw = h100_like();
-        assert_eq!(period_bytes(&hw), Some(128));
-        hw.bank_bytes = 8;
-        assert_eq!(period_bytes(&hw), Some(256));
-        hw.banks = 24;
-        assert_eq!(period_bytes(&hw), Some(384));
-        hw.banks = 32;
-        hw.bank_bytes = 4;
-        hw.mapping = BankMapping::Xor { shift: 5, mask: 7 };
-        assert_eq!(period_bytes(&hw), Some(1024));
-        hw.mapping = BankMapping::Xor { shift: 30, mask: 7 };
-        assert_eq!(period_bytes(&hw), None);
+impl LaneScratch {
+    /// Zeroed room, boxed (it is taken and put back around each use).
+    pub(crate) fn boxed() -> Box<LaneScratch> {
+        Box::new(LaneScratch { lanes: [0; 64], addrs: [0; 64] })
     }
 }

@@ -8,19 +8,10 @@
 ///
 /// Why pin: the engine runs its SMs in rounds of a few milliseconds, and a worker that
 /// went idle between two rounds is woken by the next. On a virtual machine the kernel
-/// often ran the woken thread on the same CPU as the thread that woke it, the two
-/// taking turns at the scheduler's tick, with the other CPU idle (an instrumented run
-/// showed this in most rounds). Measured on this project's 2-vCPU machine (session 18,
-/// `cargo bench -p banksim --bench runner -- --only scaling --threads 2`, medians of 5
-/// rounds, three turns each), against the sum of each CPU's own single-threaded rate:
-///
-/// | job                         | placed by the OS | pinned      |
-/// | --------------------------- | ---------------- | ----------- |
-/// | cycle engine                | 0.58–0.67        | 0.92–0.94   |
-/// | read + decode + bank model  | 0.64–0.94        | 0.98–1.00   |
-///
-/// On the 16-vCPU host of the H100 machine pinning changed neither job beyond the
-/// host's noise (`benches/results_session18.txt`).
+/// often runs the woken thread on the same CPU as the thread that woke it, the two
+/// taking turns at the scheduler's tick while another CPU idles; one thread pinned to
+/// each CPU keeps every CPU busy, both for the cycle engine and for reading, decoding
+/// and evaluating a trace in chunks.
 pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
     // (rayon's own default, worked out here: the pinning needs the count up front)
     let n = threads
@@ -39,7 +30,7 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, rayon::T
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    use super::thread_pool;
+    use crate::pool::thread_pool;
 
     /// The CPUs the calling thread may run on, as the kernel lists them.
     fn allowed() -> String {

@@ -101,7 +101,7 @@ impl Workload for Replicated<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Op;
+    use crate::op::Op;
 
     /// (block, warp, gap) per request; a gap of more than 2 operations has its wait 2
     /// before its end.

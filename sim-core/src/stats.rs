@@ -1,8 +1,7 @@
 //! Statistics of a run: totals by operation.
 
-use crate::model::Outcome;
 use crate::op::Op;
-use crate::slice::SliceOutcome;
+use crate::request::{Outcome, SliceOutcome};
 
 /// Totals for one operation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,7 +61,7 @@ impl Summary {
         self.by_op[op as usize].add(lanes, o);
     }
 
-    /// Adds the outcome of one slice's warp requests ([`crate::BankModel::evaluate_slice`]).
+    /// Adds the outcome of one slice's warp requests (`BankModel::evaluate_slice`).
     #[inline]
     pub fn add_slice(&mut self, op: Op, lanes: usize, o: SliceOutcome) {
         self.by_op[op as usize].add_slice(lanes, o);

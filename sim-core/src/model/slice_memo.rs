@@ -1,18 +1,14 @@
-//! Slices: the warp requests of up to 64 lanes at once, and the memo of whole slices.
+//! The memo of whole slices: the summed outcome of a slice's warp requests, remembered
+//! by the slice's whole key.
 //!
-//! A binary trace stores the active threads of a 64-thread slice of a block at one step
-//! as one group; at warp 32 it is two warp requests, at warp 16 four. A run that only
-//! needs totals ([`crate::stats::Summary`]) can take a slice whole:
-//! [`BankModel::evaluate_slice`] gives the sum of the outcomes of its warp requests
-//! ([`MaskedRequest::warps`], each through [`BankModel::evaluate_masked`]) and remembers
-//! that sum by the slice's whole key. Kernels repeat their shared-memory shapes: every
-//! block loads its tiles at the same shared addresses, a loop walks the same pattern at
-//! a new offset. A repeated slice then costs a hash and a compare instead of its warps'
-//! evaluation (and, for affine slices, instead of one closed form per warp).
+//! Kernels repeat their shared-memory shapes: every block loads its tiles at the same
+//! shared addresses, a loop walks the same pattern at a new offset. A repeated slice then
+//! costs a hash and a compare instead of its warps' evaluation (and, for affine slices,
+//! instead of one closed form per warp).
 //!
-//! The key is exact, as in the memo of affine requests (`masked.rs`): moving every
-//! address by a multiple of the period `P` keeps each lane's bank, which words are
-//! equal, and which 128-byte global lines are equal, so the outcome depends only on
+//! The key is exact, as in the memo of affine requests: moving every address by a
+//! multiple of the period `P` ([`Period`]) keeps each lane's bank, which words are equal,
+//! and which 128-byte global lines are equal, so the outcome depends only on
 //! - an affine slice (lane `l` at `first + stride × (l − lowest lane)`): op, width, the
 //!   64-lane mask, the stride and `first mod P`;
 //! - a tile slice (lane `l` at `origin + Σ_j bit j of l × steps[j]`): op, width, the
@@ -31,83 +27,13 @@
 //! before has its whole key computed and looked up. Results never depend on the filter
 //! or the tables: only the time does.
 
-use crate::masked::{kind_key, LaneAddrs, MaskedRequest, Period};
-use crate::model::{BankModel, Outcome};
-use crate::Hardware;
+use super::period::{kind_key, Period};
+use crate::hardware::Hardware;
+use crate::masked::{LaneAddrs, MaskedRequest};
+use crate::request::SliceOutcome;
 
-/// The summed cost of the warp requests of one slice.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SliceOutcome {
-    /// Warp requests (warps with an active lane).
-    pub requests: u32,
-    /// Wavefronts, summed over the requests.
-    pub wavefronts: u32,
-    /// Ideal wavefronts, summed.
-    pub ideal: u32,
-    /// Bank conflicts, summed: each request's `max(0, wavefronts − ideal)`.
-    pub conflicts: u32,
-}
-
-impl SliceOutcome {
-    /// Adds one warp request's outcome.
-    #[inline]
-    pub fn add(&mut self, o: Outcome) {
-        self.requests += 1;
-        self.wavefronts += o.wavefronts;
-        self.ideal += o.ideal;
-        self.conflicts += o.conflicts();
-    }
-}
-
-impl<'a> MaskedRequest<'a> {
-    /// Calls `f` with each warp request of a slice of up to 64 lanes (`self.mask` over
-    /// 64 lanes; warp `j` holds lanes `j × warp ..`): the warp's index and its request,
-    /// with lane numbers within the warp. `warp` is a power of two up to 64. Stops at
-    /// `f`'s first error.
-    #[inline]
-    pub fn warps<E>(
-        &self,
-        warp: u32,
-        mut f: impl FnMut(u32, &MaskedRequest<'a>) -> Result<(), E>,
-    ) -> Result<(), E> {
-        debug_assert!(warp.is_power_of_two() && warp <= 64);
-        let per = 64 >> warp.trailing_zeros();
-        let kmask = u64::MAX >> (64 - warp);
-        let l0 = self.mask.trailing_zeros();
-        let mut skip = 0usize;
-        for j in 0..per {
-            let low = j * warp;
-            let mask = (self.mask >> low) & kmask;
-            if mask == 0 {
-                continue;
-            }
-            let addrs = match self.addrs {
-                LaneAddrs::Listed(all) => {
-                    let n = mask.count_ones() as usize;
-                    let listed = &all[skip..skip + n];
-                    skip += n;
-                    LaneAddrs::Listed(listed)
-                }
-                LaneAddrs::Affine { first, stride } => {
-                    let lane = low + mask.trailing_zeros() - l0;
-                    LaneAddrs::Affine {
-                        first: first.wrapping_add((stride as u32).wrapping_mul(lane)),
-                        stride,
-                    }
-                }
-                // lane `low` is the warp's lane 0 (the bits above the warp's stay)
-                LaneAddrs::Tile { origin, steps } => {
-                    LaneAddrs::Tile { origin: crate::masked::tile_lane(origin, steps, low), steps }
-                }
-            };
-            f(j, &MaskedRequest { op: self.op, bytes: self.bytes, mask, addrs })?;
-        }
-        Ok(())
-    }
-}
-
-/// What [`BankModel::remember_slice`] is to do with a slice that
-/// [`BankModel::recall_slice`] did not know.
+/// What `BankModel::remember_slice` is to do with a slice that
+/// `BankModel::recall_slice` did not know.
 #[derive(Clone, Copy, Debug)]
 pub struct SliceTicket(Keep);
 
@@ -167,7 +93,7 @@ struct ListedEntry {
 
 /// The memo of whole slices (see the module documentation).
 #[derive(Clone, Debug)]
-pub(crate) struct SliceMemo {
+pub(super) struct SliceMemo {
     period: Period,
     /// Allocated at the first slice ([`Self::allocate`]).
     affine: Box<[AffineEntry]>,
@@ -185,7 +111,8 @@ pub(crate) struct SliceMemo {
 }
 
 impl SliceMemo {
-    pub(crate) fn new(hw: &Hardware) -> SliceMemo {
+    /// The (empty) memo for `hw`.
+    pub(super) fn new(hw: &Hardware) -> SliceMemo {
         SliceMemo {
             period: Period::of(hw),
             affine: Box::new([]),
@@ -243,8 +170,8 @@ impl SliceMemo {
     }
 
     /// Makes the tables and the filter at the first slice (models that never see one,
-    /// such as the cycle engine's, stay small). (The check inline, the allocation out of
-    /// line: as one function, not inlined, its call was 2% of the mix's time.)
+    /// such as the cycle engine's, stay small). The check is inlined into the caller,
+    /// the allocation kept out of line.
     #[inline(always)]
     fn allocate(&mut self) {
         if self.filter.is_empty() {
@@ -275,9 +202,8 @@ impl SliceMemo {
 }
 
 /// Keys of the listed hash, one per lane position: the hash adds up each lane's offset
-/// xored with its key (which only picks a slot; entries hold their whole key). It was a
-/// sum of products, but the 32-bit multiplies were a quarter of the lookup's time on
-/// an Intel Xeon (two micro-ops each): GEMM tiles ran 2% faster with the xor.
+/// xored with its key (which only picks a slot; entries hold their whole key). An xor,
+/// not a product: 32-bit multiplies are two micro-ops each on Intel cores.
 const LANE_KEYS: [u32; 64] = {
     let mut k = [0u32; 64];
     let mut x = 0x9E37_79B9u32;
@@ -307,60 +233,13 @@ fn slot_of(h: u64, size: usize) -> usize {
     mix(h, 0) as usize & (size - 1)
 }
 
-impl BankModel {
-    /// The summed outcome of the warp requests of a slice of up to 64 lanes (`req.mask`
-    /// over 64 lanes, cut into warps of this hardware's warp size), remembered by the
-    /// slice's whole key where the period allows (see the module documentation). Equal
-    /// to adding up [`Self::evaluate_masked`] over [`MaskedRequest::warps`].
-    ///
-    /// `req.mask` must be non-zero; `Listed` must hold one address per active lane; every
-    /// access must end at or below 2^32 (as a binary trace's reader checks). A hot loop
-    /// does better with [`Self::recall_slice`], [`Self::evaluate_warps`] on a miss and
-    /// [`Self::remember_slice`] in its own body (see there).
-    pub fn evaluate_slice(&mut self, req: &MaskedRequest<'_>) -> SliceOutcome {
-        match self.recall_slice(req) {
-            Ok(o) => o,
-            Err(ticket) => {
-                let out = self.evaluate_warps(req);
-                self.remember_slice(ticket, req, out);
-                out
-            }
-        }
-    }
-
-    /// The summed outcome of the warp requests of a slice (as [`Self::evaluate_slice`],
-    /// without the memo of slices): a full slice of listed addresses at warp 32 whose
-    /// warps are each one 32-lane phase of the fast path goes to the kernel that takes
-    /// both warps at once (random words, where a slice's two warps are most of its
-    /// cost); anything else is added up over [`MaskedRequest::warps`] with
-    /// [`Self::evaluate_masked`]. Inlined, so that the warp loop is compiled into the
-    /// caller's (see [`Self::recall_slice`]).
-    #[inline(always)]
-    pub fn evaluate_warps(&mut self, req: &MaskedRequest<'_>) -> SliceOutcome {
-        if let (u64::MAX, LaneAddrs::Listed(addrs)) = (req.mask, req.addrs) {
-            if let Some((w0, w1)) = self.full_slice_pair(req.op, req.bytes, addrs) {
-                // (each warp's phase has an active lane, so each count is at least one)
-                return SliceOutcome { requests: 2, wavefronts: w0 + w1, ideal: 2, conflicts: w0 + w1 - 2 };
-            }
-        }
-        let mut out = SliceOutcome::default();
-        let _ = req.warps(self.hw.warp, |_, r| {
-            out.add(self.evaluate_masked(r));
-            Ok::<_, ()>(())
-        });
-        out
-    }
-
-    /// [`Self::evaluate_slice`] in two halves: the remembered outcome of the slice
-    /// `req`, or a ticket with which to hand its outcome to [`Self::remember_slice`]
-    /// once the caller has evaluated its warps ([`Self::evaluate_warps`]). (The three
-    /// calls in the caller's loop, with the model's fast path inlined into it, ran a third
-    /// faster on random addresses than the same loop inside the model, and the mix 6-9%
-    /// faster than [`Self::evaluate_slice`] with the two-warp kernel.)
+impl SliceMemo {
+    /// The remembered outcome of the slice `req`, or a ticket with which to hand its
+    /// outcome to [`Self::remember`] once the caller has evaluated its warps.
     #[inline]
-    pub fn recall_slice(&mut self, req: &MaskedRequest<'_>) -> Result<SliceOutcome, SliceTicket> {
+    pub(super) fn recall(&mut self, req: &MaskedRequest<'_>) -> Result<SliceOutcome, SliceTicket> {
         debug_assert!(req.mask != 0);
-        if self.slices.period.is_none() {
+        if self.period.is_none() {
             return Err(SliceTicket(Keep::Not));
         }
         match req.addrs {
@@ -370,24 +249,23 @@ impl BankModel {
         }
     }
 
-    /// Remembers the outcome of a slice that [`Self::recall_slice`] did not know, where
-    /// its ticket says to. `req` must be the slice of the ticket and `outcome` its
-    /// warps' summed outcome.
+    /// Remembers the outcome of a slice that [`Self::recall`] did not know, where its
+    /// ticket says to. `req` must be the slice of the ticket and `outcome` its warps'
+    /// summed outcome.
     #[inline]
-    pub fn remember_slice(&mut self, ticket: SliceTicket, req: &MaskedRequest<'_>, outcome: SliceOutcome) {
-        let m = &mut self.slices;
+    pub(super) fn remember(&mut self, ticket: SliceTicket, req: &MaskedRequest<'_>, outcome: SliceOutcome) {
         match (ticket.0, req.addrs) {
             (Keep::Affine { slot, first, kind }, LaneAddrs::Affine { stride, .. }) => {
-                m.affine[slot] = AffineEntry { mask: req.mask, stride, first, kind, outcome };
+                self.affine[slot] = AffineEntry { mask: req.mask, stride, first, kind, outcome };
             }
             (Keep::Listed { slot, base, kind }, LaneAddrs::Listed(addrs)) => {
-                m.listed[slot] = ListedEntry { mask: req.mask, kind, outcome };
-                for (k, &a) in m.addrs[slot * 64..].iter_mut().zip(addrs) {
+                self.listed[slot] = ListedEntry { mask: req.mask, kind, outcome };
+                for (k, &a) in self.addrs[slot * 64..].iter_mut().zip(addrs) {
                     *k = a - base;
                 }
             }
             (Keep::Tile { slot, origin, kind }, LaneAddrs::Tile { steps, .. }) => {
-                m.tile[slot] = TileEntry { mask: req.mask, steps: *steps, origin, kind, outcome };
+                self.tile[slot] = TileEntry { mask: req.mask, steps: *steps, origin, kind, outcome };
             }
             _ => {}
         }
@@ -400,21 +278,16 @@ impl BankModel {
         first: u32,
         stride: i64,
     ) -> Result<SliceOutcome, SliceTicket> {
-        let m = &mut self.slices;
-        m.allocate();
-        let at = m.period.modulo(first);
+        self.allocate();
+        let at = self.period.modulo(first);
         let kind = kind_key(req.op, req.bytes);
         let h = mix(req.mask ^ (stride as u64).rotate_left(29), (at as u64) << 32 | kind as u64);
-        let slot = h as usize & (m.affine_size - 1);
-        let e = &m.affine[slot];
+        let slot = h as usize & (self.affine_size - 1);
+        let e = &self.affine[slot];
         if e.kind == kind && e.mask == req.mask && e.stride == stride && e.first == at {
             return Ok(e.outcome);
         }
-        Err(SliceTicket(if m.seen((h >> 32) as u32) {
-            Keep::Affine { slot, first: at, kind }
-        } else {
-            Keep::Not
-        }))
+        Err(self.ticket((h >> 32) as u32, Keep::Affine { slot, first: at, kind }))
     }
 
     #[inline]
@@ -424,60 +297,56 @@ impl BankModel {
         origin: u32,
         steps: &[i32; 6],
     ) -> Result<SliceOutcome, SliceTicket> {
-        let m = &mut self.slices;
-        m.allocate();
-        let at = m.period.modulo(origin);
+        self.allocate();
+        let at = self.period.modulo(origin);
         let kind = kind_key(req.op, req.bytes);
         let s = |j: usize| steps[j] as u32 as u64;
         let h = mix(
             req.mask ^ (s(0) | s(1) << 32) ^ (s(2) | s(3) << 32).rotate_left(17),
             (s(4) | s(5) << 32) ^ ((at as u64) << 20 | kind as u64).rotate_left(40),
         );
-        let slot = h as usize & (m.tile_size - 1);
-        let e = &m.tile[slot];
-        // (the steps xored and ored: `==` on the arrays compared them one by one, a
-        // tenth of the worker loop's time)
+        let slot = h as usize & (self.tile_size - 1);
+        let e = &self.tile[slot];
+        // (the steps xored and ored, not `==` on the arrays: one compare, not six)
         let same_steps = e.steps.iter().zip(steps).fold(0, |d, (a, b)| d | (a ^ b)) == 0;
         if e.kind == kind && e.mask == req.mask && same_steps && e.origin == at {
             return Ok(e.outcome);
         }
-        Err(SliceTicket(if m.seen((h >> 32) as u32) {
-            Keep::Tile { slot, origin: at, kind }
-        } else {
-            Keep::Not
-        }))
+        Err(self.ticket((h >> 32) as u32, Keep::Tile { slot, origin: at, kind }))
     }
 
     #[inline]
     fn recall_listed(&mut self, req: &MaskedRequest<'_>, addrs: &[u32]) -> Result<SliceOutcome, SliceTicket> {
-        let m = &mut self.slices;
-        m.allocate();
+        self.allocate();
         let kind = kind_key(req.op, req.bytes);
         // the sketch: the first four lanes, relative to the first
         let a0 = addrs[0];
         let rel = |i: usize| addrs.get(i).map_or(0, |&a| a.wrapping_sub(a0)) as u64;
         let sketch = mix(
             req.mask ^ rel(1) << 32 ^ rel(2),
-            rel(3) << 32 ^ (m.period.modulo(a0) as u64) << 16 ^ kind as u64,
+            rel(3) << 32 ^ (self.period.modulo(a0) as u64) << 16 ^ kind as u64,
         );
-        if !m.seen((sketch >> 32) as u32) {
+        if !self.seen((sketch >> 32) as u32) {
             return Err(SliceTicket(Keep::Not));
         }
-        let (slot, base, same) = m.find_listed(kind, req.mask, addrs);
+        let (slot, base, same) = self.find_listed(kind, req.mask, addrs);
         if same {
-            return Ok(m.listed[slot].outcome);
+            return Ok(self.listed[slot].outcome);
         }
         Err(SliceTicket(Keep::Listed { slot, base, kind }))
     }
 
-    /// The same model with slice memos of `entries` entries each (a power of two);
-    /// tests use one entry, so that every slice meets the previous one's key.
-    #[doc(hidden)]
-    pub fn with_slice_entries(mut self, entries: usize) -> BankModel {
+    /// A ticket to keep the slice as `keep` says where its sketch was seen before (the
+    /// sketch is remembered either way), else to keep nothing.
+    #[inline]
+    fn ticket(&mut self, sketch: u32, keep: Keep) -> SliceTicket {
+        SliceTicket(if self.seen(sketch) { keep } else { Keep::Not })
+    }
+
+    /// Makes each table `entries` entries (a power of two) from the next slice on.
+    pub(super) fn set_entries(&mut self, entries: usize) {
         assert!(entries.is_power_of_two());
-        let m = &mut self.slices;
-        (m.affine_size, m.listed_size, m.tile_size) = (entries, entries, entries);
-        m.filter = Box::new([]);
-        self
+        (self.affine_size, self.listed_size, self.tile_size) = (entries, entries, entries);
+        self.filter = Box::new([]);
     }
 }

@@ -1,0 +1,16 @@
+//! What every SM of a run reads and nobody changes: [`Ctx`].
+
+use super::options::EngineOptions;
+use crate::timing::Timing;
+
+/// The run's shared, read-only context.
+pub(super) struct Ctx<'a, W: ?Sized> {
+    /// The hardware's timing parameters.
+    pub(super) timing: &'a Timing,
+    /// The requests.
+    pub(super) work: &'a W,
+    pub(super) opts: &'a EngineOptions,
+    /// Each block's range of requests (start, end), in block order.
+    pub(super) blocks: &'a [(usize, usize)],
+    pub(super) warps_per_block: u32,
+}

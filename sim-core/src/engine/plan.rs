@@ -1,0 +1,128 @@
+//! A block's plan ([`BlockPlan`]): its requests as the engine needs them, each already
+//! costed by the bank model, built once when the block launches ([`build_plan`]).
+
+use super::context::Ctx;
+use super::options::DepPolicy;
+use super::workload::Workload;
+use crate::model::BankModel;
+use crate::op::Op;
+use crate::request::{Outcome, WarpRequest};
+
+/// A block's requests as the engine needs them, built when it launches and shared (not
+/// copied) by a [`Resident`] and the snapshots of it a speculative dispatch takes.
+///
+/// This is the block's dependence DAG in compact form. Each warp is a chain in program
+/// order (step `k + 1` follows step `k` one issue slot after it issues); a step with
+/// [`DATA`] also needs the data of its warp's last load before it; the k-th barrier
+/// joins the k-th arrival of every warp that reaches it and releases their next steps.
+/// A chain's node has at most one predecessor of each kind, and all but the one in
+/// program order are done by the time that one is, so the engine follows warp cursors
+/// and barrier counters instead of walking edges.
+pub(super) struct BlockPlan {
+    /// Workload index of the block's first request: step `k` is request `first + k`.
+    pub(super) first: u32,
+    /// One per request, in workload order (warps in turn).
+    pub(super) steps: Vec<Step>,
+    /// Each warp in workload order: where its steps end, and its scheduler.
+    pub(super) warps: Vec<WarpPlan>,
+    /// How many warps arrive at each barrier (the k-th `bar` of a warp is barrier k).
+    pub(super) arrivals: Vec<u32>,
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct Step {
+    /// Cycles of other work before the request.
+    pub(super) gap: u32,
+    /// With [`HAS_WAIT`]: cycles into `gap` at which the warp needs its last load's data.
+    pub(super) wait: u32,
+    /// The bank model's outcome (evaluated when the plan is built: it does not depend on
+    /// timing, and one pass over a block's requests reads each request once).
+    pub(super) outcome: Outcome,
+    /// The step's warp (index into [`BlockPlan::warps`]).
+    pub(super) warp: u32,
+    pub(super) flags: u8,
+}
+
+/// [`Step::wait`] is set.
+pub(super) const HAS_WAIT: u8 = 1;
+/// The step needs the data of its warp's last load (if there was one).
+pub(super) const DATA: u8 = 2;
+/// The step is a load (or returning atomic, global load): later steps' data.
+pub(super) const LOAD: u8 = 4;
+/// The step is a barrier arrival.
+pub(super) const BARRIER: u8 = 8;
+/// The step is a global load: done `global_latency` after its wavefronts.
+pub(super) const GLOBAL_LOAD: u8 = 16;
+
+#[derive(Clone, Copy)]
+pub(super) struct WarpPlan {
+    /// One past the warp's last step.
+    pub(super) end: u32,
+    pub(super) scheduler: u8,
+}
+
+/// The plan of one block launched into `slot`: one pass over its requests, each
+/// evaluated by the bank model on the way.
+pub(super) fn build_plan<W: Workload + ?Sized>(
+    ctx: &Ctx<'_, W>,
+    model: &mut BankModel,
+    block: usize,
+    slot: usize,
+) -> BlockPlan {
+    let (start, end) = ctx.blocks[block];
+    let mut plan = BlockPlan {
+        first: start as u32,
+        steps: Vec::with_capacity(end - start),
+        warps: Vec::new(),
+        arrivals: Vec::new(),
+    };
+    let schedulers = ctx.timing.schedulers_per_sm;
+    let mut warp = None;
+    let mut barriers = 0;
+    for i in start..end {
+        let r = ctx.work.request(i);
+        if warp != Some(r.warp) {
+            if let Some(last) = plan.warps.last_mut() {
+                last.end = (i - start) as u32;
+            }
+            let scheduler = ((slot as u32 * ctx.warps_per_block + r.warp) % schedulers) as u8;
+            plan.warps.push(WarpPlan { end: 0, scheduler });
+            warp = Some(r.warp);
+            barriers = 0;
+        }
+        let dep = r.dep.unwrap_or(ctx.opts.dep_policy == DepPolicy::PreviousLoad);
+        let mut flags = 0;
+        if r.wait.is_some() {
+            flags |= HAS_WAIT;
+        }
+        if r.wait.is_some() || (dep && r.op != Op::Barrier) {
+            flags |= DATA;
+        }
+        if r.op.returns() {
+            flags |= LOAD;
+        }
+        match r.op {
+            Op::GlobalLoad => flags |= GLOBAL_LOAD,
+            Op::Barrier => {
+                flags |= BARRIER;
+                if plan.arrivals.len() == barriers {
+                    plan.arrivals.push(0);
+                }
+                plan.arrivals[barriers] += 1;
+                barriers += 1;
+            }
+            _ => {}
+        }
+        let o = if r.op == Op::Barrier {
+            Outcome::default()
+        } else {
+            model.evaluate(&WarpRequest { op: r.op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs })
+        };
+        let w = plan.warps.len() as u32 - 1;
+        plan.steps.push(Step { gap: r.gap, wait: r.wait.unwrap_or(0), outcome: o, warp: w, flags });
+    }
+    if let Some(last) = plan.warps.last_mut() {
+        last.end = (end - start) as u32;
+    }
+    plan
+}

@@ -1,0 +1,97 @@
+//! The engine's results: per-SM statistics ([`SmStats`], [`Stalls`]), per-request
+//! timings ([`RequestTiming`]) and the report of a run ([`EngineReport`]), in
+//! [`Cycle`]s.
+
+/// Cycles.
+pub type Cycle = u64;
+
+/// Stall cycles by cause, summed over requests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stalls {
+    /// Waiting for the sub-partition's issue slot (other warps' issue and gap work).
+    pub issue: Cycle,
+    /// Waiting for a previous load's data (latency).
+    pub latency: Cycle,
+    /// Waiting in the pipe behind earlier requests.
+    pub pipe_queue: Cycle,
+    /// Pipe and latency cycles of wavefronts beyond the ideal (bank conflicts).
+    pub bank_conflict: Cycle,
+    /// Waiting at barriers for the block's other warps.
+    pub barrier: Cycle,
+}
+
+impl Stalls {
+    pub(super) fn merge(&mut self, o: &Stalls) {
+        self.issue += o.issue;
+        self.latency += o.latency;
+        self.pipe_queue += o.pipe_queue;
+        self.bank_conflict += o.bank_conflict;
+        self.barrier += o.barrier;
+    }
+}
+
+/// Statistics of one SM.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SmStats {
+    /// Cycle at which the SM's last block completed.
+    pub cycles: Cycle,
+    /// Cycles the shared-memory pipe was busy.
+    pub pipe_busy: Cycle,
+    /// Blocks run.
+    pub blocks: u64,
+    /// Memory requests run.
+    pub requests: u64,
+    /// Wavefronts.
+    pub wavefronts: u64,
+    /// Stall cycles by cause.
+    pub stalls: Stalls,
+}
+
+impl SmStats {
+    /// Fraction of the SM's cycles its pipe was busy.
+    pub fn pipe_utilisation(&self) -> f64 {
+        if self.cycles == 0 {
+            0.0
+        } else {
+            self.pipe_busy as f64 / self.cycles as f64
+        }
+    }
+}
+
+/// Timing of one request (with `EngineOptions::per_request`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RequestTiming {
+    /// Index of the request in the workload.
+    pub index: u32,
+    /// SM that ran it.
+    pub sm: u32,
+    /// Cycle it issued.
+    pub issue: Cycle,
+    /// Cycle it entered the pipe.
+    pub pipe_start: Cycle,
+    /// Cycle its data was available (loads) or the pipe was done with it.
+    pub done: Cycle,
+    /// Wavefronts.
+    pub wavefronts: u32,
+    /// Ideal wavefronts.
+    pub ideal: u32,
+}
+
+/// Result of a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EngineReport {
+    /// Total cycles: the last SM's last cycle.
+    pub cycles: Cycle,
+    /// Resident blocks per SM (occupancy).
+    pub blocks_per_sm: u32,
+    /// Warps per block.
+    pub warps_per_block: u32,
+    /// Shared-memory bytes per block used for occupancy.
+    pub smem_per_block: u32,
+    /// Per-SM statistics, in SM order.
+    pub sms: Vec<SmStats>,
+    /// Totals over SMs.
+    pub total: SmStats,
+    /// Per-request timings in workload order (if asked for).
+    pub requests: Vec<RequestTiming>,
+}

@@ -1,0 +1,382 @@
+//! The fast path of `BankModel::evaluate`: its plan per op and
+//! width, the choice of scalar, AVX2 or AVX-512 build, the common cases taken whole, and
+//! the closed form of affine requests given by a lane mask.
+
+use super::closed_form::affine_phases;
+use super::counter::WordCounter;
+use super::pair_merge::pairs_merge;
+use super::phase::{phases, Units, Words};
+#[cfg(target_arch = "x86_64")]
+use super::simd::units_simd;
+use super::simd::{avx512_available, conflict_kernel, simd_available};
+#[cfg(target_arch = "x86_64")]
+use super::{avx2, avx512};
+use crate::hardware::{Hardware, SameWord};
+use crate::mapping::BankMapping;
+use crate::op::{Op, WIDTHS};
+use crate::request::{Outcome, WarpRequest};
+
+/// Scratch and tables of the fast path (see `BankModel::evaluate`).
+///
+/// It applies to hardware with at most 64 banks and the `Multicast` and `Serialize`
+/// rules; `OneBroadcastWord` and larger bank counts take the general path. Each phase is
+/// counted by a [`WordCounter`], which clears nothing between phases. Results are
+/// identical to the general path (`sim-core/tests/fast_path.rs` checks it on random
+/// requests and hardware).
+#[derive(Clone, Debug)]
+pub(super) struct Fast {
+    /// Bank function.
+    banks: FastBanks,
+    /// log2(bank_bytes).
+    word_shift: u32,
+    /// What to do with a request, by op and width in bytes.
+    plans: [[Plan; 17]; 8],
+    /// The per-phase count's scratch.
+    counter: WordCounter,
+    /// Whether [`avx2::units`] may run (the CPU has AVX2).
+    avx2: bool,
+    /// Whether [`avx512::units`] may run (the CPU has AVX-512 and GFNI; only with `avx2`).
+    avx512: bool,
+    /// Whether [`avx512::units`] finds a multicast phase's repeated keys by conflict
+    /// detection (only with `avx512`, where [`avx512::conflict_is_fast`]).
+    conflict: bool,
+}
+
+/// What the fast path does with requests of one op and width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Plan {
+    /// Nothing to count (a barrier).
+    Nothing,
+    /// The general path (the `OneBroadcastWord` rule, an unsupported width).
+    General,
+    /// Phases of `1 << shift` lanes, doubled where `merge` is set and the lanes pair up;
+    /// lanes on one word served together (multicast) or one by one (`serialize`).
+    Fast { shift: u8, merge: bool, serialize: bool },
+}
+
+/// How the fast path computes a word's bank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FastBanks {
+    /// `Linear` mapping, power-of-two bank count: `bank = word & mask`.
+    LinearPow2 { mask: u32, banks_log2: u32 },
+    /// `Xor` mapping, power-of-two bank count: `(word & mask) ^ ((word >> shift) & xor)`
+    /// (already below the bank count, so the final `mod banks` is the identity).
+    XorPow2 { mask: u32, shift: u32, xor: u32 },
+    /// Anything else: [`BankMapping::bank`].
+    Other { mapping: BankMapping, banks: u32 },
+}
+
+impl Fast {
+    /// The fast path of `hw`; `None` where it does not apply.
+    pub(super) fn new(hw: &Hardware) -> Option<Box<Fast>> {
+        if hw.banks > 64 || !hw.bank_bytes.is_power_of_two() || !hw.warp.is_power_of_two() {
+            return None;
+        }
+        let n = hw.banks;
+        let banks = match hw.mapping {
+            BankMapping::Linear if n.is_power_of_two() => {
+                FastBanks::LinearPow2 { mask: n - 1, banks_log2: n.trailing_zeros() }
+            }
+            BankMapping::Xor { shift, mask } if n.is_power_of_two() && shift < 32 && mask < n => {
+                FastBanks::XorPow2 { mask: n - 1, shift, xor: mask }
+            }
+            mapping => FastBanks::Other { mapping, banks: n },
+        };
+        let mut plans = [[Plan::General; 17]; 8];
+        plans[Op::Barrier as usize] = [Plan::Nothing; 17];
+        for op in Op::ALL.into_iter().filter(|op| op.is_memory()) {
+            let serialize = match hw.same_word(op) {
+                SameWord::Multicast => false,
+                SameWord::Serialize => true,
+                SameWord::OneBroadcastWord => continue,
+            };
+            for w in WIDTHS {
+                let lanes = hw.phase_lanes.lanes(w).min(hw.warp);
+                if !lanes.is_power_of_two() {
+                    return None;
+                }
+                let merge = op == Op::Load
+                    && lanes < hw.warp
+                    && hw.load_pair_merge.as_ref().is_some_and(|pm| pm.widths.contains(&w));
+                plans[op as usize][w as usize] =
+                    Plan::Fast { shift: lanes.trailing_zeros() as u8, merge, serialize };
+            }
+        }
+        Some(Box::new(Fast {
+            banks,
+            word_shift: hw.bank_bytes.trailing_zeros(),
+            plans,
+            counter: WordCounter::new(hw.warp, hw.bank_bytes),
+            avx2: simd_available(),
+            // (`avx512::available` includes the AVX2 check)
+            avx512: avx512_available(),
+            conflict: conflict_kernel(),
+        }))
+    }
+
+    /// Turns off the kernels not allowed (a kernel the CPU lacks stays off).
+    pub(super) fn limit_kernels(&mut self, avx2: bool, avx512: bool, conflict: bool) {
+        self.avx2 &= avx2;
+        self.avx512 &= avx512;
+        self.conflict &= conflict;
+    }
+
+    /// The fast path of `BankModel::evaluate`; `None` where it does not apply.
+    #[inline]
+    pub(super) fn evaluate(
+        &mut self,
+        hw: &Hardware,
+        dense: &mut [u32],
+        req: &WarpRequest<'_>,
+    ) -> Option<Outcome> {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx512 {
+            // SAFETY: `self.avx512` is set only where `avx512::available()`.
+            return unsafe { self.evaluate_avx512(hw, dense, req) };
+        }
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `self.avx2` is set only where `avx2::available()`.
+            return unsafe { self.evaluate_avx2(hw, dense, req) };
+        }
+        self.evaluate_scalar(hw, dense, req)
+    }
+
+    /// Both 32-lane warps of a full 64-lane slice (`addrs`: lanes 0..32, then 32..64)
+    /// where each is one phase of the fast path's common case (a linear power-of-two
+    /// mapping, phases of 32 lanes, no pair merge, at most 32 groups of banks), by
+    /// [`avx512::units_pair`]: the wavefronts of each. `None` where that does not apply
+    /// or the kernel leaves it to the warps one by one.
+    #[inline]
+    pub(super) fn pair(&self, op: Op, bytes: u8, addrs: &[u32]) -> Option<(u32, u32)> {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx512 {
+            let plan = self.plans[op as usize & 7].get(bytes as usize).copied().unwrap_or(Plan::General);
+            let (
+                Plan::Fast { shift: 5, merge: false, serialize },
+                FastBanks::LinearPow2 { mask, banks_log2 },
+            ) = (plan, self.banks)
+            else {
+                return None;
+            };
+            let addrs: &[u32; 64] = addrs.try_into().ok()?;
+            let bytes = bytes as u32;
+            let unit_shift = bytes.trailing_zeros().max(self.word_shift);
+            let span = unit_shift - self.word_shift;
+            let gmask = mask >> span;
+            if span > banks_log2 || gmask >= 32 {
+                return None;
+            }
+            // SAFETY: `self.avx512` is set only where `avx512::available()`.
+            return unsafe {
+                avx512::units_pair(addrs, bytes - 1, unit_shift, gmask, serialize, self.conflict)
+            };
+        }
+        let _ = (op, bytes, addrs);
+        None
+    }
+
+    /// [`Self::evaluate_with`] compiled for AVX-512 as well, so that [`avx512::units`] is
+    /// inlined into it.
+    ///
+    /// # Safety
+    /// The CPU must have what [`avx512::available`] checks.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512bitalg,avx512cd,gfni,avx2,popcnt")]
+    unsafe fn evaluate_avx512(
+        &mut self,
+        hw: &Hardware,
+        dense: &mut [u32],
+        req: &WarpRequest<'_>,
+    ) -> Option<Outcome> {
+        self.evaluate_with::<true>(hw, dense, req)
+    }
+
+    /// [`Self::evaluate_with`] without SIMD kernels (out of line, so that
+    /// `BankModel::evaluate` stays small enough to be inlined into a caller's loop).
+    #[inline(never)]
+    fn evaluate_scalar(
+        &mut self,
+        hw: &Hardware,
+        dense: &mut [u32],
+        req: &WarpRequest<'_>,
+    ) -> Option<Outcome> {
+        self.evaluate_with::<false>(hw, dense, req)
+    }
+
+    /// [`Self::evaluate_with`] compiled for AVX2, with the SIMD kernels inlined.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and POPCNT ([`avx2::available`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn evaluate_avx2(
+        &mut self,
+        hw: &Hardware,
+        dense: &mut [u32],
+        req: &WarpRequest<'_>,
+    ) -> Option<Outcome> {
+        self.evaluate_with::<true>(hw, dense, req)
+    }
+
+    /// The fast path, with the SIMD kernels where `SIMD` (which only
+    /// [`Self::evaluate_avx2`] and [`Self::evaluate_avx512`] set).
+    #[inline(always)]
+    fn evaluate_with<const SIMD: bool>(
+        &mut self,
+        hw: &Hardware,
+        dense: &mut [u32],
+        req: &WarpRequest<'_>,
+    ) -> Option<Outcome> {
+        debug_assert_eq!(req.lanes.len(), req.addrs.len());
+        let plan = self.plans[req.op as usize & 7].get(req.bytes as usize).copied().unwrap_or(Plan::General);
+        let Plan::Fast { shift, merge, serialize } = plan else {
+            return (plan == Plan::Nothing).then(Outcome::default);
+        };
+        let (lanes, addrs) = (req.lanes, req.addrs);
+        if lanes.is_empty() {
+            return Some(Outcome::default());
+        }
+        let mut shift = shift as u32;
+        if merge && Self::pairs_merge::<SIMD>(hw, dense, req) {
+            shift += 1;
+        }
+        let bytes = req.bytes as u32;
+        let ws = self.word_shift;
+        #[cfg(target_arch = "x86_64")]
+        if SIMD {
+            // the common case on its own, ahead of the phase loop: all lanes in one phase
+            if let FastBanks::LinearPow2 { mask, banks_log2 } = self.banks {
+                let n = lanes.len();
+                let unit_shift = bytes.trailing_zeros().max(ws);
+                let span = unit_shift - ws;
+                let gmask = mask >> span;
+                if span <= banks_log2 && gmask < 64 && n <= 32 && lanes[0] >> shift == lanes[n - 1] >> shift {
+                    let (a, s) = (bytes - 1, serialize);
+                    // SAFETY: `SIMD` is set only in `evaluate_avx2` and `evaluate_avx512`.
+                    let w = unsafe { units_simd(self.avx512, self.conflict, addrs, a, unit_shift, gmask, s) };
+                    if let Some(w) = w {
+                        return Some(Outcome { wavefronts: w, ideal: 1 });
+                    }
+                } else if span <= banks_log2
+                    && gmask < 32
+                    && n == 32
+                    && lanes[31] == 31
+                    && (shift == 3 || shift == 4)
+                    // SAFETY: `SIMD` is set only in `evaluate_avx2` and `evaluate_avx512`; 32 lanes.
+                    && unsafe { avx2::conflict_free_32(addrs, bytes - 1, unit_shift, gmask, shift, serialize) }
+                {
+                    // a full warp in phases of 8 or 16 lanes, each conflict-free
+                    return Some(Outcome { wavefronts: 32 >> shift, ideal: 32 >> shift });
+                }
+            }
+        }
+        Some(match self.banks {
+            FastBanks::LinearPow2 { mask, banks_log2 } => {
+                // Accesses aligned to their width: a lane's words are one whole "unit" of
+                // 2^span banks, so distinct words per bank = distinct units per group of
+                // banks, and a lane is one entry (key = unit, bank = group).
+                let unit_shift = bytes.trailing_zeros().max(ws);
+                let span = unit_shift - ws;
+                // (the SIMD kernel checks the alignment itself, phase by phase)
+                let aligned = || addrs.iter().fold(0, |m, &a| m | a) & (bytes - 1) == 0;
+                if span <= banks_log2 && (SIMD || aligned()) {
+                    let gmask = mask >> span;
+                    let align = bytes - 1;
+                    let mut cost = Units::<SIMD> {
+                        counter: &mut self.counter,
+                        avx512: self.avx512,
+                        conflict: self.conflict,
+                        word_shift: ws,
+                        align,
+                        bank_mask: mask,
+                        unit_shift,
+                        gmask,
+                        serialize,
+                    };
+                    phases(lanes, addrs, shift, &mut cost)
+                } else {
+                    let counter = &mut self.counter;
+                    let mut cost = Words { counter, bytes, word_shift: ws, serialize, bank: |w| w & mask };
+                    phases(lanes, addrs, shift, &mut cost)
+                }
+            }
+            FastBanks::XorPow2 { mask, shift: xs, xor } => {
+                let bank = |w| (w & mask) ^ ((w >> xs) & xor);
+                let counter = &mut self.counter;
+                phases(lanes, addrs, shift, &mut Words { counter, bytes, word_shift: ws, serialize, bank })
+            }
+            FastBanks::Other { mapping, banks } => {
+                let bank = |w| mapping.bank(w, banks);
+                let counter = &mut self.counter;
+                phases(lanes, addrs, shift, &mut Words { counter, bytes, word_shift: ws, serialize, bank })
+            }
+        })
+    }
+
+    /// The closed form of an affine request given by its lane mask (lane `l` at `first +
+    /// stride × (l − lowest lane)`, no wrap-around), where it applies: a linear
+    /// power-of-two mapping, no pair merge, every access aligned and the stride a whole
+    /// number of units (so each lane is one entry, key `addr >> unit_shift`). Keys are
+    /// then `k0 + d·(l − l0)`: with `d = 0` one key per phase (multicast 1, serialize
+    /// every lane); otherwise distinct keys, and two lanes share a bank group exactly when
+    /// their lane numbers are congruent modulo `P = G / gcd(d, G)` (`G` groups), so a
+    /// phase costs its largest count of lanes in one residue class mod `P`. The same
+    /// reasoning as `progression`, for any mask. `None`: evaluate it lane by lane.
+    #[inline]
+    pub(super) fn affine(&self, op: Op, bytes: u8, mask: u64, first: u32, stride: i64) -> Option<Outcome> {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `self.avx2` is set only where the CPU has AVX2 and POPCNT.
+            return unsafe { self.affine_popcnt(op, bytes, mask, first, stride) };
+        }
+        self.affine_with(op, bytes, mask, first, stride)
+    }
+
+    /// [`Self::affine_with`] with the POPCNT instruction (its counts are most of it).
+    ///
+    /// # Safety
+    /// The CPU must have POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn affine_popcnt(&self, op: Op, bytes: u8, mask: u64, first: u32, stride: i64) -> Option<Outcome> {
+        self.affine_with(op, bytes, mask, first, stride)
+    }
+
+    /// See [`Self::affine`].
+    #[inline(always)]
+    fn affine_with(&self, op: Op, bytes: u8, mask: u64, first: u32, stride: i64) -> Option<Outcome> {
+        let plan = self.plans[op as usize & 7].get(bytes as usize).copied().unwrap_or(Plan::General);
+        let Plan::Fast { shift, merge: false, serialize } = plan else {
+            return (plan == Plan::Nothing).then(Outcome::default);
+        };
+        let FastBanks::LinearPow2 { banks_log2, .. } = self.banks else { return None };
+        let unit_shift = (bytes as u32).trailing_zeros().max(self.word_shift);
+        let span = unit_shift - self.word_shift;
+        if span > banks_log2 || first & (bytes as u32 - 1) != 0 || stride & ((1 << unit_shift) - 1) != 0 {
+            return None;
+        }
+        let d = stride >> unit_shift;
+        Some(affine_phases(mask, shift as u32, serialize, d, banks_log2 - span))
+    }
+
+    /// [`pairs_merge`], with a SIMD kernel for a full warp of 32 lanes where `SIMD`.
+    #[inline(always)]
+    fn pairs_merge<const SIMD: bool>(hw: &Hardware, dense: &mut [u32], req: &WarpRequest<'_>) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if SIMD && req.lanes.len() == 32 && hw.warp == 32 {
+            // (the plan's `merge` says that the rule covers this width)
+            let Some(pm) = &hw.load_pair_merge else { return false };
+            // a loop, not `any`: a closure would not be compiled for AVX2
+            for &m in &pm.masks {
+                // SAFETY: `SIMD` is set only in the AVX2 and AVX-512 builds; 32 lanes; every mask is
+                // below the warp size (validated).
+                if unsafe { avx2::pairs_equal(req.addrs, m) } {
+                    return true;
+                }
+            }
+            return false;
+        }
+        pairs_merge(hw, dense, req)
+    }
+}

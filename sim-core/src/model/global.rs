@@ -1,0 +1,26 @@
+//! Global accesses (`gld`, `gst`): one pipe wavefront per 128-byte line the warp touches.
+
+use crate::request::Outcome;
+
+/// Bytes of one global-memory line: a global access costs one pipe wavefront per line
+/// the warp touches (see `Op::GlobalLoad`).
+pub(crate) const GLOBAL_LINE_BYTES: u32 = 128;
+
+/// A global access's wavefronts: the distinct [`GLOBAL_LINE_BYTES`] lines among
+/// `addrs` (never conflicts: `ideal` is the same).
+pub(super) fn global_lines(addrs: &[u32]) -> Outcome {
+    let mut lines = [0u32; 64];
+    let mut n = 0;
+    for &a in addrs {
+        let line = a / GLOBAL_LINE_BYTES;
+        if !lines[..n].contains(&line) {
+            if n == lines.len() {
+                // more than 64 lanes (no supported warp size): count the rest as new
+                return Outcome { wavefronts: addrs.len() as u32, ideal: addrs.len() as u32 };
+            }
+            lines[n] = line;
+            n += 1;
+        }
+    }
+    Outcome { wavefronts: n as u32, ideal: n as u32 }
+}

@@ -52,5 +52,8 @@ pub mod instrument;
 pub mod kernel;
 pub mod measure;
 pub mod ops;
+pub mod record;
 
-pub use error::{BindError, CaptureError, DecodeError, GpuError, InstrumentError, MeasureError};
+pub use error::{
+    BindError, CalibrateError, CaptureError, DecodeError, GpuError, InstrumentError, MeasureError,
+};

@@ -44,7 +44,7 @@ pub const REQUIRE_GPU_VAR: &str = "BANKSIM_REQUIRE_GPU";
 ///
 /// Without an adapter, the test named `test` is skipped: this prints `skipped: <test>:
 /// no Vulkan adapter (<reason>); set BANKSIM_REQUIRE_GPU=1 to make this a failure` to
-/// stderr and returns `None`, on which the test returns (and passes). With
+/// stderr (uncaptured, so it shows in a plain `cargo test`) and returns `None`, on which the test returns (and passes). With
 /// `BANKSIM_REQUIRE_GPU=1` it panics instead, failing the test.
 ///
 /// ```no_run
@@ -55,11 +55,14 @@ pub fn open_for_tests(test: &str) -> Option<&'static Gpu> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
     match GPU.get_or_init(|| Gpu::open(None).map_err(|e| e.to_string())) {
         Ok(gpu) => Some(gpu),
-        Err(reason) if std::env::var(REQUIRE_GPU_VAR).is_ok_and(|v| v == "1") => panic!(
-            "{test} needs a Vulkan adapter (lavapipe: apt-get install mesa-vulkan-drivers libvulkan1): {reason}"
-        ),
+        Err(reason) if std::env::var(REQUIRE_GPU_VAR).is_ok_and(|v| v == "1") => {
+            panic!("{test}: no Vulkan adapter ({reason}), and {REQUIRE_GPU_VAR}=1 requires one")
+        }
         Err(reason) => {
-            eprintln!(
+            // straight to the stream, not `eprintln!`, which the test harness captures
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
                 "skipped: {test}: no Vulkan adapter ({reason}); set {REQUIRE_GPU_VAR}=1 to make this a failure"
             );
             None

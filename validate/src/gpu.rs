@@ -1,4 +1,5 @@
-//! Opening a wgpu device and running one compute dispatch with buffers bound.
+//! Opening a wgpu device and running one compute dispatch with buffers bound; and the
+//! device tests share, skipped without an adapter ([`open_for_tests`]).
 
 use crate::error::GpuError;
 use crate::instrument::{HandleKind, Resource};

@@ -19,29 +19,11 @@
 //! cycles an operation holds its scheduler for (whatever its latency, the cycles per
 //! operation) are one global value, searched on the `fit` families too.
 
+pub use crate::error::CalibrateError;
 use rayon::prelude::*;
 use sim_core::engine::{self, EngineError, EngineOptions};
 use sim_core::replicate::Replicated;
 use sim_core::Hardware;
-
-/// Calibration could not be computed.
-#[derive(Debug, thiserror::Error, PartialEq)]
-#[non_exhaustive]
-pub enum CalibrateError {
-    /// Rows of different lengths, or no rows.
-    #[error("{what}")]
-    Shape {
-        /// What is wrong.
-        what: String,
-    },
-    /// The features are linearly dependent on the rows given: the parameters are not
-    /// determined by the data.
-    #[error("the features are linearly dependent (column {column}): the measurements do not determine every parameter")]
-    Singular {
-        /// The first dependent column.
-        column: usize,
-    },
-}
 
 /// Least-squares θ for `rows` of (features x, measured y): minimises Σ (x·θ − y)².
 /// Solved by Householder QR, so it is stable for badly scaled features.

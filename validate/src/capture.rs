@@ -4,8 +4,9 @@ use crate::bind::{self, Bind};
 use crate::decode;
 use crate::error::{CaptureError, InstrumentError};
 use crate::gpu::Gpu;
-use crate::instrument::{self, Instrumented, Resource, SharedVar, Site, HEADER_WORDS, RECORD_WORDS};
+use crate::instrument::{self, Instrumented, Resource, SharedVar};
 use crate::kernel;
+use crate::record::{Site, HEADER_WORDS, RECORD_WORDS};
 use traces::Trace;
 
 /// What to run: entry point, overrides, dispatch, buffer contents.

@@ -19,49 +19,11 @@
 //! grouped into warps of 16, 32 or 64 lanes.
 
 use crate::error::DecodeError;
-use crate::instrument::{Site, SiteKind, RECORD_WORDS};
+pub use crate::record::{raw_records, RawRecord, NO_USE};
+use crate::record::{Site, SiteKind};
 use sim_core::Op;
 use std::collections::BTreeMap;
 use traces::{Record, Trace};
-
-/// One raw record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct RawRecord {
-    /// Linear workgroup id.
-    pub block: u32,
-    /// `local_invocation_index`.
-    pub thread: u32,
-    /// The invocation's step counter.
-    pub step: u32,
-    /// Site id.
-    pub site: u32,
-    /// Byte address (accesses), iteration (loops), 0 (barriers).
-    pub value: u32,
-    /// IR operations the invocation had executed when it wrote the record.
-    pub ops: u32,
-    /// IR operations it had executed at its first use of a workgroup load's value since
-    /// its previous access or barrier record ([`NO_USE`] if none).
-    pub first_use: u32,
-}
-
-/// `first_use` of a record whose gap used no loaded value.
-pub const NO_USE: u32 = u32::MAX;
-
-/// Splits the trace buffer's data words into records.
-pub fn raw_records(words: &[u32]) -> Vec<RawRecord> {
-    words
-        .chunks_exact(RECORD_WORDS as usize)
-        .map(|w| RawRecord {
-            block: w[0],
-            thread: w[1],
-            step: w[2],
-            site: w[3],
-            value: w[4],
-            ops: w[5],
-            first_use: w[6],
-        })
-        .collect()
-}
 
 /// Turns raw records into a trace of `blocks` workgroups of `threads` invocations.
 pub fn decode(

@@ -1,4 +1,5 @@
-//! Errors of the validate crate: one enum per operation, each saying where and what.
+//! Errors of the validate crate: one enum per operation (instrumenting, decoding,
+//! binding, the GPU, capture, measurement, calibration), each saying where and what.
 
 /// A shader could not be loaded or instrumented.
 #[derive(Debug, thiserror::Error)]
@@ -274,5 +275,24 @@ pub enum MeasureError {
     Options {
         /// What is wrong.
         what: String,
+    },
+}
+
+/// Calibration could not be computed.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[non_exhaustive]
+pub enum CalibrateError {
+    /// Rows of different lengths, or no rows.
+    #[error("{what}")]
+    Shape {
+        /// What is wrong.
+        what: String,
+    },
+    /// The features are linearly dependent on the rows given: the parameters are not
+    /// determined by the data.
+    #[error("the features are linearly dependent (column {column}): the measurements do not determine every parameter")]
+    Singular {
+        /// The first dependent column.
+        column: usize,
     },
 }

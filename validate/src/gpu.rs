@@ -1,8 +1,9 @@
-//! Opening a wgpu device and running one compute dispatch with buffers bound.
+//! Opening a wgpu device and running one compute dispatch with buffers bound; and the
+//! device tests share, skipped without an adapter ([`open_for_tests`]).
 
 use crate::error::GpuError;
 use crate::instrument::{HandleKind, Resource};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use wgpu::util::DeviceExt;
 
 /// An open device and what it is.
@@ -33,6 +34,41 @@ pub fn describe(info: &wgpu::AdapterInfo) -> String {
         "{} ({:?}, {:?}, driver {} {})",
         info.name, info.device_type, info.backend, info.driver, info.driver_info
     )
+}
+
+/// The environment variable that, set to `1`, makes a test that finds no adapter fail
+/// instead of skipping (CI sets it: it has lavapipe).
+pub const REQUIRE_GPU_VAR: &str = "BANKSIM_REQUIRE_GPU";
+
+/// The device for a test that needs one: the default adapter ([`Gpu::open`] with no
+/// filter), opened once per test process and shared by its tests.
+///
+/// Without an adapter, the test named `test` is skipped: this prints `skipped: <test>:
+/// no Vulkan adapter (<reason>); set BANKSIM_REQUIRE_GPU=1 to make this a failure` to
+/// stderr (uncaptured, so it shows in a plain `cargo test`) and returns `None`, on which the test returns (and passes). With
+/// `BANKSIM_REQUIRE_GPU=1` it panics instead, failing the test.
+///
+/// ```no_run
+/// let Some(gpu) = validate::gpu::open_for_tests("my_test") else { return };
+/// assert!(!gpu.info.name.is_empty());
+/// ```
+pub fn open_for_tests(test: &str) -> Option<&'static Gpu> {
+    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
+    match GPU.get_or_init(|| Gpu::open(None).map_err(|e| e.to_string())) {
+        Ok(gpu) => Some(gpu),
+        Err(reason) if std::env::var(REQUIRE_GPU_VAR).is_ok_and(|v| v == "1") => {
+            panic!("{test}: no Vulkan adapter ({reason}), and {REQUIRE_GPU_VAR}=1 requires one")
+        }
+        Err(reason) => {
+            // straight to the stream, not `eprintln!`, which the test harness captures
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: {test}: no Vulkan adapter ({reason}); set {REQUIRE_GPU_VAR}=1 to make this a failure"
+            );
+            None
+        }
+    }
 }
 
 impl Gpu {

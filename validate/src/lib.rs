@@ -5,8 +5,8 @@
 //!
 //! **Capture** takes an unmodified WGSL compute shader, instruments it with a naga pass
 //! ([`instrument`]) so that every access to `var<workgroup>` memory and every barrier
-//! appends a record to a storage buffer, runs it with wgpu, and decodes the records
-//! into a [`traces::Trace`] ([`decode`]) that `banksim run` replays:
+//! appends a record to a storage buffer (format: [`record`]), runs it with wgpu, and
+//! decodes the records into a [`traces::Trace`] ([`decode`]) that `banksim run` replays:
 //!
 //! ```text
 //!  kernel.wgsl ──naga──> IR ──instrument──> IR + trace buffer ──wgpu──> records ──decode──> Trace
@@ -52,5 +52,8 @@ pub mod instrument;
 pub mod kernel;
 pub mod measure;
 pub mod ops;
+pub mod record;
 
-pub use error::{BindError, CaptureError, DecodeError, GpuError, InstrumentError, MeasureError};
+pub use error::{
+    BindError, CalibrateError, CaptureError, DecodeError, GpuError, InstrumentError, MeasureError,
+};

@@ -6,7 +6,7 @@
 //! dynamically, on a per-invocation counter `banksim_ops` that every trace record
 //! carries: in functions with records the instrumentation pass adds each stretch of a
 //! block's cost before the next record, nested block or exit
-//! (`crate::instrument`, with [`statement_cost`] and [`expression_cost`]), so that a
+//! (the `instrument` module, with [`statement_cost`] and [`expression_cost`]), so that a
 //! record's gap is the work since the previous one; in functions without records,
 //! [`count_function`] makes every block add its whole cost when entered. Loop bodies
 //! count once per iteration. The decoder turns the differences between an invocation's

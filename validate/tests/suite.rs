@@ -1,22 +1,14 @@
 //! The kernel suite on a real Vulkan adapter (lavapipe in CI): every kernel of
 //! `validate/kernels/` is captured and its trace compared, record for record, with the
 //! trace our generators or a hand-derived formula give; the bank model then checks the
-//! conflict degree each kernel is known for. A missing adapter fails these tests.
+//! conflict degree each kernel is known for. Without an adapter these tests are skipped
+//! (see `validate::gpu::open_for_tests`), unless `BANKSIM_REQUIRE_GPU=1`.
 
 use sim_core::{BankModel, Op};
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 use traces::{Record, Requests, Trace};
 use validate::capture::{capture, Capture, CaptureOptions, KernelOptions};
-use validate::gpu::Gpu;
-
-fn gpu() -> &'static Gpu {
-    static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| match Gpu::open(None) {
-        Ok(g) => g,
-        Err(e) => panic!("the suite needs a Vulkan adapter (lavapipe: apt-get install mesa-vulkan-drivers libvulkan1): {e}"),
-    })
-}
+use validate::gpu::{open_for_tests, Gpu};
 
 fn kernel(name: &str) -> (String, String) {
     let path = format!("{}/kernels/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -24,7 +16,7 @@ fn kernel(name: &str) -> (String, String) {
     (src, path)
 }
 
-fn run(name: &str, dispatch: [u32; 3], overrides: &[(&str, f64)], binds: &[&str]) -> Capture {
+fn run(gpu: &Gpu, name: &str, dispatch: [u32; 3], overrides: &[(&str, f64)], binds: &[&str]) -> Capture {
     let (src, path) = kernel(name);
     let opts = CaptureOptions::new(KernelOptions {
         entry: None,
@@ -32,7 +24,7 @@ fn run(name: &str, dispatch: [u32; 3], overrides: &[(&str, f64)], binds: &[&str]
         dispatch,
         binds: binds.iter().map(|b| b.parse().unwrap()).collect(),
     });
-    capture(gpu(), &src, &path, &opts).unwrap_or_else(|e| panic!("{name}: {e}"))
+    capture(gpu, &src, &path, &opts).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 type Row = (u32, u32, u32, Op, u32, u8);
@@ -113,8 +105,12 @@ fn params(kv: &[(&str, i64)]) -> BTreeMap<String, i64> {
 
 #[test]
 fn transpose32_matches_generator_and_is_32_way_unpadded_1_way_padded() {
+    let Some(gpu) = open_for_tests("transpose32_matches_generator_and_is_32_way_unpadded_1_way_padded")
+    else {
+        return;
+    };
     for (file, pad, degree) in [("transpose32.wgsl", 0, 32), ("transpose32_pad1.wgsl", 1, 1)] {
-        let c = run(file, [2, 2, 1], &[], &[]);
+        let c = run(gpu, file, [2, 2, 1], &[], &[]);
         let want = per_block(&traces::gen::transpose(32, pad, 4).records, 4);
         assert_same(file, &c.trace, &want);
         let (w, ideal) = wavefronts(&c.trace, Op::Load);
@@ -125,8 +121,9 @@ fn transpose32_matches_generator_and_is_32_way_unpadded_1_way_padded() {
 
 #[test]
 fn tile16_pads_0_to_4_match_generator_and_degrees() {
+    let Some(gpu) = open_for_tests("tile16_pads_0_to_4_match_generator_and_degrees") else { return };
     for (pad, degree) in [(0, 8), (1, 2), (2, 1), (3, 2), (4, 2)] {
-        let c = run("tile16.wgsl", [1, 1, 1], &[("PAD", pad as f64)], &[]);
+        let c = run(gpu, "tile16.wgsl", [1, 1, 1], &[("PAD", pad as f64)], &[]);
         let want = traces::spec::generate("tile", &params(&[("pad", pad)])).unwrap();
         assert_same(&format!("tile16 pad {pad}"), &c.trace, &want);
         assert_eq!(c.shared_bytes, 16 * (16 + pad as u32) * 4, "override-sized array");
@@ -152,13 +149,17 @@ fn reduction_expected(interleaved: bool, blocks: u32) -> Trace {
 
 #[test]
 fn reductions_match_generator_interleaved_conflicts_sequential_does_not() {
+    let Some(gpu) = open_for_tests("reductions_match_generator_interleaved_conflicts_sequential_does_not")
+    else {
+        return;
+    };
     // interleaved, per block: rounds s = 1..256 put active lanes 2s words apart:
     // 2-, 4-, 8-, 16-, 16-, 8-, 4-, 2-, 1-way on 8, 4, 2, 1, 1, 1, 1, 1, 1 warps, two loads
     // each, plus thread 0's final load: 191 wavefronts for 41 requests
     for (file, interleaved, loads) in
         [("reduce_interleaved.wgsl", true, (191, 41)), ("reduce_sequential.wgsl", false, (41, 41))]
     {
-        let c = run(file, [3, 1, 1], &[], &[]);
+        let c = run(gpu, file, [3, 1, 1], &[], &[]);
         assert_same(file, &c.trace, &reduction_expected(interleaved, 3));
         assert_eq!(wavefronts(&c.trace, Op::Load), (loads.0 * 3, loads.1 * 3), "{file}");
     }
@@ -191,9 +192,12 @@ fn scan_expected(padded: bool) -> Trace {
 
 #[test]
 fn scan_matches_generator_and_padding_removes_most_conflicts() {
-    let plain = run("scan.wgsl", [1, 1, 1], &[], &[]);
+    let Some(gpu) = open_for_tests("scan_matches_generator_and_padding_removes_most_conflicts") else {
+        return;
+    };
+    let plain = run(gpu, "scan.wgsl", [1, 1, 1], &[], &[]);
     assert_same("scan", &plain.trace, &scan_expected(false));
-    let padded = run("scan.wgsl", [1, 1, 1], &[("PADDED", 1.0)], &[]);
+    let padded = run(gpu, "scan.wgsl", [1, 1, 1], &[("PADDED", 1.0)], &[]);
     assert_same("scan padded", &padded.trace, &scan_expected(true));
     let (wp, ip) = wavefronts(&plain.trace, Op::Load);
     let (wq, iq) = wavefronts(&padded.trace, Op::Load);
@@ -207,13 +211,14 @@ fn scan_matches_generator_and_padding_removes_most_conflicts() {
 
 #[test]
 fn aos_and_soa_match_generator_and_degrees() {
+    let Some(gpu) = open_for_tests("aos_and_soa_match_generator_and_degrees") else { return };
     for (file, k, soa, degree) in [
         ("aos_k2.wgsl", 2, 0, 2),
         ("aos_k3.wgsl", 3, 0, 1),
         ("aos_k4.wgsl", 4, 0, 4),
         ("soa_k4.wgsl", 4, 1, 1),
     ] {
-        let c = run(file, [2, 1, 1], &[], &[]);
+        let c = run(gpu, file, [2, 1, 1], &[], &[]);
         let gen = traces::spec::generate("aos", &params(&[("k", k), ("soa", soa), ("threads", 64)])).unwrap();
         let k = k as u32;
         let mut one: Vec<Record> = gen.records.iter().map(|r| Record { op: Op::Store, ..*r }).collect();
@@ -244,10 +249,11 @@ fn stride_expected(stride: u32, iters: u32, dependent: bool, blocks: u32) -> Tra
 
 #[test]
 fn stride_sweeps_match_formula_and_gcd_degrees() {
+    let Some(gpu) = open_for_tests("stride_sweeps_match_formula_and_gcd_degrees") else { return };
     for (file, dependent) in [("stride_dependent.wgsl", true), ("stride_independent.wgsl", false)] {
         for (stride, degree) in [(0, 1), (1, 1), (2, 2), (8, 8), (32, 32), (33, 1)] {
             let bind = format!("0.0=u32:{stride},5");
-            let c = run(file, [2, 1, 1], &[], &[&bind]);
+            let c = run(gpu, file, [2, 1, 1], &[], &[&bind]);
             assert_same(
                 &format!("{file} stride {stride}"),
                 &c.trace,
@@ -286,11 +292,12 @@ fn stride_sweeps_match_formula_and_gcd_degrees() {
 
 #[test]
 fn loads_wait_at_the_first_use_of_their_value() {
+    let Some(gpu) = open_for_tests("loads_wait_at_the_first_use_of_their_value") else { return };
     // steady-state loop loads of thread 5: (gap, wait). The chase computes the next
     // index from v last (loop control first), the sum adds the value first, the ALU loop
     // converts it after its first loop-bound check and compare
     let waits = |file: &str, overrides: &[(&str, f64)]| {
-        let c = run(file, [1, 1, 1], overrides, &["0.0=u32:8,6"]);
+        let c = run(gpu, file, [1, 1, 1], overrides, &["0.0=u32:8,6"]);
         let loads: Vec<(u32, Option<u32>)> = c
             .trace
             .records
@@ -351,8 +358,11 @@ fn as_loads(trace: &Trace, b_base: u32) -> (u64, u64) {
 
 #[test]
 fn gemm_matches_formula_and_skew_removes_the_4_way_conflict() {
+    let Some(gpu) = open_for_tests("gemm_matches_formula_and_skew_removes_the_4_way_conflict") else {
+        return;
+    };
     for (skew, degree) in [(0, 4), (4, 1)] {
-        let c = run("gemm_skew.wgsl", [1, 1, 1], &[("SKEW", skew as f64)], &[]);
+        let c = run(gpu, "gemm_skew.wgsl", [1, 1, 1], &[("SKEW", skew as f64)], &[]);
         assert_same(&format!("gemm skew {skew}"), &c.trace, &gemm_expected(skew));
         let b_base = 64 * (16 + skew) * 4;
         assert_eq!(c.shared_bytes, b_base + 64 * 16);
@@ -418,8 +428,9 @@ fn main(@builtin(local_invocation_index) t: u32) {
 
 #[test]
 fn constructs_give_hand_derived_trace() {
+    let Some(gpu) = open_for_tests("constructs_give_hand_derived_trace") else { return };
     let opts = CaptureOptions::new(KernelOptions { dispatch: [1, 1, 1], ..KernelOptions::default() });
-    let c = capture(gpu(), CONSTRUCTS, "constructs.wgsl", &opts).unwrap();
+    let c = capture(gpu, CONSTRUCTS, "constructs.wgsl", &opts).unwrap();
     assert_eq!(c.shared_bytes, 164);
     assert_eq!(c.shared.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(), ["s", "hist", "flag"]);
     let mut want = Trace::new("constructs");
@@ -466,10 +477,11 @@ fn constructs_give_hand_derived_trace() {
 
 #[test]
 fn a_too_small_trace_buffer_is_rerun_not_truncated() {
+    let Some(gpu) = open_for_tests("a_too_small_trace_buffer_is_rerun_not_truncated") else { return };
     let (src, path) = kernel("reduce_interleaved.wgsl");
     let mut opts = CaptureOptions::new(KernelOptions { dispatch: [2, 1, 1], ..KernelOptions::default() });
     opts.initial_records = 10;
-    let small = capture(gpu(), &src, &path, &opts).unwrap();
+    let small = capture(gpu, &src, &path, &opts).unwrap();
     assert_eq!(small.runs, 2, "the first run overflowed and was repeated");
     assert_same("rerun", &small.trace, &reduction_expected(true, 2));
 }
@@ -521,6 +533,7 @@ fn unsupported_and_bad_kernels_are_clear_errors() {
 /// `f16` in workgroup memory, and a subgroup built-in feeding a shared store.
 #[test]
 fn f16_and_subgroup_kernels_capture() {
+    let Some(gpu) = open_for_tests("f16_and_subgroup_kernels_capture") else { return };
     let f16 = "enable f16;
         var<workgroup> h: array<f16, 64>;
         var<workgroup> h3: array<vec3<f16>, 16>;           // stride 8, from byte 128
@@ -532,7 +545,7 @@ fn f16_and_subgroup_kernels_capture() {
             out[t] = f32(h[63u - t]);
         }";
     let opts = CaptureOptions::new(KernelOptions { dispatch: [1, 1, 1], ..KernelOptions::default() });
-    let c = capture(gpu(), f16, "f16.wgsl", &opts).unwrap();
+    let c = capture(gpu, f16, "f16.wgsl", &opts).unwrap();
     let mut want = Trace::new("f16");
     for t in 0..64u32 {
         want.push(rec(t, 0, Op::Store, 2 * t, 2));
@@ -551,7 +564,7 @@ fn f16_and_subgroup_kernels_capture() {
             workgroupBarrier();
             out[t] = p[(t + 1u) % 64u];
         }";
-    let c = capture(gpu(), subgroups, "subgroups.wgsl", &opts).unwrap();
+    let c = capture(gpu, subgroups, "subgroups.wgsl", &opts).unwrap();
     let mut want = Trace::new("subgroups");
     for t in 0..64u32 {
         want.push(rec(t, 0, Op::Store, 4 * t, 4));
@@ -563,6 +576,7 @@ fn f16_and_subgroup_kernels_capture() {
 
 #[test]
 fn measure_times_repetitions_and_reports_the_adapter() {
+    let Some(gpu) = open_for_tests("measure_times_repetitions_and_reports_the_adapter") else { return };
     use validate::measure::{measure, MeasureOptions, Measurement};
     let (src, path) = kernel("stride_dependent.wgsl");
     let opts = MeasureOptions {
@@ -576,12 +590,12 @@ fn measure_times_repetitions_and_reports_the_adapter() {
         reps: 4,
         zero_init_workgroup: true,
     };
-    let m = measure(gpu(), &src, &path, &opts).unwrap();
+    let m = measure(gpu, &src, &path, &opts).unwrap();
     assert_eq!(m.times_ns.len(), 4);
     assert!(m.times_ns.iter().all(|&t| t > 0.0), "{:?}", m.times_ns);
     let s = &m.stats;
     assert!(s.min <= s.q1 && s.q1 <= s.median && s.median <= s.q3 && s.q3 <= s.max, "{s:?}");
-    assert_eq!(m.timer, if gpu().timestamps { "timestamp" } else { "wall" });
+    assert_eq!(m.timer, if gpu.timestamps { "timestamp" } else { "wall" });
     assert_eq!((m.workgroup_size, m.shared_bytes), ([256, 1, 1], 32768));
     assert!(
         !m.adapter.name.is_empty()
@@ -599,13 +613,14 @@ fn measure_times_repetitions_and_reports_the_adapter() {
     assert_eq!(&row[0], "stride 2");
     assert_eq!(&row[header.iter().position(|h| h == "adapter").unwrap()], m.adapter.name);
     let zero = MeasureOptions { reps: 0, ..opts };
-    assert!(measure(gpu(), &src, &path, &zero).is_err(), "--reps 0 is an error");
+    assert!(measure(gpu, &src, &path, &zero).is_err(), "--reps 0 is an error");
 }
 
 /// A struct or array load records the pieces its uses read; a whole use (here: passed to
 /// a function) records every piece.
 #[test]
 fn loads_record_the_pieces_used() {
+    let Some(gpu) = open_for_tests("loads_record_the_pieces_used") else { return };
     let src = "struct Cell { pos: vec4<f32>, vel: vec4<f32>, tag: u32, mass: f32, ids: array<u32, 4> }
         var<workgroup> cells: array<Cell, 16>;              // stride 64: pos@0 vel@16 tag@32 mass@36 ids@40
         var<workgroup> grid: array<array<u32, 4>, 16>;      // from byte 1024
@@ -622,7 +637,7 @@ fn loads_record_the_pieces_used() {
             out[t] = f32(c.tag) + c.pos.y + f32(c.ids[2]) + f32(g[1]) + whole(w);
         }";
     let opts = CaptureOptions::new(KernelOptions { dispatch: [1, 1, 1], ..KernelOptions::default() });
-    let c = capture(gpu(), src, "pieces.wgsl", &opts).unwrap();
+    let c = capture(gpu, src, "pieces.wgsl", &opts).unwrap();
     let mut want = Trace::new("pieces");
     for t in 0..16u32 {
         want.push(rec(t, 0, Op::Store, 64 * t + 32, 4));
@@ -649,6 +664,7 @@ fn loads_record_the_pieces_used() {
 /// on a texture is a clear error.
 #[test]
 fn kernels_with_textures_and_samplers_capture() {
+    let Some(gpu) = open_for_tests("kernels_with_textures_and_samplers_capture") else { return };
     let src = "@group(0) @binding(0) var img: texture_2d<f32>;
         @group(0) @binding(1) var out: texture_storage_2d<rgba8unorm, write>;
         @group(0) @binding(2) var samp: sampler;
@@ -666,7 +682,7 @@ fn kernels_with_textures_and_samplers_capture() {
             textureStore(out, p, s + vec4<f32>(f32(dims.x)));
         }";
     let opts = CaptureOptions::new(KernelOptions { dispatch: [2, 1, 1], ..KernelOptions::default() });
-    let c = capture(gpu(), src, "image.wgsl", &opts).unwrap();
+    let c = capture(gpu, src, "image.wgsl", &opts).unwrap();
     let mut want = Trace::new("image");
     for b in 0..2u32 {
         for t in 0..64u32 {
@@ -690,7 +706,7 @@ fn kernels_with_textures_and_samplers_capture() {
 
     let mut bad = opts.clone();
     bad.kernel.binds = vec!["0.0=zeros:4".parse().unwrap()];
-    let e = capture(gpu(), src, "image.wgsl", &bad).unwrap_err();
+    let e = capture(gpu, src, "image.wgsl", &bad).unwrap_err();
     assert!(e.to_string().contains("`img` is a texture or sampler"), "{e}");
 }
 
@@ -699,7 +715,8 @@ fn kernels_with_textures_and_samplers_capture() {
 /// value, at byte offsets within each buffer.
 #[test]
 fn global_accesses_are_records_with_their_dependences() {
-    let c = run("transpose32.wgsl", [2, 2, 1], &[], &[]);
+    let Some(gpu) = open_for_tests("global_accesses_are_records_with_their_dependences") else { return };
+    let c = run(gpu, "transpose32.wgsl", [2, 2, 1], &[], &[]);
     let width = 64; // 2 workgroups of 32 columns
     for r in c.trace.records.iter().filter(|r| r.block == 3) {
         let (x, y) = (r.thread % 32, r.thread / 32);

@@ -1,0 +1,98 @@
+//! The trace buffer's format: the contract between the instrumented kernel, which
+//! writes records (see the `instrument` module), and the decoder, which reads them (see
+//! the `decode` module). It owns the header and record layout, the raw record as read
+//! back, and the static site table that a record's site id indexes.
+//!
+//! The buffer holds a header of [`HEADER_WORDS`] words (record count, incremented
+//! atomically; capacity in records; workgroups in x; workgroups in y) followed by
+//! records of [`RECORD_WORDS`] words each:
+//!
+//! ```text
+//! word 0: linear workgroup id   word 1: local_invocation_index   word 2: the invocation's step
+//! word 3: site id               word 4: byte address (or loop iteration, for loop sites)
+//! word 5: IR operations the invocation has executed so far (see the `ops` module)
+//! word 6: the value word 5 had at the invocation's first use of a workgroup load's
+//!         value since its previous access or barrier record ([`NO_USE`]: none)
+//! ```
+
+use sim_core::Op;
+
+/// Words per record in the trace buffer.
+pub const RECORD_WORDS: u32 = 7;
+/// Words of the trace buffer's header: record count (atomic), capacity in records,
+/// workgroups in x, workgroups in y.
+pub const HEADER_WORDS: u32 = 4;
+/// `first_use` of a record whose gap used no loaded value.
+pub const NO_USE: u32 = u32::MAX;
+
+/// One raw record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RawRecord {
+    /// Linear workgroup id.
+    pub block: u32,
+    /// `local_invocation_index`.
+    pub thread: u32,
+    /// The invocation's step counter.
+    pub step: u32,
+    /// Site id.
+    pub site: u32,
+    /// Byte address (accesses), iteration (loops), 0 (barriers).
+    pub value: u32,
+    /// IR operations the invocation had executed when it wrote the record.
+    pub ops: u32,
+    /// IR operations it had executed at its first use of a workgroup load's value since
+    /// its previous access or barrier record ([`NO_USE`] if none).
+    pub first_use: u32,
+}
+
+/// Splits the trace buffer's data words into records.
+pub fn raw_records(words: &[u32]) -> Vec<RawRecord> {
+    words
+        .chunks_exact(RECORD_WORDS as usize)
+        .map(|w| RawRecord {
+            block: w[0],
+            thread: w[1],
+            step: w[2],
+            site: w[3],
+            value: w[4],
+            ops: w[5],
+            first_use: w[6],
+        })
+        .collect()
+}
+
+/// What happens at an access site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SiteKind {
+    /// A workgroup-memory access: its op and the pieces it touches, as (byte offset
+    /// from the recorded address, width) — one piece for a scalar or vector, several for
+    /// a whole struct, array or matrix (each becomes its own trace record).
+    Access {
+        /// `ld`, `st`, `atom` or `red`.
+        op: Op,
+        /// (offset, bytes) of every piece, in order.
+        leaves: Vec<(u32, u8)>,
+        /// Whether its address (or stored value) depends on an earlier workgroup load's
+        /// value (see the `deps` module): the trace's `dep` column.
+        dep: bool,
+    },
+    /// A control barrier (`workgroupBarrier`, `storageBarrier`, ...).
+    Barrier,
+    /// The top of an iteration of a loop that contains sites; the record's value is
+    /// the iteration number.
+    Loop,
+}
+
+/// One static site of the instrumented program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// What it does.
+    pub kind: SiteKind,
+    /// Its position in program order (call sites inlined): sites and loops are numbered
+    /// as a walk of the specialised program meets them.
+    pub order: u32,
+    /// The loop sites that enclose it, outermost first.
+    pub loops: Vec<u32>,
+    /// Where it is, for messages: `file:line:col` and the function.
+    pub what: String,
+}

@@ -1,0 +1,104 @@
+//! `banksim measure`: time an uninstrumented WGSL kernel on a GPU with timestamp
+//! queries. Glue only: the work is in `validate::measure` (the `gpu` feature).
+
+use anyhow::Result;
+use clap::Args;
+
+#[cfg(not(feature = "gpu"))]
+/// Arguments of `banksim measure` (not compiled in: see [`run`]).
+pub type MeasureArgs = super::args::Unavailable;
+
+#[cfg(not(feature = "gpu"))]
+/// Fails: this build has no `gpu` feature.
+pub fn run(_: &MeasureArgs) -> Result<()> {
+    Err(super::args::needs_feature("`banksim measure`", "gpu"))
+}
+
+#[cfg(feature = "gpu")]
+use super::kernel::KernelArgs;
+#[cfg(feature = "gpu")]
+use std::path::PathBuf;
+
+#[cfg(feature = "gpu")]
+/// Arguments of `banksim measure`.
+#[derive(Args)]
+pub struct MeasureArgs {
+    #[command(flatten)]
+    kernel: KernelArgs,
+    /// The variant's name in the CSV and JSON (default: the kernel's file name).
+    #[arg(long, value_name = "TEXT")]
+    label: Option<String>,
+    /// Timed repetitions (one dispatch each).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    reps: u32,
+    /// Untimed repetitions first.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    warmup: u32,
+    /// Do not let wgpu zero workgroup memory before the kernel (it does by default, and
+    /// the stride-sweep ground truth was measured that way).
+    #[arg(long)]
+    no_zero_init: bool,
+    /// Write the measurement (every time, statistics, adapter, driver, limits) as JSON.
+    #[arg(long, value_name = "OUT.json")]
+    json: Option<PathBuf>,
+    /// Append one row to this CSV (the header is written when the file is new).
+    #[arg(long, value_name = "OUT.csv")]
+    csv: Option<PathBuf>,
+}
+
+#[cfg(feature = "gpu")]
+/// Runs `banksim measure`.
+pub fn run(args: &MeasureArgs) -> Result<()> {
+    gpu::run(args)
+}
+
+#[cfg(feature = "gpu")]
+mod gpu {
+    use super::MeasureArgs;
+    use crate::output::{append, write_atomically};
+    use anyhow::Result;
+    use std::io::Write;
+    use validate::measure::{MeasureOptions, Measurement};
+
+    pub fn run(args: &MeasureArgs) -> Result<()> {
+        if args.reps == 0 {
+            anyhow::bail!("--reps must be at least 1");
+        }
+        let (src, kopts) = args.kernel.load()?;
+        let file = args.kernel.kernel.display().to_string();
+        let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
+        let label = args.label.clone().unwrap_or_else(|| file.clone());
+        let opts = MeasureOptions {
+            label,
+            kernel: kopts,
+            warmup: args.warmup,
+            reps: args.reps,
+            zero_init_workgroup: !args.no_zero_init,
+        };
+        let m = validate::measure::measure(&gpu, &src, &file, &opts)?;
+        if let Some(p) = &args.json {
+            write_atomically(p, |w| -> Result<()> { Ok(serde_json::to_writer_pretty(w, &m)?) })?;
+        }
+        if let Some(p) = &args.csv {
+            append(p, Measurement::CSV_HEADER, &format!("{}\n", m.csv_row()))?;
+        }
+        let s = &m.stats;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "adapter: {} (driver {} {})", m.adapter.name, m.adapter.driver, m.adapter.driver_info)?;
+        writeln!(
+        out,
+        "{file} dispatch {:?}: median {:.3} us, min {:.3}, max {:.3}, q1 {:.3}, q3 {:.3} (spread {:.1}% of the median), {} reps after {} warm-up, timer {}",
+        m.dispatch,
+        s.median / 1e3,
+        s.min / 1e3,
+        s.max / 1e3,
+        s.q1 / 1e3,
+        s.q3 / 1e3,
+        100.0 * s.rel_iqr,
+        m.times_ns.len(),
+        m.warmup,
+        m.timer
+    )?;
+        Ok(())
+    }
+}

@@ -53,6 +53,7 @@ pub enum OccupancyArg {
 }
 
 /// Runs `banksim calibrate`.
+#[cfg_attr(not(all(feature = "gpu", feature = "charts")), allow(unused_variables))]
 pub fn run(args: &CalibrateArgs) -> Result<()> {
     #[cfg(all(feature = "gpu", feature = "charts"))]
     return fit::run(args);

@@ -3,6 +3,7 @@
 //! (the `gpu` feature).
 
 use anyhow::Result;
+#[cfg(feature = "gpu")]
 use clap::Args;
 
 #[cfg(not(feature = "gpu"))]

@@ -2,6 +2,7 @@
 //! queries. Glue only: the work is in `validate::measure` (the `gpu` feature).
 
 use anyhow::Result;
+#[cfg(feature = "gpu")]
 use clap::Args;
 
 #[cfg(not(feature = "gpu"))]

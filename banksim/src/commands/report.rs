@@ -15,6 +15,7 @@ pub struct ReportArgs {
 }
 
 /// Runs `banksim report`.
+#[cfg_attr(not(feature = "charts"), allow(unused_variables))]
 pub fn run(args: &ReportArgs) -> Result<()> {
     #[cfg(feature = "charts")]
     return charts::report(args);

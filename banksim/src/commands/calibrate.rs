@@ -56,7 +56,7 @@ pub enum OccupancyArg {
 #[cfg_attr(not(all(feature = "gpu", feature = "charts")), allow(unused_variables))]
 pub fn run(args: &CalibrateArgs) -> Result<()> {
     #[cfg(all(feature = "gpu", feature = "charts"))]
-    return fit::run(args);
+    return run_fit(args);
     #[cfg(not(feature = "gpu"))]
     return Err(super::args::needs_feature("`banksim calibrate`", "gpu"));
     #[cfg(all(feature = "gpu", not(feature = "charts")))]
@@ -64,321 +64,322 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
 }
 
 #[cfg(all(feature = "gpu", feature = "charts"))]
-mod fit {
-    use super::{CalibrateArgs, OccupancyArg};
-    use crate::output::write_atomically;
-    use anyhow::{bail, Context, Result};
-    use indicatif::{ProgressBar, ProgressStyle};
-    use std::collections::HashMap;
-    use std::io::Write;
-    use std::path::Path;
-    use validate::calibrate::{predict_suite, Occupancy, Role, SuiteCalibration, Variant};
+use crate::output::write_atomically;
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use anyhow::{bail, Context};
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use indicatif::{ProgressBar, ProgressStyle};
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use std::collections::HashMap;
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use std::io::Write;
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use std::path::Path;
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use validate::calibrate::{predict_suite, Occupancy, Role, SuiteCalibration, Variant};
 
-    struct SuiteRow {
-        label: String,
-        family: String,
-        role: Role,
-        blocks: u32,
-        scale: f64,
-    }
+#[cfg(all(feature = "gpu", feature = "charts"))]
+struct SuiteRow {
+    label: String,
+    family: String,
+    role: Role,
+    blocks: u32,
+    scale: f64,
+}
 
-    fn read_suite(path: &Path) -> Result<Vec<SuiteRow>> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
-        let mut rows = Vec::new();
-        let mut header = false;
-        for (n, line) in text.lines().enumerate() {
-            let at = || format!("{}:{}", path.display(), n + 1);
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let f: Vec<&str> = line.split(',').map(str::trim).collect();
-            if !header {
-                if f != ["label", "family", "role", "blocks", "scale"] {
-                    bail!("{}: expected the header `label,family,role,blocks,scale`, found `{line}`", at());
-                }
-                header = true;
-                continue;
-            }
-            if f.len() != 5 {
-                bail!("{}: expected 5 fields (label,family,role,blocks,scale), found {}", at(), f.len());
-            }
-            let role = match f[2] {
-                "fit" => Role::Fit,
-                "holdout" => Role::Holdout,
-                other => bail!("{}: role `{other}`: expected `fit` or `holdout`", at()),
-            };
-            let blocks: u32 = f[3]
-                .parse()
-                .ok()
-                .filter(|&b| b > 0)
-                .with_context(|| format!("{}: blocks `{}`: expected a positive integer", at(), f[3]))?;
-            let scale: f64 = f[4]
-                .parse()
-                .ok()
-                .filter(|s: &f64| s.is_finite() && *s > 0.0)
-                .with_context(|| format!("{}: scale `{}`: expected a positive number", at(), f[4]))?;
-            rows.push(SuiteRow { label: f[0].into(), family: f[1].into(), role, blocks, scale });
+#[cfg(all(feature = "gpu", feature = "charts"))]
+fn read_suite(path: &Path) -> Result<Vec<SuiteRow>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut rows = Vec::new();
+    let mut header = false;
+    for (n, line) in text.lines().enumerate() {
+        let at = || format!("{}:{}", path.display(), n + 1);
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
         }
-        if rows.is_empty() {
-            bail!("{}: no variants", path.display());
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if !header {
+            if f != ["label", "family", "role", "blocks", "scale"] {
+                bail!("{}: expected the header `label,family,role,blocks,scale`, found `{line}`", at());
+            }
+            header = true;
+            continue;
         }
-        Ok(rows)
-    }
-
-    fn read_measured(path: &Path) -> Result<HashMap<String, f64>> {
-        let mut r =
-            csv::Reader::from_path(path).with_context(|| format!("{}: cannot read", path.display()))?;
-        let headers = r.headers().with_context(|| format!("{}: no header", path.display()))?.clone();
-        let col = |name: &str| {
-            headers.iter().position(|h| h == name).with_context(|| {
-                format!("{}: no `{name}` column (expected `banksim measure --csv` output)", path.display())
-            })
+        if f.len() != 5 {
+            bail!("{}: expected 5 fields (label,family,role,blocks,scale), found {}", at(), f.len());
+        }
+        let role = match f[2] {
+            "fit" => Role::Fit,
+            "holdout" => Role::Holdout,
+            other => bail!("{}: role `{other}`: expected `fit` or `holdout`", at()),
         };
-        let (label, median) = (col("label")?, col("median_us")?);
-        let mut out = HashMap::new();
-        for (i, rec) in r.records().enumerate() {
-            let rec = rec.with_context(|| format!("{}:{}", path.display(), i + 2))?;
-            let t: f64 =
-                rec[median].parse().ok().filter(|t: &f64| t.is_finite() && *t > 0.0).with_context(|| {
-                    format!(
-                        "{}:{}: median_us `{}`: expected a positive number",
-                        path.display(),
-                        i + 2,
-                        &rec[median]
-                    )
-                })?;
-            out.insert(rec[label].to_string(), t);
-        }
-        Ok(out)
+        let blocks: u32 = f[3]
+            .parse()
+            .ok()
+            .filter(|&b| b > 0)
+            .with_context(|| format!("{}: blocks `{}`: expected a positive integer", at(), f[3]))?;
+        let scale: f64 = f[4]
+            .parse()
+            .ok()
+            .filter(|s: &f64| s.is_finite() && *s > 0.0)
+            .with_context(|| format!("{}: scale `{}`: expected a positive number", at(), f[4]))?;
+        rows.push(SuiteRow { label: f[0].into(), family: f[1].into(), role, blocks, scale });
     }
+    if rows.is_empty() {
+        bail!("{}: no variants", path.display());
+    }
+    Ok(rows)
+}
 
-    pub fn run(args: &CalibrateArgs) -> Result<()> {
-        if !(args.clock_mhz.is_finite() && args.clock_mhz > 0.0) {
-            bail!("--clock-mhz {}: expected a positive number", args.clock_mhz);
-        }
-        let hw = configs::load(&args.config)?;
-        if hw.timing.is_none() {
-            bail!("preset `{}` has no timing parameters", hw.name);
-        }
-        let suite = read_suite(&args.suite)?;
-        let measured = read_measured(&args.measured)?;
-        let mut variants = Vec::with_capacity(suite.len());
-        for row in suite {
-            let Some(&t) = measured.get(&row.label) else {
-                bail!(
-                    "{}: variant `{}` of {} has no measurement",
-                    args.measured.display(),
-                    row.label,
-                    args.suite.display()
-                );
-            };
-            let path = ["csv", "bsim"]
-                .iter()
-                .map(|ext| args.traces.join(format!("{}.{ext}", row.label)))
-                .find(|p| p.exists())
-                .with_context(|| {
-                    format!(
-                        "{}: no trace {}.csv or {}.bsim for variant `{}`",
-                        args.traces.display(),
-                        row.label,
-                        row.label,
-                        row.label
-                    )
-                })?;
-            let trace = traces::read_any(&path)?;
-            let requests = traces::Requests::group(&trace, hw.warp)?;
-            variants.push(Variant {
-                label: row.label,
-                family: row.family,
-                role: row.role,
-                blocks: row.blocks,
-                scale: row.scale,
-                measured_us: t,
-                requests,
-            });
-        }
-        std::fs::create_dir_all(&args.out)
-            .with_context(|| format!("{}: cannot create", args.out.display()))?;
+#[cfg(all(feature = "gpu", feature = "charts"))]
+fn read_measured(path: &Path) -> Result<HashMap<String, f64>> {
+    let mut r = csv::Reader::from_path(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let headers = r.headers().with_context(|| format!("{}: no header", path.display()))?.clone();
+    let col = |name: &str| {
+        headers.iter().position(|h| h == name).with_context(|| {
+            format!("{}: no `{name}` column (expected `banksim measure --csv` output)", path.display())
+        })
+    };
+    let (label, median) = (col("label")?, col("median_us")?);
+    let mut out = HashMap::new();
+    for (i, rec) in r.records().enumerate() {
+        let rec = rec.with_context(|| format!("{}:{}", path.display(), i + 2))?;
+        let t: f64 =
+            rec[median].parse().ok().filter(|t: &f64| t.is_finite() && *t > 0.0).with_context(|| {
+                format!(
+                    "{}:{}: median_us `{}`: expected a positive number",
+                    path.display(),
+                    i + 2,
+                    &rec[median]
+                )
+            })?;
+        out.insert(rec[label].to_string(), t);
+    }
+    Ok(out)
+}
 
-        let families = variants.iter().map(|v| &v.family).collect::<std::collections::HashSet<_>>().len();
-        let bar = ProgressBar::new(((variants.len() + families) * args.issue_per_op.len()) as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} engine runs {msg}").expect("template"),
-        );
-        if args.issue_per_op.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
-            bail!("--issue-per-op {:?}: each must be a non-negative number", args.issue_per_op);
-        }
-        let occupancy = match args.occupancy {
-            OccupancyArg::Carveout => Occupancy::h100_carveout(),
-            OccupancyArg::Limits => Occupancy::Limits,
+#[cfg(all(feature = "gpu", feature = "charts"))]
+fn run_fit(args: &CalibrateArgs) -> Result<()> {
+    if !(args.clock_mhz.is_finite() && args.clock_mhz > 0.0) {
+        bail!("--clock-mhz {}: expected a positive number", args.clock_mhz);
+    }
+    let hw = configs::load(&args.config)?;
+    if hw.timing.is_none() {
+        bail!("preset `{}` has no timing parameters", hw.name);
+    }
+    let suite = read_suite(&args.suite)?;
+    let measured = read_measured(&args.measured)?;
+    let mut variants = Vec::with_capacity(suite.len());
+    for row in suite {
+        let Some(&t) = measured.get(&row.label) else {
+            bail!(
+                "{}: variant `{}` of {} has no measurement",
+                args.measured.display(),
+                row.label,
+                args.suite.display()
+            );
         };
-        let cal = predict_suite(&hw, &variants, args.clock_mhz, &occupancy, &args.issue_per_op, &|label| {
-            bar.set_message(label.to_string());
-            bar.inc(1);
-        })?;
-        bar.finish_and_clear();
-
-        let csv_path = args.out.join("predictions.csv");
-        write_atomically(&csv_path, |w| -> Result<()> { Ok(write_predictions(w, &cal)?) })?;
-        let ron_path = args.out.join("calibration.ron");
-        let ron_text = calibration_ron(&hw, &cal, args)?;
-        write_atomically(&ron_path, |w| -> Result<()> { Ok(w.write_all(ron_text.as_bytes())?) })?;
-        let png = args.out.join("speedups.png");
-        let series: Vec<reports::Series> = [Role::Fit, Role::Holdout]
+        let path = ["csv", "bsim"]
             .iter()
-            .map(|&role| {
-                let pts = cal
-                    .predictions
-                    .iter()
-                    .filter(|p| p.role == role && !p.reference)
-                    .map(|p| (p.measured_speedup, p.predicted_speedup))
-                    .collect();
-                (format!("{} variants", if role == Role::Fit { "fit" } else { "held-out" }), pts)
-            })
-            .collect();
-        reports::scatter(
-            &png,
-            &format!("{}: predicted vs measured speedup over each family's reference (band ±10%)", hw.name),
-            "measured speedup",
-            "predicted speedup",
-            &series,
-            0.10,
-        )?;
-
-        let mut out = std::io::stdout().lock();
-        print_summary(&mut out, &cal)?;
-        writeln!(out, "wrote {}, {}, {}", csv_path.display(), ron_path.display(), png.display())?;
-        Ok(())
+            .map(|ext| args.traces.join(format!("{}.{ext}", row.label)))
+            .find(|p| p.exists())
+            .with_context(|| {
+                format!(
+                    "{}: no trace {}.csv or {}.bsim for variant `{}`",
+                    args.traces.display(),
+                    row.label,
+                    row.label,
+                    row.label
+                )
+            })?;
+        let trace = traces::read_any(&path)?;
+        let requests = traces::Requests::group(&trace, hw.warp)?;
+        variants.push(Variant {
+            label: row.label,
+            family: row.family,
+            role: row.role,
+            blocks: row.blocks,
+            scale: row.scale,
+            measured_us: t,
+            requests,
+        });
     }
+    std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
 
-    fn write_predictions(w: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
-        writeln!(
-        w,
-        "label,family,role,reference,cycles_per_op,engine_cycles,measured_us,predicted_us,measured_speedup,predicted_speedup,error"
-    )?;
-        for p in &cal.predictions {
-            writeln!(
-                w,
-                "{},{},{},{},{:.4},{:.0},{:.3},{:.3},{:.4},{:.4},{:.4}",
-                p.label,
-                p.family,
-                if p.role == Role::Fit { "fit" } else { "holdout" },
-                p.reference as u8,
-                p.cycles_per_op,
-                p.engine_cycles,
-                p.measured_us,
-                p.predicted_us,
-                p.measured_speedup,
-                p.predicted_speedup,
-                p.error
-            )?;
-        }
-        Ok(())
+    let families = variants.iter().map(|v| &v.family).collect::<std::collections::HashSet<_>>().len();
+    let bar = ProgressBar::new(((variants.len() + families) * args.issue_per_op.len()) as u64);
+    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} engine runs {msg}").expect("template"));
+    if args.issue_per_op.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
+        bail!("--issue-per-op {:?}: each must be a non-negative number", args.issue_per_op);
     }
+    let occupancy = match args.occupancy {
+        OccupancyArg::Carveout => Occupancy::h100_carveout(),
+        OccupancyArg::Limits => Occupancy::Limits,
+    };
+    let cal = predict_suite(&hw, &variants, args.clock_mhz, &occupancy, &args.issue_per_op, &|label| {
+        bar.set_message(label.to_string());
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
 
-    fn calibration_ron(
-        hw: &sim_core::Hardware,
-        cal: &SuiteCalibration,
-        args: &CalibrateArgs,
-    ) -> Result<String> {
-        #[derive(serde::Serialize)]
-        struct Out<'a> {
-            preset: &'a str,
-            timing: &'a sim_core::Timing,
-            clock_mhz: f64,
-            overlap: f64,
-            dispatch_overhead_us: f64,
-            occupancy: String,
-            issue_per_op: f64,
-            issue_per_op_search_sse: &'a [(f64, f64)],
-            cycles_per_op: &'a [(String, f64)],
-            max_abs_speedup_error_fit: f64,
-            max_abs_speedup_error_holdout: f64,
-        }
-        let worst = |role| {
-            cal.predictions
-                .iter()
-                .filter(|p| p.role == role && !p.reference)
-                .fold(0.0f64, |m, p| m.max(p.error.abs()))
-        };
-        let out = Out {
-            preset: &hw.name,
-            timing: hw.timing.as_ref().expect("checked"),
-            clock_mhz: cal.clock_mhz,
-            overlap: cal.overlap,
-            dispatch_overhead_us: cal.overhead_us,
-            occupancy: format!("{:?}", cal.model.occupancy),
-            issue_per_op: cal.model.issue_per_op,
-            issue_per_op_search_sse: &cal.search,
-            cycles_per_op: &cal.cycles_per_op,
-            max_abs_speedup_error_fit: worst(Role::Fit),
-            max_abs_speedup_error_holdout: worst(Role::Holdout),
-        };
-        let body = ron::ser::to_string_pretty(&out, ron::ser::PrettyConfig::default())?;
-        Ok(format!(
-            "// `banksim calibrate --suite {} --measured {} --traces DIR --config {} --clock-mhz {}`\n\
-         // timing: the preset's engine parameters (from the ncu and empty-kernel\n\
-         // microbenchmarks); cycles_per_op: cycles a warp spends per IR operation of other\n\
-         // work, solved per kernel family from its reference variant (pass it to `banksim run\n\
-         // --cycles --cycles-per-op` for a capture); issue_per_op: scheduler cycles per\n\
-         // operation; overlap: share of the engine's predicted change that shows in the\n\
-         // measured time; both fitted on the `fit` families only.\n{body}\n",
-            args.suite.display(),
-            args.measured.display(),
-            args.config,
-            args.clock_mhz
-        ))
-    }
-
-    fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
-        writeln!(
-        out,
-        "fitted on the fit families: overlap {:.4}, issue cycles per op {} (squared error per value tried: {}); dispatch overhead {:.2} us",
-        cal.overlap,
-        cal.model.issue_per_op,
-        cal.search.iter().map(|(f, e)| format!("{f}: {e:.4}")).collect::<Vec<_>>().join(", "),
-        cal.overhead_us
-    )?;
-        writeln!(
-            out,
-            "{:<26} {:<8} {:>7} {:>12} {:>12} {:>9} {:>9} {:>8}",
-            "variant", "role", "c/op", "measured us", "predicted us", "meas. x", "pred. x", "error"
-        )?;
-        for p in &cal.predictions {
-            writeln!(
-                out,
-                "{:<26} {:<8} {:>7.3} {:>12.1} {:>12.1} {:>9.3} {:>9.3} {:>7.1}%{}",
-                p.label,
-                if p.role == Role::Fit { "fit" } else { "holdout" },
-                p.cycles_per_op,
-                p.measured_us,
-                p.predicted_us,
-                p.measured_speedup,
-                p.predicted_speedup,
-                100.0 * p.error,
-                if p.reference { "  (reference)" } else { "" }
-            )?;
-        }
-        for role in [Role::Fit, Role::Holdout] {
-            let errs: Vec<f64> = cal
+    let csv_path = args.out.join("predictions.csv");
+    write_atomically(&csv_path, |w| -> Result<()> { Ok(write_predictions(w, &cal)?) })?;
+    let ron_path = args.out.join("calibration.ron");
+    let ron_text = calibration_ron(&hw, &cal, args)?;
+    write_atomically(&ron_path, |w| -> Result<()> { Ok(w.write_all(ron_text.as_bytes())?) })?;
+    let png = args.out.join("speedups.png");
+    let series: Vec<reports::Series> = [Role::Fit, Role::Holdout]
+        .iter()
+        .map(|&role| {
+            let pts = cal
                 .predictions
                 .iter()
                 .filter(|p| p.role == role && !p.reference)
-                .map(|p| p.error.abs())
+                .map(|p| (p.measured_speedup, p.predicted_speedup))
                 .collect();
-            let worst = errs.iter().fold(0.0f64, |m, &e| m.max(e));
-            let within = errs.iter().filter(|&&e| e <= 0.10).count();
-            writeln!(
-                out,
-                "{}: {} predicted variants, worst speedup error {:.1}%, {} within 10%",
-                if role == Role::Fit { "fit" } else { "holdout" },
-                errs.len(),
-                100.0 * worst,
-                within
-            )?;
-        }
-        Ok(())
+            (format!("{} variants", if role == Role::Fit { "fit" } else { "held-out" }), pts)
+        })
+        .collect();
+    reports::scatter(
+        &png,
+        &format!("{}: predicted vs measured speedup over each family's reference (band ±10%)", hw.name),
+        "measured speedup",
+        "predicted speedup",
+        &series,
+        0.10,
+    )?;
+
+    let mut out = std::io::stdout().lock();
+    print_summary(&mut out, &cal)?;
+    writeln!(out, "wrote {}, {}, {}", csv_path.display(), ron_path.display(), png.display())?;
+    Ok(())
+}
+
+#[cfg(all(feature = "gpu", feature = "charts"))]
+fn write_predictions(w: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
+    writeln!(
+    w,
+    "label,family,role,reference,cycles_per_op,engine_cycles,measured_us,predicted_us,measured_speedup,predicted_speedup,error"
+)?;
+    for p in &cal.predictions {
+        writeln!(
+            w,
+            "{},{},{},{},{:.4},{:.0},{:.3},{:.3},{:.4},{:.4},{:.4}",
+            p.label,
+            p.family,
+            if p.role == Role::Fit { "fit" } else { "holdout" },
+            p.reference as u8,
+            p.cycles_per_op,
+            p.engine_cycles,
+            p.measured_us,
+            p.predicted_us,
+            p.measured_speedup,
+            p.predicted_speedup,
+            p.error
+        )?;
     }
+    Ok(())
+}
+
+#[cfg(all(feature = "gpu", feature = "charts"))]
+fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &CalibrateArgs) -> Result<String> {
+    #[derive(serde::Serialize)]
+    struct Out<'a> {
+        preset: &'a str,
+        timing: &'a sim_core::Timing,
+        clock_mhz: f64,
+        overlap: f64,
+        dispatch_overhead_us: f64,
+        occupancy: String,
+        issue_per_op: f64,
+        issue_per_op_search_sse: &'a [(f64, f64)],
+        cycles_per_op: &'a [(String, f64)],
+        max_abs_speedup_error_fit: f64,
+        max_abs_speedup_error_holdout: f64,
+    }
+    let worst = |role| {
+        cal.predictions
+            .iter()
+            .filter(|p| p.role == role && !p.reference)
+            .fold(0.0f64, |m, p| m.max(p.error.abs()))
+    };
+    let out = Out {
+        preset: &hw.name,
+        timing: hw.timing.as_ref().expect("checked"),
+        clock_mhz: cal.clock_mhz,
+        overlap: cal.overlap,
+        dispatch_overhead_us: cal.overhead_us,
+        occupancy: format!("{:?}", cal.model.occupancy),
+        issue_per_op: cal.model.issue_per_op,
+        issue_per_op_search_sse: &cal.search,
+        cycles_per_op: &cal.cycles_per_op,
+        max_abs_speedup_error_fit: worst(Role::Fit),
+        max_abs_speedup_error_holdout: worst(Role::Holdout),
+    };
+    let body = ron::ser::to_string_pretty(&out, ron::ser::PrettyConfig::default())?;
+    Ok(format!(
+        "// `banksim calibrate --suite {} --measured {} --traces DIR --config {} --clock-mhz {}`\n\
+     // timing: the preset's engine parameters (from the ncu and empty-kernel\n\
+     // microbenchmarks); cycles_per_op: cycles a warp spends per IR operation of other\n\
+     // work, solved per kernel family from its reference variant (pass it to `banksim run\n\
+     // --cycles --cycles-per-op` for a capture); issue_per_op: scheduler cycles per\n\
+     // operation; overlap: share of the engine's predicted change that shows in the\n\
+     // measured time; both fitted on the `fit` families only.\n{body}\n",
+        args.suite.display(),
+        args.measured.display(),
+        args.config,
+        args.clock_mhz
+    ))
+}
+
+#[cfg(all(feature = "gpu", feature = "charts"))]
+fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
+    writeln!(
+    out,
+    "fitted on the fit families: overlap {:.4}, issue cycles per op {} (squared error per value tried: {}); dispatch overhead {:.2} us",
+    cal.overlap,
+    cal.model.issue_per_op,
+    cal.search.iter().map(|(f, e)| format!("{f}: {e:.4}")).collect::<Vec<_>>().join(", "),
+    cal.overhead_us
+)?;
+    writeln!(
+        out,
+        "{:<26} {:<8} {:>7} {:>12} {:>12} {:>9} {:>9} {:>8}",
+        "variant", "role", "c/op", "measured us", "predicted us", "meas. x", "pred. x", "error"
+    )?;
+    for p in &cal.predictions {
+        writeln!(
+            out,
+            "{:<26} {:<8} {:>7.3} {:>12.1} {:>12.1} {:>9.3} {:>9.3} {:>7.1}%{}",
+            p.label,
+            if p.role == Role::Fit { "fit" } else { "holdout" },
+            p.cycles_per_op,
+            p.measured_us,
+            p.predicted_us,
+            p.measured_speedup,
+            p.predicted_speedup,
+            100.0 * p.error,
+            if p.reference { "  (reference)" } else { "" }
+        )?;
+    }
+    for role in [Role::Fit, Role::Holdout] {
+        let errs: Vec<f64> = cal
+            .predictions
+            .iter()
+            .filter(|p| p.role == role && !p.reference)
+            .map(|p| p.error.abs())
+            .collect();
+        let worst = errs.iter().fold(0.0f64, |m, &e| m.max(e));
+        let within = errs.iter().filter(|&&e| e <= 0.10).count();
+        writeln!(
+            out,
+            "{}: {} predicted variants, worst speedup error {:.1}%, {} within 10%",
+            if role == Role::Fit { "fit" } else { "holdout" },
+            errs.len(),
+            100.0 * worst,
+            within
+        )?;
+    }
+    Ok(())
 }

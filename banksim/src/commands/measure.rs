@@ -50,56 +50,55 @@ pub struct MeasureArgs {
 #[cfg(feature = "gpu")]
 /// Runs `banksim measure`.
 pub fn run(args: &MeasureArgs) -> Result<()> {
-    gpu::run(args)
+    run_gpu(args)
 }
 
 #[cfg(feature = "gpu")]
-mod gpu {
-    use super::MeasureArgs;
-    use crate::output::{append, write_atomically};
-    use anyhow::Result;
-    use std::io::Write;
-    use validate::measure::{MeasureOptions, Measurement};
+use crate::output::{append, write_atomically};
+#[cfg(feature = "gpu")]
+use std::io::Write;
+#[cfg(feature = "gpu")]
+use validate::measure::{MeasureOptions, Measurement};
 
-    pub fn run(args: &MeasureArgs) -> Result<()> {
-        if args.reps == 0 {
-            anyhow::bail!("--reps must be at least 1");
-        }
-        let (src, kopts) = args.kernel.load()?;
-        let file = args.kernel.kernel.display().to_string();
-        let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
-        let label = args.label.clone().unwrap_or_else(|| file.clone());
-        let opts = MeasureOptions {
-            label,
-            kernel: kopts,
-            warmup: args.warmup,
-            reps: args.reps,
-            zero_init_workgroup: !args.no_zero_init,
-        };
-        let m = validate::measure::measure(&gpu, &src, &file, &opts)?;
-        if let Some(p) = &args.json {
-            write_atomically(p, |w| -> Result<()> { Ok(serde_json::to_writer_pretty(w, &m)?) })?;
-        }
-        if let Some(p) = &args.csv {
-            append(p, Measurement::CSV_HEADER, &format!("{}\n", m.csv_row()))?;
-        }
-        let s = &m.stats;
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "adapter: {} (driver {} {})", m.adapter.name, m.adapter.driver, m.adapter.driver_info)?;
-        writeln!(
-        out,
-        "{file} dispatch {:?}: median {:.3} us, min {:.3}, max {:.3}, q1 {:.3}, q3 {:.3} (spread {:.1}% of the median), {} reps after {} warm-up, timer {}",
-        m.dispatch,
-        s.median / 1e3,
-        s.min / 1e3,
-        s.max / 1e3,
-        s.q1 / 1e3,
-        s.q3 / 1e3,
-        100.0 * s.rel_iqr,
-        m.times_ns.len(),
-        m.warmup,
-        m.timer
-    )?;
-        Ok(())
+#[cfg(feature = "gpu")]
+fn run_gpu(args: &MeasureArgs) -> Result<()> {
+    if args.reps == 0 {
+        anyhow::bail!("--reps must be at least 1");
     }
+    let (src, kopts) = args.kernel.load()?;
+    let file = args.kernel.kernel.display().to_string();
+    let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
+    let label = args.label.clone().unwrap_or_else(|| file.clone());
+    let opts = MeasureOptions {
+        label,
+        kernel: kopts,
+        warmup: args.warmup,
+        reps: args.reps,
+        zero_init_workgroup: !args.no_zero_init,
+    };
+    let m = validate::measure::measure(&gpu, &src, &file, &opts)?;
+    if let Some(p) = &args.json {
+        write_atomically(p, |w| -> Result<()> { Ok(serde_json::to_writer_pretty(w, &m)?) })?;
+    }
+    if let Some(p) = &args.csv {
+        append(p, Measurement::CSV_HEADER, &format!("{}\n", m.csv_row()))?;
+    }
+    let s = &m.stats;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "adapter: {} (driver {} {})", m.adapter.name, m.adapter.driver, m.adapter.driver_info)?;
+    writeln!(
+    out,
+    "{file} dispatch {:?}: median {:.3} us, min {:.3}, max {:.3}, q1 {:.3}, q3 {:.3} (spread {:.1}% of the median), {} reps after {} warm-up, timer {}",
+    m.dispatch,
+    s.median / 1e3,
+    s.min / 1e3,
+    s.max / 1e3,
+    s.q1 / 1e3,
+    s.q3 / 1e3,
+    100.0 * s.rel_iqr,
+    m.times_ns.len(),
+    m.warmup,
+    m.timer
+)?;
+    Ok(())
 }

@@ -1,7 +1,7 @@
 //! Checks of a trace against the hardware: every thread inside the block, every access
 //! inside shared memory and aligned to its width.
 
-use super::{Error, Result};
+use super::error::{Error, Result};
 use sim_core::{Hardware, Op};
 use traces::Trace;
 

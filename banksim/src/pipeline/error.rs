@@ -35,3 +35,6 @@ pub enum Error {
     #[error("{0}")]
     Input(String),
 }
+
+/// The pipeline's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

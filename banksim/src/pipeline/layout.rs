@@ -2,7 +2,7 @@
 //! candidates for a shared array, each re-simulated on the whole transformed trace
 //! (loads and stores, and the cycle engine when asked), so the advice is never a guess.
 
-use super::{Error, Result};
+use super::error::{Error, Result};
 use rayon::prelude::*;
 use sim_core::engine::{self, EngineOptions};
 use sim_core::layout::{ArrayShape, Layout};

@@ -8,7 +8,4 @@ pub mod layout;
 pub mod simulate;
 pub mod stream;
 
-pub use error::Error;
-
-/// The pipeline's result type.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub use error::{Error, Result};

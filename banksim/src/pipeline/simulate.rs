@@ -1,7 +1,8 @@
 //! The bank model over warp requests held in memory: loading a trace into requests, the
 //! totals by op, each request's outcome, and the picture of the worst request.
 
-use super::{check::check_records, Result};
+use super::check::check_records;
+use super::error::Result;
 use sim_core::engine::RequestTiming;
 use sim_core::{stats::Summary, BankModel, Hardware, Outcome};
 use std::path::Path;

@@ -9,8 +9,8 @@
 //! later block is read. Memory is a batch of text and the blocks still open.
 
 use super::check::{access_problem, check_records, thread_problem};
+use super::error::{Error, Result};
 use super::simulate::Loaded;
-use super::{Error, Result};
 use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest, SliceOutcome};
 use std::path::Path;
 use traces::binary::{Chunk, RawChunk, Reader};

@@ -21,6 +21,7 @@
 
 mod common;
 
+use clap::Parser;
 use common::{
     decoded_chunks, model_expanded, model_only, read_decode, simulate_file, Class, STEPS, THREADS, WARP,
 };
@@ -28,82 +29,76 @@ use sim_core::engine::{self, EngineOptions};
 use sim_core::Hardware;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use traces::binary::{self, BinaryError, Chunk, RawChunk, Reader};
+use traces::binary;
 
+/// Benchmark runner: warp-requests per second for the standard mix on the h100 preset.
+#[derive(Parser)]
+#[command(name = "runner")]
 struct Args {
-    blocks: u32,
+    /// Blocks of the mix (with `--generate`: exactly this many blocks).
+    #[arg(long, value_name = "N")]
+    blocks: Option<u32>,
+    /// Runs per figure (the best is printed).
+    #[arg(long, value_name = "N", default_value_t = 5)]
     reps: usize,
+    /// Thread counts, comma-separated.
+    #[arg(long, value_name = "1,2", value_delimiter = ',', default_value = "1,2")]
     threads: Vec<usize>,
+    /// Write the mix to this binary trace instead of running the table.
+    #[arg(long, value_name = "OUT.bsim")]
     generate: Option<PathBuf>,
+    /// With `--generate` and no `--blocks`: the least size of the file, in GiB.
+    #[arg(long, value_name = "SIZE", default_value_t = 1.0)]
     gib: f64,
+    /// Simulate this binary trace chunk by chunk and print the peak resident memory.
+    #[arg(long, value_name = "IN.bsim")]
     stream: Option<PathBuf>,
+    /// Run the table on this binary trace instead of a generated mix.
+    #[arg(long, value_name = "MIX.bsim")]
     file: Option<PathBuf>,
     /// Only this part of the table (for profiling): decode, file (decode and pipeline),
     /// pipeline (read + decode + bank model alone), model, classes, parallel, engine; or,
     /// not part of the table, `ceiling` (independent copies side by side) or `scaling`
     /// (each parallel job against copies of its serial run, in turns).
+    #[arg(long, value_name = "PART")]
     only: Option<String>,
-    /// Whether `--blocks` was given (then `--generate` writes exactly that many blocks).
-    blocks_given: bool,
-    /// The classes of the mix (default: all four).
-    classes: Vec<Class>,
+    /// One class of the mix only (default: all four).
+    #[arg(long, value_name = "CLASS", value_parser = parse_class)]
+    class: Option<Class>,
+    /// Passed by `cargo bench`; ignored.
+    #[arg(long, hide = true)]
+    bench: bool,
 }
 
-fn parse_args() -> Args {
-    let mut a = Args {
-        blocks: 2048,
-        reps: 5,
-        threads: vec![1, 2],
-        generate: None,
-        gib: 1.0,
-        stream: None,
-        file: None,
-        only: None,
-        blocks_given: false,
-        classes: Class::ALL.to_vec(),
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut val = || it.next().unwrap_or_else(|| usage(&format!("{arg} needs a value")));
-        match arg.as_str() {
-            "--bench" => {}
-            "--blocks" => {
-                a.blocks = val().parse().unwrap_or_else(|_| usage("--blocks N"));
-                a.blocks_given = true;
-            }
-            "--reps" => a.reps = val().parse().unwrap_or_else(|_| usage("--reps N")),
-            "--threads" => {
-                a.threads =
-                    val().split(',').map(|t| t.parse().unwrap_or_else(|_| usage("--threads 1,2"))).collect()
-            }
-            "--generate" => a.generate = Some(val().into()),
-            "--gib" => a.gib = val().parse().unwrap_or_else(|_| usage("--gib SIZE")),
-            "--stream" => a.stream = Some(val().into()),
-            "--file" => a.file = Some(val().into()),
-            "--only" => a.only = Some(val()),
-            "--class" => {
-                let v = val();
-                a.classes = vec![Class::ALL
-                    .into_iter()
-                    .find(|c| c.name() == v)
-                    .unwrap_or_else(|| usage("--class strided-4B|random-4B|gemm-16B|masked-4B"))]
-            }
-            other => usage(&format!("unknown argument {other}")),
-        }
+impl Args {
+    /// Blocks of the mix for the table.
+    fn blocks(&self) -> u32 {
+        self.blocks.unwrap_or(2048)
     }
-    a
+
+    /// The classes of the mix.
+    fn classes(&self) -> Vec<Class> {
+        self.class.map_or(Class::ALL.to_vec(), |c| vec![c])
+    }
+}
+
+fn parse_class(s: &str) -> Result<Class, String> {
+    Class::ALL
+        .into_iter()
+        .find(|c| c.name() == s)
+        .ok_or_else(|| "expected strided-4B, random-4B, gemm-16B or masked-4B".to_string())
 }
 
 fn usage(problem: &str) -> ! {
-    eprintln!("runner: {problem}\nusage: runner [--blocks N] [--reps N] [--threads 1,2] [--file MIX.bsim] [--only PART|ceiling|scaling] [--class CLASS]\n       runner --generate OUT.bsim [--gib SIZE]\n       runner --stream IN.bsim [--threads N]");
+    eprintln!("runner: {problem}");
     std::process::exit(2)
 }
 
 fn main() {
-    let args = parse_args();
+    let args = Args::parse();
     let hw = configs::preset("h100").expect("the h100 preset");
     if let Some(path) = &args.generate {
-        generate(path, args.gib, args.blocks_given.then_some(args.blocks), &args.classes);
+        generate(path, args.gib, args.blocks, &args.classes());
     } else if let Some(path) = &args.stream {
         let threads = args.threads.iter().copied().max().unwrap_or(1);
         let t = Instant::now();
@@ -124,7 +119,7 @@ fn main() {
     }
 }
 
-fn fail(e: &BinaryError) -> ! {
+fn fail(e: &dyn std::fmt::Display) -> ! {
     eprintln!("runner: {e}");
     std::process::exit(1)
 }
@@ -282,7 +277,7 @@ fn table(args: &Args, hw: &Hardware) {
         args.file.clone().unwrap_or_else(|| dir.join(format!("banksim-mix-{}.bsim", std::process::id())));
     let generated = args.file.is_none();
     if generated {
-        write_mix(&path, args.blocks, &args.classes);
+        write_mix(&path, args.blocks(), &args.classes());
     }
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     // (each pool is built once, outside the timed runs: starting threads is not the work)
@@ -290,7 +285,7 @@ fn table(args: &Args, hw: &Hardware) {
     let (_, (n, _)) = best(1, || one.install(|| read_decode(&path, false)).unwrap_or_else(|e| fail(&e)));
     let n = n as f64;
     let what = if generated {
-        format!("standard mix: {} blocks x {THREADS} threads x {STEPS} steps", args.blocks)
+        format!("standard mix: {} blocks x {THREADS} threads x {STEPS} steps", args.blocks())
     } else {
         path.display().to_string()
     };
@@ -347,7 +342,7 @@ fn table(args: &Args, hw: &Hardware) {
     if want("classes") {
         for class in Class::ALL {
             let p = dir.join(format!("banksim-mix-{}-{}.bsim", class.name(), std::process::id()));
-            write_mix(&p, args.blocks / 4, &[class]);
+            write_mix(&p, args.blocks() / 4, &[class]);
             let (mut chunks, k) = decoded_chunks(&p).unwrap_or_else(|e| fail(&e));
             let (t, _) = best(args.reps, || model_only(&chunks, hw));
             chunks.iter_mut().for_each(|c| c.split(WARP).expect("decoded"));
@@ -386,7 +381,7 @@ fn table(args: &Args, hw: &Hardware) {
     }
     // 5. the cycle engine (whole trace in memory, grouped as `banksim run` does)
     if want("engine") {
-        let requests = engine_requests(&path);
+        let requests = engine_requests(&path, hw);
         let runs =
             best_each(args.reps, &args.threads, || engine::run(hw, &requests, &EngineOptions::default()));
         let base = runs[0].1;
@@ -424,7 +419,7 @@ fn table(args: &Args, hw: &Hardware) {
 /// have, do not. For the read + decode + bank model path (each copy reads the whole
 /// file) and the cycle engine (each copy a serial run of the whole mix).
 fn ceiling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
-    let requests = engine_requests(path);
+    let requests = engine_requests(path, hw);
     for (what, job) in jobs(hw, path, &requests) {
         // (one copy first, whatever `--threads` says: the others are set against it)
         let mut alone = f64::NAN;
@@ -484,19 +479,15 @@ fn jobs<'a>(
 /// is the job's own (synchronisation, load imbalance, serial steps). The medians' line
 /// ends with the share of busy CPU time the host stole from this virtual machine over
 /// the rounds (`/proc/stat`): a parallel step waits for its slowest thread, and a thread
-/// whose virtual CPU the host has taken away is slowest (session 21: 15% steal on the H100
-/// machine's host in one call, 0.1% on the H200 machine's in another).
+/// whose virtual CPU the host has taken away is slowest.
 ///
 /// A round also runs the serial job alone on each of the first `T` cores in turn, pinned
-/// there. On a virtual machine the cores are not alike: at one moment they can differ
-/// by 1.8x (session 18: the add-throughput probe `freq tput`, run on CPU 0 and another
-/// CPU at once, gave the other CPU 1.54 to 2.81 units on the H100 host's 16 vCPUs,
-/// whatever else shares their physical cores), so one unpinned thread's speed depends
-/// on the core it lands on. The sum of the `T` cores' own rates is what `T` threads
+/// there. On a virtual machine the cores are not alike (at one moment they can differ
+/// by nearly 2x), so one unpinned thread's speed depends on the core it lands on. The sum of the `T` cores' own rates is what `T` threads
 /// could reach with nothing lost; `efficiency against the cores` is the parallel rate
 /// over that sum.
 fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
-    let requests = engine_requests(path);
+    let requests = engine_requests(path, hw);
     let jobs = jobs(hw, path, &requests);
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
@@ -578,16 +569,11 @@ fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
     }
 }
 
-/// The whole trace in memory as warp requests, as `banksim run` takes them for the cycle
-/// engine: each chunk split into requests, in chunk order (here on one thread).
-fn engine_requests(path: &Path) -> traces::Requests {
-    let mut reader = Reader::open(path).unwrap_or_else(|e| fail(&e));
-    let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
-    let mut all = traces::Requests::new(WARP);
-    while reader.next_chunk(&mut raw).unwrap_or_else(|e| fail(&e)) {
-        raw.decode_lazy(&mut chunk).unwrap_or_else(|e| fail(&e));
-        chunk.split(WARP).unwrap_or_else(|e| fail(&e));
-        chunk.iter().for_each(|r| all.push_ref(&r));
-    }
-    all
+/// The whole trace in memory as warp requests, as `banksim run --cycles` takes them
+/// ([`banksim::pipeline::stream::load_binary`], here on one thread).
+fn engine_requests(path: &Path, hw: &Hardware) -> traces::Requests {
+    pool(1)
+        .install(|| banksim::pipeline::stream::load_binary(path, hw, None, true))
+        .unwrap_or_else(|e| fail(&e))
+        .requests
 }

@@ -379,6 +379,9 @@ fn every_bad_input_fails_cleanly_with_place_and_problem() {
     let root: PathBuf = std::env::temp_dir().join(format!("banksim-bad-{}", std::process::id()));
     let mut failures = Vec::new();
     for (i, case) in CASES.iter().enumerate() {
+        if case.args[0] == "report" && !cfg!(feature = "charts") {
+            continue; // fails earlier, for want of the feature
+        }
         let dir = root.join(format!("case{i}"));
         std::fs::create_dir_all(&dir).unwrap();
         for (name, body) in case.files {

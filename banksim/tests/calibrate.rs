@@ -1,4 +1,5 @@
 //! `banksim calibrate` on a small synthetic suite: outputs, and errors on bad input.
+#![cfg(all(feature = "gpu", feature = "charts"))]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -129,6 +129,7 @@ fn shards_merged_equal_the_whole() {
 }
 
 /// Width, height and the share of non-white pixels of a PNG.
+#[cfg(feature = "charts")]
 fn png_stats(path: &Path) -> (u32, u32, f64, usize) {
     let img = image::open(path).unwrap().to_rgb8();
     let (w, h) = img.dimensions();
@@ -143,6 +144,7 @@ fn png_stats(path: &Path) -> (u32, u32, f64, usize) {
     (w, h, ink as f64 / (w * h) as f64, colours.len())
 }
 
+#[cfg(feature = "charts")]
 #[test]
 fn reports_draw_every_chart_non_blank() {
     let dir = tmp("report");

@@ -156,71 +156,22 @@ pub fn mix_bytes(blocks: u32, classes: &[Class]) -> Vec<u8> {
     w.finish().expect("in memory")
 }
 
-/// Simulates a binary trace on the bank model, chunk by chunk, as `banksim run` does:
-/// every thread of the current pool reads the next chunk in turn, decodes it lazily and
-/// simulates its requests as lane masks (affine ones through the model's memo), and the
-/// per-chunk summaries are added up (`traces::parallel::fold_chunks`), the file mapped
-/// ([`Reader::map_payloads`]). Memory: a couple of chunks per thread.
-pub fn simulate_file(path: &Path, hw: &Hardware) -> Result<(Summary, u64), BinaryError> {
-    let mut reader = Reader::open(path)?;
-    reader.map_payloads();
-    let total = traces::parallel::fold_chunks(
-        reader,
-        || (Chunk::default(), BankModel::new(hw)),
-        |(chunk, model), raw: &RawChunk| {
-            raw.decode_lazy(chunk)?;
-            simulate_chunk(chunk, model, hw.warp)
-        },
-        |(total, requests), (summary, n)| {
-            total.merge(&summary);
-            *requests += n;
-        },
-    )?;
-    Ok(total.unwrap_or_default())
+/// Simulates a binary trace on the bank model, chunk by chunk, with `banksim run`'s own
+/// code ([`banksim::pipeline::stream::run_binary`], the file mapped): every thread of the
+/// current pool reads the next chunk in turn, decodes it lazily, checks it and simulates
+/// its requests as lane masks, and the per-chunk summaries are added up. Memory: a couple
+/// of chunks per thread. The summary and the warp requests.
+pub fn simulate_file(path: &Path, hw: &Hardware) -> Result<(Summary, u64), banksim::pipeline::Error> {
+    let s = banksim::pipeline::stream::run_binary(path, hw, None, true)?;
+    Ok((s.summary, s.requests))
 }
 
-/// A slice's outcome through the model's memo of slices, its warps evaluated here on a
-/// miss (`evaluate_warps`: the two-warp kernel where it applies), as `banksim run` does
-/// (faster than `BankModel::evaluate_slice`: see `BankModel::recall_slice`).
+/// A slice's outcome through the model's memo of slices, as `banksim run` takes it
+/// ([`banksim::pipeline::stream::slice_outcome`]).
 #[inline]
 pub fn slice_outcome(model: &mut BankModel, r: &MaskedRequest<'_>, warp: u32) -> SliceOutcome {
-    match model.recall_slice(r) {
-        Ok(o) => o,
-        Err(ticket) => {
-            debug_assert_eq!(warp, model.hardware().warp);
-            let o = model.evaluate_warps(r);
-            model.remember_slice(ticket, r, o);
-            o
-        }
-    }
-}
-
-/// One decoded chunk on the bank model: its summary and its warp requests.
-#[inline]
-pub fn simulate_chunk(
-    chunk: &mut Chunk,
-    model: &mut BankModel,
-    warp: u32,
-) -> Result<(Summary, u64), BinaryError> {
-    let mut summary = Summary::default();
-    let mut n = 0u64;
     debug_assert_eq!(warp, model.hardware().warp);
-    let masked = chunk.for_each_slice(|s| {
-        let r = &s.request;
-        let o = slice_outcome(model, r, warp);
-        summary.add_slice(r.op, r.lanes(), o);
-        n += o.requests as u64;
-        Ok::<_, BinaryError>(())
-    })?;
-    if !masked {
-        // per-lane attributes: lanes are checked to agree on op and width one by one
-        chunk.split(warp)?;
-        for r in chunk.iter() {
-            summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
-        }
-        n = chunk.len() as u64;
-    }
-    Ok((summary, n))
+    banksim::pipeline::stream::slice_outcome(model, r)
 }
 
 /// Reads and decodes the file without simulating it, chunk by chunk as

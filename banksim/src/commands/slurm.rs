@@ -26,13 +26,16 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use crate::sweep::{read_journal, Expanded};
-use crate::AtomicFile;
+use crate::output::rows::{self, PlanRow};
+use crate::output::{write_atomically, write_csv};
+use crate::study::journal::read_journal;
+use crate::study::Expanded;
 
 /// Tasks in the job array when `--array-size` is not given.
 const DEFAULT_ARRAY_SIZE: usize = 8;
 
 #[derive(Args)]
+/// The Slurm options of `banksim sweep`.
 pub struct SlurmArgs {
     /// Write Slurm job-array scripts to DIR/slurm (one task per shard, then a merge job)
     /// instead of running the cells here.
@@ -74,7 +77,7 @@ enum ShardState {
 }
 
 /// Writes the scripts (and with `--submit` submits them) for sweeping `ex` into `out`.
-pub fn slurm(
+pub fn run(
     args: &SlurmArgs,
     ex: &Expanded,
     study_path: &Path,
@@ -155,7 +158,7 @@ pub fn slurm(
     let (sweep_script, merge_script) = (slurm_dir.join("sweep.sbatch"), slurm_dir.join("merge.sbatch"));
     write_file(&sweep_script, &sweep_sbatch(&ex.study.name, n, &paths, &directives))?;
     write_file(&merge_script, &merge_sbatch(&ex.study.name, n, &paths, &directives))?;
-    write_file(&slurm_dir.join("plan.csv"), &plan_csv(&plan, &states))?;
+    write_plan(&slurm_dir.join("plan.csv"), &plan, &states)?;
     print_plan(&ex.study.name, cells, &plan, &states);
     eprintln!("wrote {} and {}", sweep_script.display(), merge_script.display());
 
@@ -313,9 +316,9 @@ fn merge_sbatch(study: &str, n: usize, p: &Paths, directives: &[String]) -> Stri
 }
 
 fn write_file(path: &Path, text: &str) -> Result<()> {
-    let mut f = AtomicFile::create(path)?;
-    f.writer.write_all(text.as_bytes()).with_context(|| format!("{}: cannot write", path.display()))?;
-    f.commit()
+    write_atomically(path, |f| {
+        f.write_all(text.as_bytes()).with_context(|| format!("{}: cannot write", path.display()))
+    })
 }
 
 fn remove_if_there(path: &Path) -> Result<()> {
@@ -348,17 +351,22 @@ fn shard_state(dir: &Path, hash: &str, cells: &[usize]) -> Result<ShardState> {
     Ok(ShardState::Todo(done.keys().filter(|id| wanted.contains(id)).count()))
 }
 
-fn plan_csv(plan: &ShardPlan, states: &[ShardState]) -> String {
-    let mut s = String::from("shard,cells,estimated_cost,state\n");
-    for (i, state) in states.iter().enumerate() {
-        let state = match state {
-            ShardState::Complete => "complete".to_string(),
-            ShardState::Todo(0) => "to run".to_string(),
-            ShardState::Todo(done) => format!("to run ({done} cells done)"),
-        };
-        let _ = writeln!(s, "{i},{},{},{state}", plan.cells(i).len(), plan.cost[i]);
+fn write_plan(path: &Path, plan: &ShardPlan, states: &[ShardState]) -> Result<()> {
+    let rows = states.iter().enumerate().map(|(i, state)| PlanRow {
+        shard: i,
+        cells: plan.cells(i).len(),
+        estimated_cost: plan.cost[i],
+        state: state_text(state),
+    });
+    write_atomically(path, |f| -> Result<()> { Ok(write_csv(f, rows::PLAN_HEADER, rows)?) })
+}
+
+fn state_text(state: &ShardState) -> String {
+    match state {
+        ShardState::Complete => "complete".to_string(),
+        ShardState::Todo(0) => "to run".to_string(),
+        ShardState::Todo(done) => format!("to run ({done} cells done)"),
     }
-    s
 }
 
 fn print_plan(study: &str, cells: usize, plan: &ShardPlan, states: &[ShardState]) {
@@ -373,11 +381,7 @@ fn print_plan(study: &str, cells: usize, plan: &ShardPlan, states: &[ShardState]
     );
     if n <= 16 {
         for (i, state) in states.iter().enumerate() {
-            let state = match state {
-                ShardState::Complete => "complete".to_string(),
-                ShardState::Todo(0) => "to run".to_string(),
-                ShardState::Todo(d) => format!("to run ({d} cells done)"),
-            };
+            let state = state_text(state);
             eprintln!("  shard {i}: {:>6} cells, cost {:>12}  {state}", plan.cells(i).len(), plan.cost[i]);
         }
     }

@@ -1,7 +1,8 @@
 //! `banksim import`: convert an Accel-Sim kernel trace or NVBit `mem_trace` output into
 //! banksim's text trace. Glue only: the formats live in `traces::import`.
 
-use anyhow::{bail, Context, Result};
+use crate::output::write_atomically;
+use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use sim_core::Op;
 use std::io::Write;
@@ -56,7 +57,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     }
     let opts = Options { shmem_base: args.shmem_base, kernel: args.kernel };
     let imported = import::read(&args.input, format, &opts)?;
-    write_atomically(&args.out, |w| traces::text::write(&imported.trace, w))?;
+    write_atomically(&args.out, |w| -> Result<()> { Ok(traces::text::write(&imported.trace, w)?) })?;
     let mut out = std::io::stdout().lock();
     print_stats(&mut out, &args.input, &args.out, imported.trace.len(), &imported.stats)?;
     Ok(())
@@ -121,30 +122,6 @@ fn print_stats(
     Ok(())
 }
 
-/// Writes `path` through a temporary file in the same folder, renamed into place only
-/// when everything was written, so an interrupted or failed import leaves no partial file.
-fn write_atomically(path: &Path, write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".{}.tmp", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    let result = (|| -> Result<()> {
-        let file =
-            std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
-        let mut w = std::io::BufWriter::new(file);
-        write(&mut w).with_context(|| format!("{}: cannot write", tmp.display()))?;
-        let file = w
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .with_context(|| format!("{}: cannot write", tmp.display()))?;
-        file.sync_all().with_context(|| format!("{}: cannot write", tmp.display()))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,9 +165,9 @@ mod tests {
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
 
         // a writer that fails half way: no temporary file stays behind
-        let r = write_atomically(&out, |w| {
+        let r = write_atomically(&out, |w| -> Result<()> {
             w.write_all(b"partial")?;
-            Err(std::io::Error::other("disk full"))
+            Err(std::io::Error::other("disk full").into())
         });
         assert!(format!("{:#}", r.unwrap_err()).contains("disk full"));
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");

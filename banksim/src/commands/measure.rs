@@ -1,13 +1,26 @@
 //! `banksim measure`: time an uninstrumented WGSL kernel on a GPU with timestamp
-//! queries. Glue only: the work is in `validate::measure`.
+//! queries. Glue only: the work is in `validate::measure` (the `gpu` feature).
 
-use crate::cmd_capture::{write_atomically, KernelArgs};
-use anyhow::{Context, Result};
+use anyhow::Result;
+#[cfg(feature = "gpu")]
 use clap::Args;
-use std::io::Write;
-use std::path::PathBuf;
-use validate::measure::{MeasureOptions, Measurement};
 
+#[cfg(not(feature = "gpu"))]
+/// Arguments of `banksim measure` (not compiled in: see [`run`]).
+pub type MeasureArgs = super::args::Unavailable;
+
+#[cfg(not(feature = "gpu"))]
+/// Fails: this build has no `gpu` feature.
+pub fn run(_: &MeasureArgs) -> Result<()> {
+    Err(super::args::needs_feature("`banksim measure`", "gpu"))
+}
+
+#[cfg(feature = "gpu")]
+use super::kernel::KernelArgs;
+#[cfg(feature = "gpu")]
+use std::path::PathBuf;
+
+#[cfg(feature = "gpu")]
 /// Arguments of `banksim measure`.
 #[derive(Args)]
 pub struct MeasureArgs {
@@ -34,8 +47,21 @@ pub struct MeasureArgs {
     csv: Option<PathBuf>,
 }
 
+#[cfg(feature = "gpu")]
 /// Runs `banksim measure`.
 pub fn run(args: &MeasureArgs) -> Result<()> {
+    run_gpu(args)
+}
+
+#[cfg(feature = "gpu")]
+use crate::output::{append, write_atomically};
+#[cfg(feature = "gpu")]
+use std::io::Write;
+#[cfg(feature = "gpu")]
+use validate::measure::{MeasureOptions, Measurement};
+
+#[cfg(feature = "gpu")]
+fn run_gpu(args: &MeasureArgs) -> Result<()> {
     if args.reps == 0 {
         anyhow::bail!("--reps must be at least 1");
     }
@@ -52,36 +78,27 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
     };
     let m = validate::measure::measure(&gpu, &src, &file, &opts)?;
     if let Some(p) = &args.json {
-        write_atomically(p, |w| serde_json::to_writer_pretty(&mut *w, &m).map_err(std::io::Error::other))?;
+        write_atomically(p, |w| -> Result<()> { Ok(serde_json::to_writer_pretty(w, &m)?) })?;
     }
     if let Some(p) = &args.csv {
-        let new = !p.exists();
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .with_context(|| format!("{}: cannot open", p.display()))?;
-        if new {
-            writeln!(f, "{}", Measurement::CSV_HEADER)?;
-        }
-        writeln!(f, "{}", m.csv_row()).with_context(|| format!("{}: cannot write", p.display()))?;
+        append(p, Measurement::CSV_HEADER, &format!("{}\n", m.csv_row()))?;
     }
     let s = &m.stats;
     let mut out = std::io::stdout().lock();
     writeln!(out, "adapter: {} (driver {} {})", m.adapter.name, m.adapter.driver, m.adapter.driver_info)?;
     writeln!(
-        out,
-        "{file} dispatch {:?}: median {:.3} us, min {:.3}, max {:.3}, q1 {:.3}, q3 {:.3} (spread {:.1}% of the median), {} reps after {} warm-up, timer {}",
-        m.dispatch,
-        s.median / 1e3,
-        s.min / 1e3,
-        s.max / 1e3,
-        s.q1 / 1e3,
-        s.q3 / 1e3,
-        100.0 * s.rel_iqr,
-        m.times_ns.len(),
-        m.warmup,
-        m.timer
-    )?;
+    out,
+    "{file} dispatch {:?}: median {:.3} us, min {:.3}, max {:.3}, q1 {:.3}, q3 {:.3} (spread {:.1}% of the median), {} reps after {} warm-up, timer {}",
+    m.dispatch,
+    s.median / 1e3,
+    s.min / 1e3,
+    s.max / 1e3,
+    s.q1 / 1e3,
+    s.q3 / 1e3,
+    100.0 * s.rel_iqr,
+    m.times_ns.len(),
+    m.warmup,
+    m.timer
+)?;
     Ok(())
 }

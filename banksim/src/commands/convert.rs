@@ -3,9 +3,10 @@
 //! The input's format comes from its first bytes (the binary magic, else text); the
 //! output's from `--to`, else from OUT's extension (`.csv`, `.txt`: text; `.bsim`,
 //! `.bin`: binary), else it is the other format than the input's. The output is written
-//! under a temporary name and renamed into place, so an interrupted conversion leaves no
-//! partial file.
+//! through [`AtomicFile`], so an interrupted conversion leaves no partial file.
 
+use crate::output::AtomicFile;
+use crate::pipeline::stream;
 use anyhow::{Context, Result};
 use clap::Args;
 use std::io::Write;
@@ -45,7 +46,7 @@ impl Format {
 }
 
 /// Runs `banksim convert`.
-pub fn convert(args: &ConvertArgs) -> Result<()> {
+pub fn run(args: &ConvertArgs) -> Result<()> {
     let binary_in = traces::binary::is_binary(&args.input)
         .with_context(|| format!("{}: cannot read", args.input.display()))?;
     let from = if binary_in { Format::Binary } else { Format::Text };
@@ -59,26 +60,13 @@ pub fn convert(args: &ConvertArgs) -> Result<()> {
         Format::Text => Format::Binary,
         Format::Binary => Format::Text,
     });
-    let tmp = tmp_path(&args.output);
-    let written = match (from, to) {
+    let records = match (from, to) {
         // a text trace whose blocks come in order streams (else it is read whole)
-        (Format::Text, Format::Binary) => match stream_to_binary(&args.input, &tmp, &args.output) {
-            Ok(Some(records)) => Ok(records),
-            Ok(None) => convert_whole(&args.input, &tmp, &args.output, to),
-            Err(e) => Err(e),
+        (Format::Text, Format::Binary) => match stream_to_binary(&args.input, &args.output)? {
+            Some(records) => records,
+            None => convert_whole(&args.input, &args.output, to)?,
         },
-        _ => convert_whole(&args.input, &tmp, &args.output, to),
-    }
-    .and_then(|records| {
-        std::fs::rename(&tmp, &args.output)?;
-        Ok(records)
-    });
-    let records = match written {
-        Ok(records) => records,
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
+        _ => convert_whole(&args.input, &args.output, to)?,
     };
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     let mut stdout = std::io::stdout().lock();
@@ -96,40 +84,39 @@ pub fn convert(args: &ConvertArgs) -> Result<()> {
     Ok(())
 }
 
-/// The output file under its temporary name.
-fn create(tmp: &Path) -> Result<std::io::BufWriter<std::fs::File>> {
-    let file = std::fs::File::create(tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
-    Ok(std::io::BufWriter::with_capacity(1 << 20, file))
+/// The output file, written under a temporary name until committed.
+fn create(output: &Path) -> Result<AtomicFile> {
+    Ok(AtomicFile::with_capacity(output, 1 << 20)?)
 }
 
-/// Reads the whole trace at `input` and writes it to `tmp` (to be renamed `output`) in
-/// format `to`; the records.
-fn convert_whole(input: &Path, tmp: &Path, output: &Path, to: Format) -> Result<u64> {
+/// Reads the whole trace at `input` and writes it to `output` in format `to`; the records.
+fn convert_whole(input: &Path, output: &Path, to: Format) -> Result<u64> {
     let trace = traces::read_any(input)?;
-    let mut out = create(tmp)?;
+    let mut out = create(output)?;
     match to {
         Format::Text => traces::text::write(&trace, &mut out).map_err(anyhow::Error::from),
         Format::Binary => traces::binary::write(&trace, &mut out).map(|_| ()).map_err(anyhow::Error::from),
     }
     .and_then(|()| out.flush().map_err(anyhow::Error::from))
     .with_context(|| format!("{}: cannot write", output.display()))?;
+    out.commit()?;
     Ok(trace.len() as u64)
 }
 
-/// Writes the text trace at `input` to `tmp` in the binary format block by block (see
-/// [`crate::stream::text_blocks`]); `None` where its blocks are not in order. A trace
-/// with the `wait` column is written with a wait after every gap (an empty one is
+/// Writes the text trace at `input` to `output` in the binary format block by block (see
+/// [`stream::text_blocks`]); `None` (and no file) where its blocks are not in order. A
+/// trace with the `wait` column is written with a wait after every gap (an empty one is
 /// stored as none).
-fn stream_to_binary(input: &Path, tmp: &Path, output: &Path) -> Result<Option<u64>> {
+fn stream_to_binary(input: &Path, output: &Path) -> Result<Option<u64>> {
     use traces::binary::Writer;
-    let mut writer: Option<Writer<std::io::BufWriter<std::fs::File>>> = None;
+    let mut writer: Option<Writer<AtomicFile>> = None;
     let mut records = 0u64;
     let name = input.display().to_string();
-    let in_order = crate::stream::text_blocks(input, |columns, blocks| {
+    let in_order = stream::text_blocks(input, |columns, blocks| -> Result<()> {
         let w = match writer.as_mut() {
             Some(w) => w,
             None => {
-                let out = create(tmp)?;
+                let out = create(output)?;
                 let w = if columns > 8 {
                     Writer::with_waits(out, &name)?
                 } else {
@@ -145,13 +132,7 @@ fn stream_to_binary(input: &Path, tmp: &Path, output: &Path) -> Result<Option<u6
         return Ok(None);
     }
     let w = writer.expect("a trace has a header");
-    let mut out = w.finish().with_context(|| format!("{}: cannot write", output.display()))?;
-    out.flush().with_context(|| format!("{}: cannot write", output.display()))?;
+    let out = w.finish().with_context(|| format!("{}: cannot write", output.display()))?;
+    out.commit()?;
     Ok(Some(records))
-}
-
-fn tmp_path(path: &Path) -> PathBuf {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    PathBuf::from(tmp)
 }

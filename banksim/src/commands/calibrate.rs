@@ -1,14 +1,10 @@
 //! `banksim calibrate`: fit the timing model to measured kernel runs and report predicted
 //! against measured speedups. Glue and output only: the fit is in
-//! `validate::calibrate::predict_suite`.
+//! `validate::calibrate::predict_suite` (the `gpu` feature); the chart needs `charts`.
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use std::collections::HashMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use validate::calibrate::{predict_suite, Occupancy, Role, SuiteCalibration, Variant};
+use std::path::PathBuf;
 
 /// Arguments of `banksim calibrate`.
 #[derive(Args)]
@@ -47,12 +43,42 @@ pub struct CalibrateArgs {
     out: PathBuf,
 }
 
+/// How blocks per SM are found.
 #[derive(Clone, Copy, clap::ValueEnum)]
-enum OccupancyArg {
+pub enum OccupancyArg {
+    // the smallest shared-memory carveout that holds one block
     Carveout,
+    // the preset's limits
     Limits,
 }
 
+/// Runs `banksim calibrate`.
+#[cfg_attr(not(all(feature = "gpu", feature = "charts")), allow(unused_variables))]
+pub fn run(args: &CalibrateArgs) -> Result<()> {
+    #[cfg(all(feature = "gpu", feature = "charts"))]
+    return run_fit(args);
+    #[cfg(not(feature = "gpu"))]
+    return Err(super::args::needs_feature("`banksim calibrate`", "gpu"));
+    #[cfg(all(feature = "gpu", not(feature = "charts")))]
+    return Err(super::args::needs_feature("`banksim calibrate`", "charts"));
+}
+
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use crate::output::write_atomically;
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use anyhow::{bail, Context};
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use indicatif::{ProgressBar, ProgressStyle};
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use std::collections::HashMap;
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use std::io::Write;
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use std::path::Path;
+#[cfg(all(feature = "gpu", feature = "charts"))]
+use validate::calibrate::{predict_suite, Occupancy, Role, SuiteCalibration, Variant};
+
+#[cfg(all(feature = "gpu", feature = "charts"))]
 struct SuiteRow {
     label: String,
     family: String,
@@ -61,6 +87,7 @@ struct SuiteRow {
     scale: f64,
 }
 
+#[cfg(all(feature = "gpu", feature = "charts"))]
 fn read_suite(path: &Path) -> Result<Vec<SuiteRow>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let mut rows = Vec::new();
@@ -105,6 +132,7 @@ fn read_suite(path: &Path) -> Result<Vec<SuiteRow>> {
     Ok(rows)
 }
 
+#[cfg(all(feature = "gpu", feature = "charts"))]
 fn read_measured(path: &Path) -> Result<HashMap<String, f64>> {
     let mut r = csv::Reader::from_path(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let headers = r.headers().with_context(|| format!("{}: no header", path.display()))?.clone();
@@ -131,8 +159,8 @@ fn read_measured(path: &Path) -> Result<HashMap<String, f64>> {
     Ok(out)
 }
 
-/// Runs `banksim calibrate`.
-pub fn run(args: &CalibrateArgs) -> Result<()> {
+#[cfg(all(feature = "gpu", feature = "charts"))]
+fn run_fit(args: &CalibrateArgs) -> Result<()> {
     if !(args.clock_mhz.is_finite() && args.clock_mhz > 0.0) {
         bail!("--clock-mhz {}: expected a positive number", args.clock_mhz);
     }
@@ -196,10 +224,10 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     bar.finish_and_clear();
 
     let csv_path = args.out.join("predictions.csv");
-    crate::cmd_capture::write_atomically(&csv_path, |w| write_predictions(w, &cal))?;
+    write_atomically(&csv_path, |w| -> Result<()> { Ok(write_predictions(w, &cal)?) })?;
     let ron_path = args.out.join("calibration.ron");
     let ron_text = calibration_ron(&hw, &cal, args)?;
-    crate::cmd_capture::write_atomically(&ron_path, |w| w.write_all(ron_text.as_bytes()))?;
+    write_atomically(&ron_path, |w| -> Result<()> { Ok(w.write_all(ron_text.as_bytes())?) })?;
     let png = args.out.join("speedups.png");
     let series: Vec<reports::Series> = [Role::Fit, Role::Holdout]
         .iter()
@@ -228,11 +256,12 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     Ok(())
 }
 
+#[cfg(all(feature = "gpu", feature = "charts"))]
 fn write_predictions(w: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
     writeln!(
-        w,
-        "label,family,role,reference,cycles_per_op,engine_cycles,measured_us,predicted_us,measured_speedup,predicted_speedup,error"
-    )?;
+    w,
+    "label,family,role,reference,cycles_per_op,engine_cycles,measured_us,predicted_us,measured_speedup,predicted_speedup,error"
+)?;
     for p in &cal.predictions {
         writeln!(
             w,
@@ -253,6 +282,7 @@ fn write_predictions(w: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Resu
     Ok(())
 }
 
+#[cfg(all(feature = "gpu", feature = "charts"))]
 fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &CalibrateArgs) -> Result<String> {
     #[derive(serde::Serialize)]
     struct Out<'a> {
@@ -290,12 +320,12 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
     let body = ron::ser::to_string_pretty(&out, ron::ser::PrettyConfig::default())?;
     Ok(format!(
         "// `banksim calibrate --suite {} --measured {} --traces DIR --config {} --clock-mhz {}`\n\
-         // timing: the preset's engine parameters (from the ncu and empty-kernel\n\
-         // microbenchmarks); cycles_per_op: cycles a warp spends per IR operation of other\n\
-         // work, solved per kernel family from its reference variant (pass it to `banksim run\n\
-         // --cycles --cycles-per-op` for a capture); issue_per_op: scheduler cycles per\n\
-         // operation; overlap: share of the engine's predicted change that shows in the\n\
-         // measured time; both fitted on the `fit` families only.\n{body}\n",
+     // timing: the preset's engine parameters (from the ncu and empty-kernel\n\
+     // microbenchmarks); cycles_per_op: cycles a warp spends per IR operation of other\n\
+     // work, solved per kernel family from its reference variant (pass it to `banksim run\n\
+     // --cycles --cycles-per-op` for a capture); issue_per_op: scheduler cycles per\n\
+     // operation; overlap: share of the engine's predicted change that shows in the\n\
+     // measured time; both fitted on the `fit` families only.\n{body}\n",
         args.suite.display(),
         args.measured.display(),
         args.config,
@@ -303,15 +333,16 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
     ))
 }
 
+#[cfg(all(feature = "gpu", feature = "charts"))]
 fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
     writeln!(
-        out,
-        "fitted on the fit families: overlap {:.4}, issue cycles per op {} (squared error per value tried: {}); dispatch overhead {:.2} us",
-        cal.overlap,
-        cal.model.issue_per_op,
-        cal.search.iter().map(|(f, e)| format!("{f}: {e:.4}")).collect::<Vec<_>>().join(", "),
-        cal.overhead_us
-    )?;
+    out,
+    "fitted on the fit families: overlap {:.4}, issue cycles per op {} (squared error per value tried: {}); dispatch overhead {:.2} us",
+    cal.overlap,
+    cal.model.issue_per_op,
+    cal.search.iter().map(|(f, e)| format!("{f}: {e:.4}")).collect::<Vec<_>>().join(", "),
+    cal.overhead_us
+)?;
     writeln!(
         out,
         "{:<26} {:<8} {:>7} {:>12} {:>12} {:>9} {:>9} {:>8}",

@@ -8,18 +8,24 @@
 //! `banksim capture` and `convert` write them) streams too: a block is grouped and simulated once a record of a
 //! later block is read. Memory is a batch of text and the blocks still open.
 
-use anyhow::{bail, Result};
-use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest};
+use super::check::{access_problem, check_records, thread_problem};
+use super::error::{Error, Result};
+use super::simulate::Loaded;
+use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest, SliceOutcome};
 use std::path::Path;
 use traces::binary::{Chunk, RawChunk, Reader};
 use traces::{block_runs, Record, RequestRef, Requests, Trace};
 
 /// Totals of a streamed run.
-pub(crate) struct Streamed {
-    pub(crate) source: String,
-    pub(crate) records: u64,
-    pub(crate) requests: u64,
-    pub(crate) summary: Summary,
+pub struct Streamed {
+    /// The trace's name (its path).
+    pub source: String,
+    /// Records read.
+    pub records: u64,
+    /// Warp requests simulated.
+    pub requests: u64,
+    /// Bank-model totals by op.
+    pub summary: Summary,
 }
 
 /// One worker's buffers, reused from chunk to chunk.
@@ -48,12 +54,7 @@ fn open(path: &Path, map: bool) -> Result<Reader<std::io::BufReader<std::fs::Fil
 
 /// Simulates the binary trace at `path` on the bank model, chunk by chunk (`map` as in
 /// [`open`]).
-pub(crate) fn run_binary(
-    path: &Path,
-    hw: &Hardware,
-    threads_per_block: Option<u32>,
-    map: bool,
-) -> Result<Streamed> {
+pub fn run_binary(path: &Path, hw: &Hardware, threads_per_block: Option<u32>, map: bool) -> Result<Streamed> {
     let reader = open(path, map)?;
     let source = reader.name().to_string();
     let total = traces::parallel::fold_chunks(
@@ -68,6 +69,21 @@ pub(crate) fn run_binary(
     )?
     .unwrap_or_default();
     Ok(Streamed { source, records: total.records, requests: total.requests, summary: total.summary })
+}
+
+/// A slice's outcome through the model's memo of slices, its warps evaluated here on a
+/// miss (`evaluate_warps`: the two-warp kernel where it applies), faster than
+/// `BankModel::evaluate_slice` (see `BankModel::recall_slice`).
+#[inline]
+pub fn slice_outcome(model: &mut BankModel, r: &MaskedRequest<'_>) -> SliceOutcome {
+    match model.recall_slice(r) {
+        Ok(o) => o,
+        Err(ticket) => {
+            let o = model.evaluate_warps(r);
+            model.remember_slice(ticket, r, o);
+            o
+        }
+    }
 }
 
 fn simulate_chunk(
@@ -93,14 +109,7 @@ fn simulate_chunk(
         if threads_per_block.is_some_and(|n| w.slice * 64 + last_lane >= n) || !accesses_fit(hw, r) {
             return Err(Amiss);
         }
-        let o = match model.recall_slice(r) {
-            Ok(o) => o,
-            Err(ticket) => {
-                let o = model.evaluate_warps(r);
-                model.remember_slice(ticket, r, o);
-                o
-            }
-        };
+        let o = slice_outcome(model, r);
         summary.add_slice(r.op, r.lanes(), o);
         requests += o.requests as u64;
         Ok(())
@@ -131,24 +140,16 @@ fn check_request(
         format!("{source}: chunk at byte {}: block {} warp {} step {}", raw.offset(), r.block, r.warp, r.step)
     };
     if let Some(&last) = r.lanes.last() {
-        if let Some(problem) = crate::thread_problem(r.warp * hw.warp + last as u32, threads_per_block) {
-            bail!("{}: {problem}", at());
+        if let Some(problem) = thread_problem(r.warp * hw.warp + last as u32, threads_per_block) {
+            return Err(Error::Check { at: at(), problem });
         }
     }
     for &a in r.addrs {
-        if let Some(problem) = crate::access_problem(hw, r.op, a, r.bytes) {
-            bail!("{}: {problem}", at());
+        if let Some(problem) = access_problem(hw, r.op, a, r.bytes) {
+            return Err(Error::Check { at: at(), problem });
         }
     }
     Ok(())
-}
-
-/// A binary trace's warp requests, for what needs them all (the cycle engine, the
-/// per-request outputs), and its number of records.
-pub(crate) struct Loaded {
-    pub(crate) source: String,
-    pub(crate) records: u64,
-    pub(crate) requests: Requests,
 }
 
 /// Reads the binary trace at `path` into warp requests of `hw.warp` lanes, checked as
@@ -161,12 +162,7 @@ pub(crate) struct Loaded {
 /// ([`Requests::group`]), without holding the records: those took about 40 bytes each
 /// (1.3 GB for the million requests of the benchmark mix) and their sort by (block,
 /// warp, step) was most of `banksim run --cycles`'s time.
-pub(crate) fn load_binary(
-    path: &Path,
-    hw: &Hardware,
-    threads_per_block: Option<u32>,
-    map: bool,
-) -> Result<Loaded> {
+pub fn load_binary(path: &Path, hw: &Hardware, threads_per_block: Option<u32>, map: bool) -> Result<Loaded> {
     let reader = open(path, map)?;
     let source = reader.name().to_string();
     let mut total = Loaded { source: source.clone(), records: 0, requests: Requests::new(hw.warp) };
@@ -201,7 +197,7 @@ impl From<traces::binary::BinaryError> for Amiss {
 }
 
 /// Whether every access of `r` is inside shared memory and aligned to its width (a
-/// quick check that may say no where [`crate::access_problem`] finds nothing: it
+/// quick check that may say no where [`access_problem`] finds nothing: it
 /// decides then).
 #[inline]
 fn accesses_fit(hw: &Hardware, r: &MaskedRequest<'_>) -> bool {
@@ -236,15 +232,11 @@ fn accesses_fit(hw: &Hardware, r: &MaskedRequest<'_>) -> bool {
 /// Simulates the text trace at `path` on the bank model, block by block; `None` (having
 /// read up to there) where a record's block comes after a later block's: then the trace
 /// has to be read whole ([`traces::text::read`]), to put its records in order.
-pub(crate) fn run_text(
-    path: &Path,
-    hw: &Hardware,
-    threads_per_block: Option<u32>,
-) -> Result<Option<Streamed>> {
+pub fn run_text(path: &Path, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Option<Streamed>> {
     use rayon::prelude::*;
     let mut total =
         Streamed { source: path.display().to_string(), records: 0, requests: 0, summary: Summary::default() };
-    let in_order = text_blocks(path, |_, done| {
+    let in_order = text_blocks(path, |_, done| -> Result<()> {
         // runs of whole blocks, checked, grouped and simulated side by side; their totals
         // (or the first problem) taken in file order
         let parts: Vec<Result<Part>> = block_runs(&done.records, 1 << 14)
@@ -255,7 +247,7 @@ pub(crate) fn run_text(
                     let mut part = Trace::new(done.source.as_str());
                     part.records.extend_from_slice(&done.records[run.clone()]);
                     part.lines.extend_from_slice(&done.lines[run]);
-                    crate::check_records(&part, hw, threads_per_block)?;
+                    check_records(&part, hw, threads_per_block)?;
                     let requests = Requests::group(&part, hw.warp)?;
                     let mut summary = Summary::default();
                     for r in requests.iter() {
@@ -282,16 +274,17 @@ pub(crate) fn run_text(
 /// empty set). A block is whole once a record of a later block is read, so memory is a
 /// batch of text and the blocks still open. `false` (having read up to there) where a
 /// block comes after a later one.
-pub(crate) fn text_blocks(
+pub fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
     path: &Path,
-    mut blocks: impl FnMut(usize, Trace) -> Result<()> + Send,
-) -> Result<bool> {
-    let file = traces::text::open(path)?;
+    mut blocks: impl FnMut(usize, Trace) -> Result<(), E> + Send,
+) -> Result<bool, E> {
+    let file = traces::text::open(path).map_err(Error::from)?;
+    let mut unordered = false;
     let source = path.display().to_string();
     // records of the blocks not whole yet (the last block read, and the batch after it)
     let mut open = Trace::new(source.as_str());
     let mut columns = 0;
-    let mut close = |open: &mut Trace, upto: usize, columns: usize| -> Result<()> {
+    let mut close = |open: &mut Trace, upto: usize, columns: usize| -> Result<(), E> {
         let mut done = Trace::new(source.as_str());
         done.records.extend(open.records.drain(..upto));
         done.lines.extend(open.lines.drain(..upto));
@@ -300,11 +293,12 @@ pub(crate) fn text_blocks(
     let read = traces::text::for_each_batch(
         file,
         &source,
-        |records: &[Record], lines: &[u32], header| -> Result<()> {
+        |records: &[Record], lines: &[u32], header| -> Result<(), E> {
             columns = header;
             let floor = open.records.last().map_or(0, |r| r.block);
             if records.first().is_some_and(|r| r.block < floor) || !traces::blocks_in_order(records) {
-                return Err(Unordered.into());
+                unordered = true;
+                return Err(Error::Input("the trace's blocks are not in order".into()).into());
             }
             open.records.extend_from_slice(records);
             open.lines.extend_from_slice(lines);
@@ -323,22 +317,10 @@ pub(crate) fn text_blocks(
             close(&mut open, n, columns)?;
             Ok(true)
         }
-        Err(e) if e.is::<Unordered>() => Ok(false),
+        Err(_) if unordered => Ok(false),
         Err(e) => Err(e),
     }
 }
-
-/// A text trace's blocks are not in order (see [`run_text`]).
-#[derive(Debug)]
-struct Unordered;
-
-impl std::fmt::Display for Unordered {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the trace's blocks are not in order")
-    }
-}
-
-impl std::error::Error for Unordered {}
 
 #[cfg(test)]
 mod tests {

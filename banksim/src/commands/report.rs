@@ -1,14 +1,11 @@
 //! `banksim report`: PNGs and an index page from a sweep's or a run's output folder.
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use clap::Args;
-use reports::HeatCell;
-use serde_json::Value;
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Args)]
+/// Arguments of `banksim report`.
 pub struct ReportArgs {
     /// A sweep output folder (with results.json) or a run output folder (`banksim run --out`).
     input: PathBuf,
@@ -17,7 +14,34 @@ pub struct ReportArgs {
     out: PathBuf,
 }
 
-pub fn report(args: &ReportArgs) -> Result<()> {
+/// Runs `banksim report`.
+#[cfg_attr(not(feature = "charts"), allow(unused_variables))]
+pub fn run(args: &ReportArgs) -> Result<()> {
+    #[cfg(feature = "charts")]
+    return run_charts(args);
+    #[cfg(not(feature = "charts"))]
+    return Err(super::args::needs_feature("`banksim report`", "charts"));
+}
+
+#[cfg(feature = "charts")]
+use crate::output::write_atomically;
+#[cfg(feature = "charts")]
+use anyhow::{bail, Context};
+#[cfg(feature = "charts")]
+use reports::HeatCell;
+#[cfg(feature = "charts")]
+use serde_json::Value;
+#[cfg(feature = "charts")]
+use std::collections::BTreeMap;
+#[cfg(feature = "charts")]
+use std::fmt::Write as _;
+#[cfg(feature = "charts")]
+use std::io::Write as _;
+#[cfg(feature = "charts")]
+use std::path::Path;
+
+#[cfg(feature = "charts")]
+fn run_charts(args: &ReportArgs) -> Result<()> {
     std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
     let items = if args.input.join("results.json").is_file() {
         sweep_report(&args.input, &args.out)?
@@ -25,26 +49,29 @@ pub fn report(args: &ReportArgs) -> Result<()> {
         run_report(&args.input, &args.out)?
     } else {
         bail!(
-            "{}: neither a sweep output (results.json) nor a run output (requests.csv from `banksim run --out`)",
-            args.input.display()
-        );
+        "{}: neither a sweep output (results.json) nor a run output (requests.csv from `banksim run --out`)",
+        args.input.display()
+    );
     };
     let mut md = String::from("# banksim report\n\n");
     writeln!(md, "Source: `{}`\n", args.input.display())?;
     for (png, caption) in &items {
         writeln!(md, "## {caption}\n\n![{caption}]({png})\n")?;
     }
-    std::fs::write(args.out.join("index.md"), md)
-        .with_context(|| format!("{}: cannot write", args.out.display()))?;
+    write_atomically(&args.out.join("index.md"), |f| {
+        f.write_all(md.as_bytes()).with_context(|| format!("{}: cannot write", args.out.display()))
+    })?;
     eprintln!("wrote {} charts and index.md to {}", items.len(), args.out.display());
     Ok(())
 }
 
+#[cfg(feature = "charts")]
 fn num(v: &Value) -> Option<f64> {
     v.as_f64().or_else(|| v.as_str().and_then(|s| s.parse().ok()))
 }
 
 /// One chart per (metric, workload group), one line per hardware configuration.
+#[cfg(feature = "charts")]
 fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
     let path = input.join("results.json");
     let doc: Value = serde_json::from_str(
@@ -125,6 +152,7 @@ fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
 
 /// Conflict-degree histogram, the worst request's bank x lane picture and, with cycles,
 /// the per-SM pipe timeline.
+#[cfg(feature = "charts")]
 fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(input.join("summary.json")).context("summary.json")?)?;

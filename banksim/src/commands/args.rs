@@ -1,0 +1,115 @@
+//! Arguments several subcommands share (the hardware and the cycle engine's options),
+//! and the helpers that turn them into what the libraries take.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use sim_core::Hardware;
+
+/// The hardware: a preset or RON file, with overrides.
+#[derive(Args)]
+pub struct HardwareArgs {
+    /// Preset name (see `banksim presets`) or path to a RON config file.
+    #[arg(long, short, default_value = configs::DEFAULT_PRESET, value_name = "PRESET|FILE")]
+    pub config: String,
+    /// Override the warp size (lanes per warp), e.g. 16, 32, 64.
+    #[arg(long, value_name = "LANES")]
+    pub warp: Option<u32>,
+    /// Override the number of banks.
+    #[arg(long, value_name = "N")]
+    pub banks: Option<u32>,
+    /// Override the bank word width in bytes.
+    #[arg(long, value_name = "BYTES")]
+    pub bank_bytes: Option<u32>,
+    /// Override the number of SMs (CUs) of the cycle engine.
+    #[arg(long, value_name = "N")]
+    pub sms: Option<u32>,
+}
+
+/// The cycle engine's options of `banksim run`.
+#[derive(Args)]
+pub struct EngineArgs {
+    /// Also run the cycle engine: total cycles, per-SM cycles, pipe utilisation, stalls.
+    #[arg(long)]
+    pub cycles: bool,
+    /// Worker threads for the engine (default: all cores; with one per core each is pinned
+    /// to its core). Results do not depend on it.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// What a request without a `dep` value waits for.
+    #[arg(long, value_enum, default_value = "previous-load")]
+    pub dep: DepArg,
+    /// Threads per block (default: the trace's largest thread index + 1).
+    #[arg(long, value_name = "N")]
+    pub threads_per_block: Option<u32>,
+    /// Shared-memory bytes per block for occupancy (default: the highest byte the trace touches).
+    #[arg(long, value_name = "BYTES")]
+    pub smem_per_block: Option<u32>,
+    /// Write per-SM cycles, pipe utilisation and stalls as CSV.
+    #[arg(long, value_name = "OUT.csv")]
+    pub per_sm: Option<std::path::PathBuf>,
+    /// Simulate a dispatch of N blocks: block b does what the trace's block b mod B does
+    /// (B blocks in the trace). For a capture of a few workgroups of a kernel whose
+    /// workgroups all make the same shared-memory accesses.
+    #[arg(long, value_name = "N", requires = "cycles")]
+    pub grid: Option<u32>,
+    /// Issue cycles per unit of the trace's `gap`: 1 when gaps are cycles; for captured
+    /// traces (gaps in IR operations) the calibrated value, e.g. from `banksim calibrate`.
+    #[arg(long, value_name = "CYCLES", default_value_t = 1.0, requires = "cycles")]
+    pub cycles_per_op: f64,
+    /// Scheduler cycles each operation of `gap` holds (issue slots, whatever its latency
+    /// `--cycles-per-op`): the calibration's `issue_per_op` (1.0 on the H100). Default:
+    /// the preset's `gap_issue_fraction` (the whole gap).
+    #[arg(long, value_name = "CYCLES", requires = "cycles")]
+    pub issue_per_op: Option<f64>,
+}
+
+/// What a request without a `dep` value waits for.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum DepArg {
+    /// Wait for the warp's previous load to complete.
+    PreviousLoad,
+    /// Only wait for program order.
+    Independent,
+}
+
+/// The hardware `args` name: the preset or file, with the overrides applied.
+pub fn hardware(args: &HardwareArgs) -> Result<Hardware> {
+    let hw = configs::load(&args.config)?;
+    let timing = match (args.sms, &hw.timing) {
+        (Some(sms), Some(t)) => Some(Some(sim_core::Timing { sms, ..t.clone() })),
+        (Some(_), None) => bail!("--sms: preset `{}` has no timing parameters", hw.name),
+        (None, _) => None,
+    };
+    let overrides = configs::Overrides {
+        warp: args.warp,
+        banks: args.banks,
+        bank_bytes: args.bank_bytes,
+        timing,
+        ..Default::default()
+    };
+    Ok(configs::apply_overrides(&hw, &overrides, "command-line overrides")?)
+}
+
+/// Runs `f` on a rayon pool of `threads` workers (default: all cores, then pinned one to
+/// a core: see `sim_core::thread_pool`).
+pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
+    if threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
+    Ok(sim_core::thread_pool(threads).context("cannot start worker threads")?.install(f))
+}
+
+/// The error of a command (or option) that this build of banksim was compiled without:
+/// `what` is e.g. "`banksim capture`", `feature` the Cargo feature it needs.
+pub fn needs_feature(what: &str, feature: &str) -> anyhow::Error {
+    anyhow::anyhow!("{what} needs the `{feature}` feature: cargo install --path banksim --features {feature}")
+}
+
+/// Arguments of a command that this build was compiled without: taken as they come, so
+/// that running it says which feature it needs.
+#[derive(Args)]
+pub struct Unavailable {
+    /// (This command was not compiled in.)
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub args: Vec<std::ffi::OsString>,
+}

@@ -1,0 +1,138 @@
+//! `banksim capture`: run a WGSL compute kernel with wgpu, instrumented to record every
+//! workgroup-memory access, and write the trace. Glue only: the work is in `validate`
+//! (the `gpu` feature).
+
+use anyhow::Result;
+#[cfg(feature = "gpu")]
+use clap::Args;
+
+#[cfg(not(feature = "gpu"))]
+/// Arguments of `banksim capture` (not compiled in: see [`run`]).
+pub type CaptureArgs = super::args::Unavailable;
+
+#[cfg(not(feature = "gpu"))]
+/// Fails: this build has no `gpu` feature.
+pub fn run(_: &CaptureArgs) -> Result<()> {
+    Err(super::args::needs_feature("`banksim capture`", "gpu"))
+}
+
+#[cfg(feature = "gpu")]
+use super::kernel::KernelArgs;
+#[cfg(feature = "gpu")]
+use std::path::PathBuf;
+
+#[cfg(feature = "gpu")]
+/// Arguments of `banksim capture`.
+#[derive(Args)]
+pub struct CaptureArgs {
+    #[command(flatten)]
+    kernel: KernelArgs,
+    /// Where to write the trace (CSV, `block,thread,step,op,addr,bytes`).
+    #[arg(short, long, value_name = "OUT.csv", required_unless_present = "instrument_only")]
+    out: Option<PathBuf>,
+    /// Also write the instrumented WGSL that runs.
+    #[arg(long, value_name = "FILE.wgsl")]
+    emit_wgsl: Option<PathBuf>,
+    /// Only instrument (no GPU): list the access sites and the workgroup layout.
+    #[arg(long)]
+    instrument_only: bool,
+    /// Records the first run makes room for (a run that makes more is repeated with
+    /// exactly enough room; nothing is dropped).
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    capacity: u64,
+}
+
+#[cfg(feature = "gpu")]
+/// Runs `banksim capture`.
+pub fn run(args: &CaptureArgs) -> Result<()> {
+    run_gpu(args)
+}
+
+#[cfg(feature = "gpu")]
+use crate::output::write_atomically;
+#[cfg(feature = "gpu")]
+use anyhow::Context;
+#[cfg(feature = "gpu")]
+use std::io::Write;
+#[cfg(feature = "gpu")]
+use std::path::Path;
+#[cfg(feature = "gpu")]
+use validate::capture::CaptureOptions;
+#[cfg(feature = "gpu")]
+use validate::instrument::SiteKind;
+
+#[cfg(feature = "gpu")]
+fn run_gpu(args: &CaptureArgs) -> Result<()> {
+    let (src, kopts) = args.kernel.load()?;
+    let file = args.kernel.kernel.display().to_string();
+    let mut out = std::io::stdout().lock();
+    if args.instrument_only {
+        let (inst, wgsl, _) = validate::capture::prepare(&src, &file, &kopts)?;
+        if let Some(p) = &args.emit_wgsl {
+            write_text(p, &wgsl)?;
+        }
+        writeln!(
+            out,
+            "{file}: workgroup size {:?}, {} bytes of workgroup memory",
+            inst.workgroup_size, inst.shared_bytes
+        )?;
+        for v in &inst.shared {
+            writeln!(out, "  {:>6}  {} ({} bytes)", v.offset, v.name, v.size)?;
+        }
+        writeln!(out, "{} sites:", inst.sites.len())?;
+        for (i, s) in inst.sites.iter().enumerate() {
+            let kind = match &s.kind {
+                SiteKind::Access { op, leaves, .. } if leaves.len() == 1 => {
+                    format!("{op} {} B", leaves[0].1)
+                }
+                SiteKind::Access { op, leaves, .. } => format!("{op} x{} pieces", leaves.len()),
+                SiteKind::Barrier => "bar".into(),
+                SiteKind::Loop => "loop".into(),
+            };
+            writeln!(out, "  {i:>4}  {kind:<16} {}", s.what)?;
+        }
+        return Ok(());
+    }
+    let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
+    let mut opts = CaptureOptions::new(kopts);
+    opts.initial_records = args.capacity;
+    let c = validate::capture::capture(&gpu, &src, &file, &opts)?;
+    if let Some(p) = &args.emit_wgsl {
+        write_text(p, &c.wgsl)?;
+    }
+    let path = args.out.as_ref().context("--out is required")?;
+    write_atomically(path, |w| -> Result<()> { Ok(traces::text::write(&c.trace, w)?) })?;
+    writeln!(out, "adapter: {}", c.adapter)?;
+    writeln!(
+        out,
+        "{file}: workgroup size {:?}, dispatch {:?}, {} bytes of workgroup memory:",
+        c.workgroup_size, args.kernel.dispatch, c.shared_bytes
+    )?;
+    for v in &c.shared {
+        writeln!(out, "  byte {:>6}: {} ({} bytes)", v.offset, v.name, v.size)?;
+    }
+    for (r, what) in &c.buffers {
+        let kind = if r.handle.is_some() { "resource" } else { "buffer" };
+        writeln!(out, "  {kind} {}.{} `{}`: {what}", r.group, r.binding, r.name)?;
+    }
+    writeln!(
+        out,
+        "{} trace records from {} raw records ({} sites, {} run{}) written to {}",
+        c.trace.len(),
+        c.records,
+        c.sites.len(),
+        c.runs,
+        if c.runs == 1 { "" } else { "s" },
+        path.display()
+    )?;
+    writeln!(out, "next: banksim run {}", path.display())?;
+    Ok(())
+}
+
+/// Writes a text file (the instrumented WGSL) through [`write_atomically`].
+#[cfg(feature = "gpu")]
+fn write_text(p: &Path, text: &str) -> Result<()> {
+    write_atomically(p, |f| {
+        f.write_all(text.as_bytes()).with_context(|| format!("{}: cannot write", p.display()))
+    })
+}

@@ -1,0 +1,81 @@
+//! `banksim merge`: join the results of sweep shards into one results.csv and .json.
+
+use crate::study::results::{check_complete, write_results};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use configs::study::Study;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+#[derive(Args)]
+/// Arguments of `banksim merge`.
+pub struct MergeArgs {
+    /// Output folders of the shards (each with results.json).
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
+    /// Folder for the merged results.csv and results.json.
+    #[arg(short, long, value_name = "DIR")]
+    out: PathBuf,
+    /// The study file, for the report's plot layout (default: taken from the shards).
+    #[arg(long)]
+    study: Option<PathBuf>,
+}
+
+/// Runs `banksim merge`.
+pub fn run(args: &MergeArgs) -> Result<()> {
+    let mut rows: BTreeMap<u64, Map<String, Value>> = BTreeMap::new();
+    let mut first: Option<Value> = None;
+    for dir in &args.shards {
+        let path = dir.join("results.json");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("{}: cannot read (is the shard finished?)", path.display()))?;
+        let doc: Value =
+            serde_json::from_str(&text).with_context(|| format!("{}: not a results file", path.display()))?;
+        if let Some(f) = &first {
+            if f["hash"] != doc["hash"] || f["columns"] != doc["columns"] {
+                bail!("{}: results of a different study than {}", path.display(), args.shards[0].display());
+            }
+        }
+        for row in doc["rows"].as_array().into_iter().flatten() {
+            let id =
+                row["cell"].as_u64().with_context(|| format!("{}: a row without `cell`", path.display()))?;
+            if let Some(prev) = rows.insert(id, row.as_object().cloned().unwrap_or_default()) {
+                if Some(&prev) != rows.get(&id) {
+                    bail!("{}: cell {id} differs from another shard's", path.display());
+                }
+            }
+        }
+        first.get_or_insert(doc);
+    }
+    let doc = first.expect("at least one shard");
+    let columns: Vec<String> = serde_json::from_value(doc["columns"].clone())?;
+    let study: Study = match &args.study {
+        Some(p) => {
+            let study = Study::read(p)?;
+            check_complete(&study, p, &rows, &args.shards)?;
+            study
+        }
+        None => Study {
+            name: doc["study"].as_str().unwrap_or_default().into(),
+            question: doc["question"].as_str().unwrap_or_default().into(),
+            presets: vec![],
+            hardware: Default::default(),
+            workloads: vec![],
+            cycles: false,
+            plot: serde_json::from_value(doc["plot"].clone()).ok(),
+        },
+    };
+    std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
+    let rows: Vec<_> = rows.into_values().collect();
+    write_results(
+        &args.out,
+        doc["study"].as_str().unwrap_or_default(),
+        doc["hash"].as_str().unwrap_or_default(),
+        &columns,
+        &rows,
+        &study,
+    )?;
+    eprintln!("merged {} cells from {} shards into {}", rows.len(), args.shards.len(), args.out.display());
+    Ok(())
+}

@@ -1,0 +1,239 @@
+//! `banksim run`: simulate a trace file and print wavefronts and conflicts by op; with
+//! options, the cycle engine, per-request and per-SM CSV and a run folder for `report`.
+
+use super::args::{hardware, with_threads, DepArg, EngineArgs, HardwareArgs};
+use crate::output::rows::{self, PictureRow, RequestRow, SmRow, TimedRequestRow};
+use crate::output::{tables, write_atomically, write_csv, AtomicFile};
+use crate::pipeline::{simulate, stream};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use sim_core::engine::{self, DepPolicy, EngineOptions, EngineReport, RequestTiming};
+use sim_core::Hardware;
+use std::path::{Path, PathBuf};
+use traces::Requests;
+
+/// Arguments of `banksim run`.
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    hw: HardwareArgs,
+    /// Write one CSV row per warp request (block,warp,step,op,bytes,active,wavefronts,ideal,conflicts).
+    #[arg(long, value_name = "OUT.csv")]
+    per_request: Option<PathBuf>,
+    /// Write a run folder for `banksim report`: requests.csv (per request, with cycles
+    /// when --cycles), picture.csv (the worst request's bank x lane cells), summary.json.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    engine: EngineArgs,
+    /// Read a binary trace with positional reads, not mapped into memory. Mapping is
+    /// faster on one core (no copy out of the page cache; on many threads it measured
+    /// about even), but a file that another process truncates while banksim decodes it
+    /// can end banksim with SIGBUS instead of an error: use this for a trace that may
+    /// still be written.
+    #[arg(long)]
+    no_mmap: bool,
+    /// The trace: text CSV (`block,thread,step,op,addr,bytes[,gap,dep[,wait]]`) or
+    /// binary (`banksim convert`), told apart by its first bytes.
+    ///
+    /// Without --cycles, --per-request or --out, a binary trace, or a text trace whose
+    /// block ids never go down, is streamed: memory stays bounded whatever its size.
+    trace: PathBuf,
+}
+
+/// Runs `banksim run`.
+pub fn run(args: &RunArgs) -> Result<()> {
+    let hw = hardware(&args.hw)?;
+    let e = &args.engine;
+    // a binary trace that only needs the bank model streams: memory stays bounded
+    let only_totals = !e.cycles && args.per_request.is_none() && args.out.is_none();
+    let binary = traces::binary::is_binary(&args.trace).unwrap_or(false);
+    if only_totals && binary {
+        let t = with_threads(e.threads, || {
+            stream::run_binary(&args.trace, &hw, e.threads_per_block, !args.no_mmap)
+        })??;
+        let mut out = std::io::stdout().lock();
+        tables::print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
+        return Ok(());
+    }
+    // so does a text trace whose blocks come in order (else it is read whole)
+    if only_totals && !binary {
+        let streamed = with_threads(e.threads, || stream::run_text(&args.trace, &hw, e.threads_per_block))?;
+        if let Some(t) = streamed? {
+            let mut out = std::io::stdout().lock();
+            tables::print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
+            return Ok(());
+        }
+    }
+    // the cycle engine and the per-request outputs need every request at once: a binary
+    // trace is split into them chunk by chunk, a text trace's records are grouped
+    let loaded = if binary {
+        with_threads(e.threads, || {
+            stream::load_binary(&args.trace, &hw, e.threads_per_block, !args.no_mmap)
+        })??
+    } else {
+        simulate::load_text(&args.trace, &hw, e.threads_per_block)?
+    };
+    let (source, records, requests) = (loaded.source, loaded.records, loaded.requests);
+    let stretched = e.grid.is_some() || e.cycles_per_op != 1.0;
+    if stretched && (args.per_request.is_some() || args.out.is_some()) {
+        bail!("--grid and --cycles-per-op give cycles for a workload other than the trace's requests: they do not combine with --per-request or --out");
+    }
+    if !(e.cycles_per_op.is_finite() && e.cycles_per_op >= 0.0) {
+        bail!("--cycles-per-op {}: expected a finite number >= 0", e.cycles_per_op);
+    }
+    if e.grid == Some(0) {
+        bail!("--grid 0: expected at least one block");
+    }
+    let mut hw = hw;
+    if let Some(ipo) = e.issue_per_op {
+        if !(ipo.is_finite() && ipo >= 0.0) {
+            bail!("--issue-per-op {ipo}: expected a finite number >= 0");
+        }
+        if let Some(t) = hw.timing.as_mut() {
+            t.gap_issue_fraction = sim_core::gap_issue_fraction(ipo, e.cycles_per_op);
+        }
+    }
+    let report = if e.cycles {
+        let opts = EngineOptions {
+            dep_policy: match e.dep {
+                DepArg::PreviousLoad => DepPolicy::PreviousLoad,
+                DepArg::Independent => DepPolicy::Independent,
+            },
+            threads_per_block: e.threads_per_block,
+            smem_per_block: e.smem_per_block,
+            per_request: args.per_request.is_some() || args.out.is_some(),
+        };
+        let work = sim_core::replicate::Replicated::new(&requests, e.grid, e.cycles_per_op);
+        Some(with_threads(e.threads, || engine::run(&hw, &work, &opts))??)
+    } else {
+        None
+    };
+    let timings = report.as_ref().map(|r| r.requests.as_slice());
+    let summary = match &args.per_request {
+        Some(path) => write_atomically(path, |f| write_requests(f, &hw, &requests, timings))?,
+        None => simulate::summarize(&hw, &requests, |_, _, _| {}),
+    };
+    if let Some(dir) = &args.out {
+        write_run_folder(dir, &source, &hw, &requests, timings, report.as_ref())?;
+    }
+    let mut out = std::io::stdout().lock();
+    tables::print_totals(&mut out, &source, records, requests.len() as u64, &hw, &summary)?;
+    if let Some(report) = &report {
+        tables::print_engine(&mut out, report)?;
+        if let Some(path) = &e.per_sm {
+            write_atomically(path, |f| write_per_sm(f, report))?;
+        }
+    }
+    Ok(())
+}
+
+/// One CSV row per request (plus its engine timing when `timings`, sorted by request
+/// index, is given); the bank-model totals.
+fn write_requests(
+    f: &mut AtomicFile,
+    hw: &Hardware,
+    requests: &Requests,
+    timings: Option<&[RequestTiming]>,
+) -> Result<sim_core::stats::Summary> {
+    let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(f);
+    let mut failed = None;
+    let mut timing = timings.map(simulate::timings_by_index);
+    w.write_record(if timings.is_some() { rows::TIMED_REQUEST_HEADER } else { rows::REQUEST_HEADER })?;
+    let summary = simulate::summarize(hw, requests, |i, r, o| {
+        if failed.is_some() {
+            return;
+        }
+        let (op, active, conflicts) = (r.op.name(), r.lanes.len(), o.conflicts());
+        let (block, warp, step, bytes) = (r.block, r.warp, r.step, r.bytes);
+        let (wavefronts, ideal) = (o.wavefronts, o.ideal);
+        let written = match timing.as_mut() {
+            None => {
+                w.serialize(RequestRow { block, warp, step, op, bytes, active, wavefronts, ideal, conflicts })
+            }
+            Some(at) => {
+                let t = at(i);
+                w.serialize(TimedRequestRow {
+                    block,
+                    warp,
+                    step,
+                    op,
+                    bytes,
+                    active,
+                    wavefronts,
+                    ideal,
+                    conflicts,
+                    sm: t.map(|t| t.sm),
+                    issue: t.map(|t| t.issue),
+                    pipe_start: t.map(|t| t.pipe_start),
+                    done: t.map(|t| t.done),
+                })
+            }
+        };
+        if let Err(e) = written {
+            failed = Some(e);
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    w.flush()?;
+    Ok(summary)
+}
+
+fn write_per_sm(f: &mut AtomicFile, r: &EngineReport) -> Result<()> {
+    let rows = r.sms.iter().enumerate().map(|(sm, s)| SmRow {
+        sm,
+        blocks: s.blocks,
+        requests: s.requests,
+        wavefronts: s.wavefronts,
+        cycles: s.cycles,
+        pipe_busy: s.pipe_busy,
+        pipe_utilisation: format!("{:.6}", s.pipe_utilisation()),
+        stall_issue: s.stalls.issue,
+        stall_latency: s.stalls.latency,
+        stall_pipe_queue: s.stalls.pipe_queue,
+        stall_bank_conflict: s.stalls.bank_conflict,
+        stall_barrier: s.stalls.barrier,
+    });
+    Ok(write_csv(f, rows::SM_HEADER, rows)?)
+}
+
+/// The run folder `banksim report` reads.
+fn write_run_folder(
+    dir: &Path,
+    source: &str,
+    hw: &Hardware,
+    requests: &Requests,
+    timings: Option<&[RequestTiming]>,
+    report: Option<&EngineReport>,
+) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    write_atomically(&dir.join("requests.csv"), |f| write_requests(f, hw, requests, timings).map(|_| ()))?;
+    // the picture of the first request with the most wavefronts
+    let mut what = String::new();
+    if let Some((w, cells)) = simulate::worst_picture(hw, requests) {
+        what = w;
+        let rows = cells.into_iter().map(|c| PictureRow {
+            wavefront: c.wavefront,
+            bank: c.bank,
+            lane: c.lane,
+            word: c.word,
+        });
+        write_atomically(&dir.join("picture.csv"), |f| {
+            Ok::<_, anyhow::Error>(write_csv(f, rows::PICTURE_HEADER, rows)?)
+        })?;
+    }
+    let summary = serde_json::json!({
+        "trace": source,
+        "hardware": hw.name,
+        "banks": hw.banks,
+        "warp": hw.warp,
+        "pipe_cycles_per_wavefront": hw.timing.as_ref().map(|t| t.pipe_cycles_per_wavefront),
+        "cycles": report.map(|r| r.cycles),
+        "picture": what,
+    });
+    write_atomically(&dir.join("summary.json"), |f| {
+        Ok::<_, anyhow::Error>(serde_json::to_writer_pretty(f, &summary)?)
+    })
+}

@@ -1,0 +1,170 @@
+//! `banksim sweep`: run a study (presets x hardware fields x workloads) in parallel,
+//! resumable through its journal, one shard or all; with `--slurm`, as a Slurm job array
+//! (see [`super::slurm`]).
+
+use super::args::with_threads;
+use crate::study::expanded::build_workload;
+use crate::study::journal::read_journal;
+use crate::study::results::{write_results, Columns};
+use crate::study::{metrics, Expanded};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use configs::study::ShardPlan;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use traces::Trace;
+
+#[derive(Args)]
+/// Arguments of `banksim sweep`.
+pub struct SweepArgs {
+    /// The study (RON): presets x hardware fields x workloads.
+    study: PathBuf,
+    /// Output folder (default: sweep-NAME). Holds cells.jsonl (progress), results.csv, results.json.
+    #[arg(short, long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Run only shard I of N, e.g. 0/4 (shards are balanced by estimated cost, see ARCHITECTURE.md).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// Worker threads (default: all cores, each pinned to its core; with --slurm, each
+    /// task's CPUs, default 1).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Discard earlier progress in the output folder instead of resuming.
+    #[arg(long)]
+    fresh: bool,
+    #[command(flatten)]
+    slurm: super::slurm::SlurmArgs,
+}
+
+/// One cell: a hardware configuration and a workload.
+struct Cell {
+    id: usize,
+    hw: usize,
+    work: usize,
+}
+
+/// Runs `banksim sweep`.
+pub fn run(args: &SweepArgs) -> Result<()> {
+    let ex = Expanded::read(&args.study)?;
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("sweep-{}", ex.study.name)));
+    if args.slurm.slurm {
+        return super::slurm::run(&args.slurm, &ex, &args.study, &out, args.threads, args.fresh);
+    }
+    let (shard, shards) = parse_shard(args.shard.as_deref())?;
+    std::fs::create_dir_all(&out)
+        .with_context(|| format!("{}: cannot create the output folder", out.display()))?;
+    let Expanded { study, hardware, workloads, hash, costs, generated, .. } = ex;
+
+    let columns = Columns::new(&study, &workloads);
+    let journal_path = out.join("cells.jsonl");
+    if args.fresh {
+        let _ = std::fs::remove_file(&journal_path);
+    }
+    let mut done = read_journal(&journal_path, &hash)?;
+    let plan = ShardPlan::balance(&costs, shards);
+    let cells: Vec<Cell> = (0..hardware.len())
+        .flat_map(|hw| (0..workloads.len()).map(move |work| (hw, work)))
+        .enumerate()
+        .map(|(id, (hw, work))| Cell { id, hw, work })
+        .filter(|c| plan.shard_of[c.id] == shard)
+        .collect();
+    let mut todo: Vec<&Cell> = cells.iter().filter(|c| !done.contains_key(&c.id)).collect();
+    // costliest first, so that no long cell starts last (results are by id whatever the order)
+    todo.sort_by_key(|c| (std::cmp::Reverse(costs[c.id]), c.id));
+    eprintln!(
+        "study `{}`: {} hardware x {} workloads = {} cells{}; {} done, {} to run -> {}",
+        study.name,
+        hardware.len(),
+        workloads.len(),
+        hardware.len() * workloads.len(),
+        if shards > 1 { format!(", shard {shard}/{shards}: {}", cells.len()) } else { String::new() },
+        cells.len() - todo.len(),
+        todo.len(),
+        out.display()
+    );
+
+    // Traces are built once per workload, before the parallel part; a trace file only
+    // if this run simulates it.
+    let needed: BTreeSet<usize> = todo.iter().map(|c| c.work).collect();
+    let traces: Vec<Option<Trace>> = generated
+        .into_iter()
+        .zip(&workloads)
+        .enumerate()
+        .map(|(i, (g, w))| match g {
+            None if needed.contains(&i) => build_workload(w).map(Some),
+            g => Ok(g),
+        })
+        .collect::<Result<_>>()?;
+    let journal = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&journal_path)
+        .with_context(|| format!("{}: cannot open", journal_path.display()))?;
+    let journal = Mutex::new(journal);
+    if done.is_empty() {
+        let header = json!({"study": study.name, "hash": hash});
+        writeln!(journal.lock().unwrap(), "{header}")
+            .with_context(|| format!("{}: cannot write", journal_path.display()))?;
+    }
+    // Test hook: stop as if killed after this many cells (see banksim/tests/sweep.rs).
+    let kill_after: Option<usize> =
+        std::env::var("BANKSIM_SWEEP_KILL_AFTER").ok().and_then(|v| v.parse().ok());
+    let written = std::sync::atomic::AtomicUsize::new(0);
+    let bar = ProgressBar::new(todo.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} cells, {elapsed} elapsed, ETA {eta}")
+            .expect("valid template"),
+    );
+    if std::env::var_os("CI").is_some() {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let results: Vec<Result<()>> = with_threads(args.threads, || {
+        todo.par_iter()
+            .map(|cell| {
+                let hw = &hardware[cell.hw];
+                let row = columns.row(
+                    cell.id,
+                    hw,
+                    &workloads[cell.work],
+                    &metrics::measure(
+                        &hw.hardware,
+                        traces[cell.work].as_ref().expect("built for every cell to run"),
+                        study.cycles,
+                    )?,
+                );
+                let line = json!({"cell": cell.id, "row": row}).to_string();
+                let mut j = journal.lock().unwrap();
+                writeln!(j, "{line}")?;
+                j.flush()?;
+                let n = written.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                if kill_after == Some(n) {
+                    std::process::exit(3);
+                }
+                bar.inc(1);
+                Ok(())
+            })
+            .collect()
+    })?;
+    bar.finish_and_clear();
+    results.into_iter().collect::<Result<Vec<()>>>()?;
+    done = read_journal(&journal_path, &hash)?;
+    let rows: Vec<Map<String, Value>> =
+        cells.iter().map(|c| done.remove(&c.id).expect("every cell of the shard is journaled")).collect();
+    write_results(&out, &study.name, &hash, &columns.names, &rows, &study)?;
+    eprintln!("wrote {} and {}", out.join("results.csv").display(), out.join("results.json").display());
+    Ok(())
+}
+
+fn parse_shard(s: Option<&str>) -> Result<(usize, usize)> {
+    let Some(s) = s else { return Ok((0, 1)) };
+    let parsed =
+        s.split_once('/').and_then(|(i, n)| Some((i.parse::<usize>().ok()?, n.parse::<usize>().ok()?)));
+    match parsed {
+        Some((i, n)) if n > 0 && i < n => Ok((i, n)),
+        _ => bail!("--shard `{s}`: expected I/N with 0 <= I < N, e.g. 0/4"),
+    }
+}

@@ -1,0 +1,91 @@
+//! The text tables the tool prints: a run's totals by op and the cycle engine's summary.
+
+use sim_core::engine::{self, EngineReport};
+use sim_core::{stats::Summary, Hardware, Op};
+use std::io::Write;
+
+/// The header line and the totals by op (memory ops with requests, then the total; then
+/// barriers and global accesses, if any).
+pub fn print_totals(
+    out: &mut dyn Write,
+    source: &str,
+    records: u64,
+    requests: u64,
+    hw: &Hardware,
+    s: &Summary,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}: {} records, {} warp requests, warp {} on {} ({} banks x {} B)",
+        source, records, requests, hw.warp, hw.name, hw.banks, hw.bank_bytes
+    )?;
+    writeln!(
+        out,
+        "{:<6}{:>10} {:>9} {:>11} {:>9} {:>10} {:>8}",
+        "op", "requests", "lanes", "wavefronts", "ideal", "conflicts", "ratio"
+    )?;
+    let mut row = |name: &str, t: &sim_core::stats::OpTotals| {
+        let ratio = if t.ideal == 0 { 0.0 } else { t.wavefronts as f64 / t.ideal as f64 };
+        writeln!(
+            out,
+            // a space between columns even when a count outgrows its width
+            "{:<6}{:>10} {:>9} {:>11} {:>9} {:>10} {:>8.2}",
+            name, t.requests, t.lanes, t.wavefronts, t.ideal, t.conflicts, ratio
+        )
+    };
+    for op in Op::ALL.into_iter().filter(|op| op.is_memory()) {
+        let t = s.op(op);
+        if t.requests > 0 {
+            row(op.name(), t)?;
+        }
+    }
+    row("total", &s.memory_total())?;
+    let bars = s.op(Op::Barrier).requests;
+    if bars > 0 {
+        writeln!(out, "({bars} warp barriers)")?;
+    }
+    for op in [Op::GlobalLoad, Op::GlobalStore] {
+        let t = s.op(op);
+        if t.requests > 0 {
+            writeln!(
+                out,
+                "({} global {}s: {} lanes, {} 128-byte lines through the pipe)",
+                t.requests,
+                if op == Op::GlobalLoad { "load" } else { "store" },
+                t.lanes,
+                t.wavefronts
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The cycle engine's totals: cycles, occupancy, cycles per SM, pipe utilisation, stalls.
+pub fn print_engine(out: &mut dyn Write, r: &EngineReport) -> std::io::Result<()> {
+    let sms = r.sms.len();
+    let active: Vec<&engine::SmStats> = r.sms.iter().filter(|s| s.blocks > 0).collect();
+    let mut cycles: Vec<u64> = active.iter().map(|s| s.cycles).collect();
+    cycles.sort_unstable();
+    let util: Vec<f64> = active.iter().map(|s| s.pipe_utilisation()).collect();
+    let mean_util = util.iter().sum::<f64>() / util.len().max(1) as f64;
+    writeln!(out, "\ncycle engine: {} cycles", r.cycles)?;
+    writeln!(
+        out,
+        "  occupancy: {} blocks/SM resident ({} warps/block, {} B shared memory/block); {} of {sms} SMs used",
+        r.blocks_per_sm,
+        r.warps_per_block,
+        r.smem_per_block,
+        active.len()
+    )?;
+    if let (Some(min), Some(max)) = (cycles.first(), cycles.last()) {
+        writeln!(out, "  cycles per SM: min {min}, median {}, max {max}", cycles[cycles.len() / 2])?;
+    }
+    let max_util = util.iter().cloned().fold(0.0, f64::max);
+    writeln!(out, "  shared-memory pipe utilisation: mean {mean_util:.3}, max {max_util:.3}")?;
+    let s = &r.total.stalls;
+    writeln!(
+        out,
+        "  stall cycles (summed over requests): issue {}, latency {}, pipe queue {}, bank conflict {}, barrier {}",
+        s.issue, s.latency, s.pipe_queue, s.bank_conflict, s.barrier
+    )
+}

@@ -1,0 +1,80 @@
+//! The bank model over warp requests held in memory: loading a trace into requests, the
+//! totals by op, each request's outcome, and the picture of the worst request.
+
+use super::check::check_records;
+use super::error::Result;
+use sim_core::engine::RequestTiming;
+use sim_core::{stats::Summary, BankModel, Hardware, Outcome};
+use std::path::Path;
+use traces::{RequestRef, Requests, Trace};
+
+/// A trace's warp requests, for what needs them all (the cycle engine, the per-request
+/// outputs), and its number of records.
+pub struct Loaded {
+    /// The trace's name (its path).
+    pub source: String,
+    /// Records read.
+    pub records: u64,
+    /// The warp requests, in (block, warp, step) order.
+    pub requests: Requests,
+}
+
+/// Reads the text trace at `path` whole, checks it and groups it into warp requests of
+/// `hw.warp` lanes.
+pub fn load_text(path: &Path, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Loaded> {
+    let trace = traces::read_any(path)?;
+    check_records(&trace, hw, threads_per_block)?;
+    let requests = Requests::group(&trace, hw.warp)?;
+    Ok(Loaded { source: trace.source.clone(), records: trace.len() as u64, requests })
+}
+
+/// Groups `trace` (generated or read) into requests and returns their totals.
+pub fn summarize_trace(hw: &Hardware, trace: &Trace) -> Result<(Requests, Summary)> {
+    let requests = Requests::group(trace, hw.warp)?;
+    let summary = summarize(hw, &requests, |_, _, _| {});
+    Ok((requests, summary))
+}
+
+/// Bank-model totals of `requests`; `each` sees every request with its index and outcome,
+/// in order.
+pub fn summarize(
+    hw: &Hardware,
+    requests: &Requests,
+    mut each: impl FnMut(usize, &RequestRef<'_>, Outcome),
+) -> Summary {
+    let mut model = BankModel::new(hw);
+    let mut summary = Summary::default();
+    for (i, r) in requests.iter().enumerate() {
+        let o = model.evaluate(&r.warp_request());
+        summary.add(r.op, r.lanes.len(), o);
+        each(i, &r, o);
+    }
+    summary
+}
+
+/// The engine timing of each request, by index, from timings sorted by request index;
+/// `None` for requests the engine has no timing for.
+pub fn timings_by_index<'a>(
+    timings: &'a [RequestTiming],
+) -> impl FnMut(usize) -> Option<&'a RequestTiming> + 'a {
+    let mut it = timings.iter().peekable();
+    move |i| it.next_if(|t| t.index as usize == i)
+}
+
+/// The first request with the most wavefronts: its description and its bank x lane
+/// cells; `None` for a trace without requests.
+pub fn worst_picture(hw: &Hardware, requests: &Requests) -> Option<(String, Vec<sim_core::Cell>)> {
+    let mut model = BankModel::new(hw);
+    let worst = requests
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, r)| (model.evaluate(&r.warp_request()).wavefronts, std::cmp::Reverse(*i)))
+        .map(|(i, _)| i)?;
+    let r = requests.get(worst);
+    let (o, cells) = model.picture(&r.warp_request());
+    let what = format!(
+        "block {} warp {} step {} ({} {}-byte, {} wavefronts)",
+        r.block, r.warp, r.step, r.op, r.bytes, o.wavefronts
+    );
+    Some((what, cells))
+}

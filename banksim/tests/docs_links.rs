@@ -39,7 +39,9 @@ fn prose_lines(text: &str) -> Vec<Option<String>> {
         if marker.len() >= 3 && marker.chars().all(|c| c == marker.chars().next().unwrap()) {
             match &fence {
                 None => fence = Some(marker),
-                Some(open) if marker.starts_with(open.as_str()) && trimmed.trim_end() == marker => fence = None,
+                Some(open) if marker.starts_with(open.as_str()) && trimmed.trim_end() == marker => {
+                    fence = None
+                }
                 Some(_) => {}
             }
             out.push(None);

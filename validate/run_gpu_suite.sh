@@ -41,10 +41,10 @@ ADAPTER_ARGS=()
 if [ -n "${ADAPTER:-}" ]; then ADAPTER_ARGS=(--adapter "$ADAPTER"); fi
 
 {
-    echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) validate/run_gpu_suite.sh $*"
+    echo "# validate/run_gpu_suite.sh $*"
     echo "# banksim: $("$BANKSIM" --version)"
     echo "# REPS=$REPS WARMUP=$WARMUP QUICK=$QUICK ADAPTER=${ADAPTER:-}"
-    (nvidia-smi || true) 2>&1
+    (nvidia-smi | sed 1d || true) 2>&1   # its first line is the date
     (vulkaninfo --summary || true) 2>&1
 } > "$OUT/system.txt"
 

@@ -506,7 +506,7 @@ fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
             let mut rounds: Vec<[f64; 3]> = Vec::new();
             let mut sums: Vec<[f64; 3]> = Vec::new();
             let mut ticks = None;
-            // (round 0 is not printed: the first runs on a pool fault in the memory
+            // (the first repetition is not printed: it runs on a pool fault in the memory
             // that later runs reuse)
             for round in 0..=args.reps.max(1) {
                 // (`best` of one run: its time, timed as every other part times)

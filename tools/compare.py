@@ -16,7 +16,6 @@ and on its binary conversion (best of 3 runs each), and the Python script on the
 (one run, in this process). Exits with status 1 if the totals differ.
 """
 
-import argparse
 import os
 import subprocess
 import sys
@@ -38,12 +37,11 @@ def banksim_run(banksim, trace):
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description="Run banksim and the plain-Python H100 reference on one text trace; "
+    parser = h100_reference.trace_parser(
+        "Run banksim and the plain-Python H100 reference on one text trace; "
         "check that their totals agree (exit status 1 if not) and print both speeds. "
-        "The trace is also converted to TRACE.bsim beside it and run in that form.",
+        "The trace is also converted to TRACE.bsim beside it and run in that form."
     )
-    parser.add_argument("trace", metavar="TRACE.csv", help="a banksim text trace")
     parser.add_argument(
         "--banksim",
         metavar="PATH",
@@ -59,12 +57,7 @@ def main():
     t_csv, totals_csv = banksim_run(banksim, csv_path)
     t_bin, totals_bin = banksim_run(banksim, bin_path)
 
-    start = time.perf_counter()
-    requests = h100_reference.read_requests(csv_path)
-    read = time.perf_counter()
-    totals = h100_reference.simulate(requests)
-    done = time.perf_counter()
-    t_py, t_py_model = done - start, done - read
+    totals, t_py, t_py_model = h100_reference.timed_simulate(csv_path)
     py = [sum(t[i] for t in totals.values()) for i in range(5)]
 
     n = py[0]

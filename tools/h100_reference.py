@@ -94,20 +94,31 @@ def simulate(requests):
     return totals
 
 
-def main():
-    parser = argparse.ArgumentParser(
-        description="Simulate a banksim text trace with a plain-Python model of the H100 "
-        "shared-memory rule (32 banks of 4 bytes, warp 32) and print the totals by op, "
-        "as `banksim run --config h100` does.",
-    )
-    parser.add_argument("trace", metavar="TRACE.csv", help="a banksim text trace")
-    args = parser.parse_args()
+def timed_simulate(path):
+    """(totals, seconds in all, seconds of the wavefront rule alone) of a text trace."""
     start = time.perf_counter()
-    requests = read_requests(args.trace)
+    requests = read_requests(path)
     read = time.perf_counter()
     totals = simulate(requests)
     done = time.perf_counter()
-    secs, model = done - start, done - read
+    return totals, done - start, done - read
+
+
+def trace_parser(description):
+    """A command line whose one positional argument, `trace`, is a text trace."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("trace", metavar="TRACE.csv", help="a banksim text trace")
+    return parser
+
+
+def main():
+    parser = trace_parser(
+        "Simulate a banksim text trace with a plain-Python model of the H100 "
+        "shared-memory rule (32 banks of 4 bytes, warp 32) and print the totals by op, "
+        "as `banksim run --config h100` does."
+    )
+    args = parser.parse_args()
+    totals, secs, model = timed_simulate(args.trace)
     print(f"{'op':<6}{'requests':>10}{'lanes':>10}{'wavefronts':>12}{'ideal':>10}{'conflicts':>11}")
     all_ = [0] * 5
     for op in OPS:

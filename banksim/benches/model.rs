@@ -104,32 +104,28 @@ fn benches(c: &mut Criterion) {
     g.throughput(Throughput::Elements(4096));
     g.bench_function("random_32_lanes", |b| {
         b.iter(|| {
-            addrs.chunks_exact(32).fold(0u32, |w, a| {
-                let req = sim_core::WarpRequest {
-                    op: sim_core::Op::Load,
-                    bytes: 4,
-                    lanes: &lanes,
-                    addrs: black_box(a),
-                };
-                w + model.evaluate(&req).wavefronts
+            wavefronts(&addrs, 32, |addrs| {
+                let req = sim_core::WarpRequest { op: sim_core::Op::Load, bytes: 4, lanes: &lanes, addrs };
+                model.evaluate(&req).wavefronts
             })
         })
     });
     // the same words as 2048 full slices: both warps at once (`evaluate_warps`)
     g.bench_function("random_64_lane_slices", |b| {
         b.iter(|| {
-            addrs.chunks_exact(64).fold(0u32, |w, a| {
-                let req = sim_core::MaskedRequest {
-                    op: sim_core::Op::Load,
-                    bytes: 4,
-                    mask: u64::MAX,
-                    addrs: sim_core::LaneAddrs::Listed(black_box(a)),
-                };
-                w + model.evaluate_warps(&req).wavefronts
+            wavefronts(&addrs, 64, |a| {
+                let (op, addrs) = (sim_core::Op::Load, sim_core::LaneAddrs::Listed(a));
+                let req = sim_core::MaskedRequest { op, bytes: 4, mask: u64::MAX, addrs };
+                model.evaluate_warps(&req).wavefronts
             })
         })
     });
     g.finish();
+}
+
+/// The sum of `wavefronts` over `addrs` cut into requests of `lanes` lanes.
+fn wavefronts(addrs: &[u32], lanes: usize, mut wavefronts: impl FnMut(&[u32]) -> u32) -> u32 {
+    addrs.chunks_exact(lanes).fold(0u32, |w, a| w + wavefronts(black_box(a)))
 }
 
 criterion_group! {

@@ -2,19 +2,15 @@
 """Second batch of H100 probe patterns (see gen_extra_patterns.py): tells apart the
 candidate load-merge rules for 8- and 16-byte loads that the first batch left open
 (lanes that pair up across a quad, two-address broadcasts, masks of mixed parity)."""
-import argparse
 import random
 
-_ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-_ap.add_argument("out", nargs="?", default="patterns_extra2.txt", metavar="OUT.txt",
-                 help="where to write the patterns (default: %(default)s; the committed copy is fixtures/h100/patterns_extra2.txt)")
-OUT = _ap.parse_args().out
+from patterns_common import Patterns, out_path
+
+OUT = out_path(__doc__, "patterns_extra2.txt")
 
 W = 32
-pats = []
-def add(name, width, idx):
-    assert name not in [p[0] for p in pats], name
-    pats.append((name, width, idx, idx))
+pats = Patterns()
+add = pats.add
 T = range(W)
 def half_pattern(h):  # 16-lane pattern repeated for both halves
     return [h[t % 16] for t in T]
@@ -77,8 +73,5 @@ for i in range(6):  # masked, one active lane per pair, random parity
 for i in range(6):
     add(f"y8_randparity{i}", 8, [v for p in range(16) for v in ((lambda par, a: (a, -1) if par == 0 else (-1, a))(rng.randrange(2), rng.randrange(0, 64)))])
 
-with open(OUT, "w") as f:
-    for name, width, st, ld in pats:
-        assert len(st) == 32
-        f.write(f"{name} {width} {len(st)} | {' '.join(map(str, st))} | {' '.join(map(str, ld))}\n")
-print(len(pats), "patterns")
+assert all(len(st) == W for _, _, st, _ in pats.pats)
+pats.write(OUT)

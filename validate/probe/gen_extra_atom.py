@@ -1,16 +1,14 @@
 #!/usr/bin/env python3
 """Extra 4-byte atomic patterns (probe_atom.cu): mixed sharing and masks.
 Same format as gen_patterns.py: NAME WIDTH NTHREADS | st idx... | ld idx..."""
-import argparse
 import random
 
-_ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-_ap.add_argument("out", nargs="?", default="atom_patterns_extra.txt", metavar="OUT.txt",
-                 help="where to write the patterns (default: %(default)s; the committed copy is fixtures/h100/atom_patterns_extra.txt)")
+from patterns_common import out_path, pattern_line
+
 rng = random.Random(7)
-out = open(_ap.parse_args().out, "w")
+out = open(out_path(__doc__, "atom_patterns_extra.txt"), "w")
 def add(name, idx):
-    out.write(f"{name} 4 {len(idx)} | {' '.join(map(str, idx))} | {' '.join(map(str, idx))}\n")
+    out.write(pattern_line(name, 4, idx, idx))
 for i in range(8):
     add(f"xa_randsmall{i}", [rng.randrange(0, 96) for _ in range(32)])
 for i in range(4):

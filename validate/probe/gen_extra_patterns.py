@@ -3,21 +3,15 @@
 215-pattern table leaves open: 8- and 16-byte loads whose lanes share addresses in
 different arrangements, and partly masked warps with vector widths.
 Same format as gen_patterns.py: NAME WIDTH NTHREADS | st idx... | ld idx..."""
-import argparse
 import random
 
-_ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-_ap.add_argument("out", nargs="?", default="patterns_extra.txt", metavar="OUT.txt",
-                 help="where to write the patterns (default: %(default)s; the committed copy is fixtures/h100/patterns_extra.txt)")
-OUT = _ap.parse_args().out
+from patterns_common import Patterns, out_path
+
+OUT = out_path(__doc__, "patterns_extra.txt")
 
 W = 32
-pats = []
-
-def add(name, width, st, ld=None):
-    ld = st if ld is None else ld
-    assert len(st) == len(ld) and name not in [p[0] for p in pats], name
-    pats.append((name, width, st, ld))
+pats = Patterns()
+add = pats.add
 
 T = range(W)
 # ---- 8-byte: two half-warps of 16 lanes (128 bytes each)
@@ -118,7 +112,4 @@ add("x8_st_s1_ld_halves_same_s2", 8, [t for t in T], [(t % 16) * 2 for t in T])
 add("x8_4warps_mixed", 8, [t % 16 if t < 32 else (t * 2 if t < 64 else (t % 8 if t < 96 else t * 16)) for t in range(128)])
 add("x16_4warps_mixed", 16, [t % 8 if t < 32 else (t if t < 64 else (t // 4 if t < 96 else t * 8)) for t in range(128)])
 
-with open(OUT, "w") as f:
-    for name, width, st, ld in pats:
-        f.write(f"{name} {width} {len(st)} | {' '.join(map(str, st))} | {' '.join(map(str, ld))}\n")
-print(len(pats), "patterns")
+pats.write(OUT)

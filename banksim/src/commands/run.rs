@@ -147,22 +147,13 @@ fn write_requests(
         let (op, active, conflicts) = (r.op.name(), r.lanes.len(), o.conflicts());
         let (block, warp, step, bytes) = (r.block, r.warp, r.step, r.bytes);
         let (wavefronts, ideal) = (o.wavefronts, o.ideal);
+        let request = RequestRow { block, warp, step, op, bytes, active, wavefronts, ideal, conflicts };
         let written = match timing.as_mut() {
-            None => {
-                w.serialize(RequestRow { block, warp, step, op, bytes, active, wavefronts, ideal, conflicts })
-            }
+            None => w.serialize(request),
             Some(at) => {
                 let t = at(i);
                 w.serialize(TimedRequestRow {
-                    block,
-                    warp,
-                    step,
-                    op,
-                    bytes,
-                    active,
-                    wavefronts,
-                    ideal,
-                    conflicts,
+                    request,
                     sm: t.map(|t| t.sm),
                     issue: t.map(|t| t.issue),
                     pipe_start: t.map(|t| t.pipe_start),

@@ -43,15 +43,9 @@ pub const REQUEST_HEADER: &[&str] =
 /// where the engine has none).
 #[derive(Serialize)]
 pub struct TimedRequestRow {
-    pub block: u32,
-    pub warp: u32,
-    pub step: u32,
-    pub op: &'static str,
-    pub bytes: u8,
-    pub active: usize,
-    pub wavefronts: u32,
-    pub ideal: u32,
-    pub conflicts: u32,
+    /// Written first, as its own columns (the CSV writer puts a nested struct's fields
+    /// in line).
+    pub request: RequestRow,
     pub sm: Option<u32>,
     pub issue: Option<u64>,
     pub pipe_start: Option<u64>,

@@ -151,7 +151,7 @@ impl Fast {
     pub(super) fn pair(&self, op: Op, bytes: u8, addrs: &[u32]) -> Option<(u32, u32)> {
         #[cfg(target_arch = "x86_64")]
         if self.avx512 {
-            let plan = self.plans[op as usize & 7].get(bytes as usize).copied().unwrap_or(Plan::General);
+            let plan = self.plan(op, bytes);
             let (
                 Plan::Fast { shift: 5, merge: false, serialize },
                 FastBanks::LinearPow2 { mask, banks_log2 },
@@ -161,8 +161,7 @@ impl Fast {
             };
             let addrs: &[u32; 64] = addrs.try_into().ok()?;
             let bytes = bytes as u32;
-            let unit_shift = bytes.trailing_zeros().max(self.word_shift);
-            let span = unit_shift - self.word_shift;
+            let (unit_shift, span) = self.unit(bytes);
             let gmask = mask >> span;
             if span > banks_log2 || gmask >= 32 {
                 return None;
@@ -229,7 +228,7 @@ impl Fast {
         req: &WarpRequest<'_>,
     ) -> Option<Outcome> {
         debug_assert_eq!(req.lanes.len(), req.addrs.len());
-        let plan = self.plans[req.op as usize & 7].get(req.bytes as usize).copied().unwrap_or(Plan::General);
+        let plan = self.plan(req.op, req.bytes);
         let Plan::Fast { shift, merge, serialize } = plan else {
             return (plan == Plan::Nothing).then(Outcome::default);
         };
@@ -248,8 +247,7 @@ impl Fast {
             // the common case on its own, ahead of the phase loop: all lanes in one phase
             if let FastBanks::LinearPow2 { mask, banks_log2 } = self.banks {
                 let n = lanes.len();
-                let unit_shift = bytes.trailing_zeros().max(ws);
-                let span = unit_shift - ws;
+                let (unit_shift, span) = self.unit(bytes);
                 let gmask = mask >> span;
                 if span <= banks_log2 && gmask < 64 && n <= 32 && lanes[0] >> shift == lanes[n - 1] >> shift {
                     let (a, s) = (bytes - 1, serialize);
@@ -276,8 +274,7 @@ impl Fast {
                 // Accesses aligned to their width: a lane's words are one whole "unit" of
                 // 2^span banks, so distinct words per bank = distinct units per group of
                 // banks, and a lane is one entry (key = unit, bank = group).
-                let unit_shift = bytes.trailing_zeros().max(ws);
-                let span = unit_shift - ws;
+                let (unit_shift, span) = self.unit(bytes);
                 // (the SIMD kernel checks the alignment itself, phase by phase)
                 let aligned = || addrs.iter().fold(0, |m, &a| m | a) & (bytes - 1) == 0;
                 if span <= banks_log2 && (SIMD || aligned()) {
@@ -346,18 +343,32 @@ impl Fast {
     /// See [`Self::affine`].
     #[inline(always)]
     fn affine_with(&self, op: Op, bytes: u8, mask: u64, first: u32, stride: i64) -> Option<Outcome> {
-        let plan = self.plans[op as usize & 7].get(bytes as usize).copied().unwrap_or(Plan::General);
+        let plan = self.plan(op, bytes);
         let Plan::Fast { shift, merge: false, serialize } = plan else {
             return (plan == Plan::Nothing).then(Outcome::default);
         };
         let FastBanks::LinearPow2 { banks_log2, .. } = self.banks else { return None };
-        let unit_shift = (bytes as u32).trailing_zeros().max(self.word_shift);
-        let span = unit_shift - self.word_shift;
+        let (unit_shift, span) = self.unit(bytes as u32);
         if span > banks_log2 || first & (bytes as u32 - 1) != 0 || stride & ((1 << unit_shift) - 1) != 0 {
             return None;
         }
         let d = stride >> unit_shift;
         Some(affine_phases(mask, shift as u32, serialize, d, banks_log2 - span))
+    }
+
+    /// The plan for requests of `op` and `bytes` ([`Plan::General`] for a width it has
+    /// none for).
+    #[inline(always)]
+    fn plan(&self, op: Op, bytes: u8) -> Plan {
+        self.plans[op as usize & 7].get(bytes as usize).copied().unwrap_or(Plan::General)
+    }
+
+    /// `(unit_shift, span)` of `bytes`-byte accesses: log2 of the "unit" a lane's words
+    /// make (its width, at least a bank word) and log2 of the banks a unit spans.
+    #[inline(always)]
+    fn unit(&self, bytes: u32) -> (u32, u32) {
+        let unit_shift = bytes.trailing_zeros().max(self.word_shift);
+        (unit_shift, unit_shift - self.word_shift)
     }
 
     /// [`pairs_merge`], with a SIMD kernel for a full warp of 32 lanes where `SIMD`.

@@ -55,6 +55,8 @@ enum Command {
 }
 
 fn main() {
+    // an interrupted command leaves no temporary file behind
+    banksim::output::cleanup::install_signal_handler();
     if let Err(e) = dispatch(Cli::parse().command) {
         // `banksim ... | head` closing the pipe early is not an error.
         if e.chain().any(|c| {

@@ -26,9 +26,11 @@ use std::path::Path;
 
 const COLUMNS: [&str; 9] = ["block", "thread", "step", "op", "addr", "bytes", "gap", "dep", "wait"];
 
-/// Reads a text trace from a file.
+/// Reads a text trace from a file (`-`: standard input), opened and read once.
 pub fn read(path: &Path) -> Result<Trace, TraceError> {
-    parse(open(path)?, &path.display().to_string())
+    let input = crate::Input::open(path).map_err(|source| TraceError::Io { path: path.into(), source })?;
+    let name = input.name().to_string();
+    parse(input.into_reader(), &name)
 }
 
 /// Opens a text trace file (a directory is an error here, not at the first read).

@@ -74,6 +74,7 @@ pub enum DepArg {
 
 /// The hardware `args` name: the preset or file, with the overrides applied.
 pub fn hardware(args: &HardwareArgs) -> Result<Hardware> {
+    crate::output::declare_input(std::path::Path::new(&args.config));
     let hw = configs::load(&args.config)?;
     let timing = match (args.sms, &hw.timing) {
         (Some(sms), Some(t)) => Some(Some(sim_core::Timing { sms, ..t.clone() })),

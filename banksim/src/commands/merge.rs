@@ -26,6 +26,10 @@ pub struct MergeArgs {
 pub fn run(args: &MergeArgs) -> Result<()> {
     let mut rows: BTreeMap<u64, Map<String, Value>> = BTreeMap::new();
     let mut first: Option<Value> = None;
+    crate::output::declare_inputs(
+        args.shards.iter().map(|d| d.join("results.json")).collect::<Vec<_>>().iter().map(|p| p.as_path()),
+    );
+    crate::output::declare_inputs(args.study.as_deref());
     for dir in &args.shards {
         let path = dir.join("results.json");
         let text = std::fs::read_to_string(&path)

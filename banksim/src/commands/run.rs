@@ -47,32 +47,35 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let e = &args.engine;
     // a binary trace that only needs the bank model streams: memory stays bounded
     let only_totals = !e.cycles && args.per_request.is_none() && args.out.is_none();
-    let binary = traces::binary::is_binary(&args.trace).unwrap_or(false);
+    // the trace is opened once (`-`: standard input) and its format told from its first bytes
+    let input = simulate::open_trace(&args.trace)?;
+    let binary = input.is_binary() || input.looks_binary();
     if only_totals && binary {
-        let t = with_threads(e.threads, || {
-            stream::run_binary(&args.trace, &hw, e.threads_per_block, !args.no_mmap)
-        })??;
+        let t =
+            with_threads(e.threads, || stream::run_binary(input, &hw, e.threads_per_block, !args.no_mmap))??;
         let mut out = std::io::stdout().lock();
         tables::print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
         return Ok(());
     }
-    // so does a text trace whose blocks come in order (else it is read whole)
-    if only_totals && !binary {
-        let streamed = with_threads(e.threads, || stream::run_text(&args.trace, &hw, e.threads_per_block))?;
+    // so does a text trace whose blocks come in order (else it is read whole; a stream,
+    // which cannot be read again, is read whole at once)
+    let input = if only_totals && input.is_file() {
+        let streamed = with_threads(e.threads, || stream::run_text(input, &hw, e.threads_per_block))?;
         if let Some(t) = streamed? {
             let mut out = std::io::stdout().lock();
             tables::print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
             return Ok(());
         }
-    }
+        simulate::open_trace(&args.trace)?
+    } else {
+        input
+    };
     // the cycle engine and the per-request outputs need every request at once: a binary
     // trace is split into them chunk by chunk, a text trace's records are grouped
     let loaded = if binary {
-        with_threads(e.threads, || {
-            stream::load_binary(&args.trace, &hw, e.threads_per_block, !args.no_mmap)
-        })??
+        with_threads(e.threads, || stream::load_binary(input, &hw, e.threads_per_block, !args.no_mmap))??
     } else {
-        simulate::load_text(&args.trace, &hw, e.threads_per_block)?
+        with_threads(e.threads, || simulate::load_text(input, &hw, e.threads_per_block))??
     };
     let (source, records, requests) = (loaded.source, loaded.records, loaded.requests);
     let stretched = e.grid.is_some() || e.cycles_per_op != 1.0;

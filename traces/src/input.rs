@@ -82,14 +82,16 @@ impl Input {
         self.head.starts_with(MAGIC)
     }
 
-    /// Whether its first bytes are not text (a NUL byte, or bytes that are not UTF-8):
-    /// a binary file, perhaps a damaged binary trace, that the text reader should not
-    /// be given.
+    /// Whether its first line (as far as the kept head goes) is not text: a NUL byte, or
+    /// bytes that are not UTF-8. A text trace starts with its header line, so such an
+    /// input is a binary file, perhaps a damaged binary trace, that the text reader
+    /// should not be given (it would blame the encoding, not the format).
     pub fn looks_binary(&self) -> bool {
-        if self.head.contains(&0) {
+        let first = self.head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+        if first.contains(&0) {
             return true;
         }
-        match std::str::from_utf8(&self.head) {
+        match std::str::from_utf8(first) {
             Ok(_) => false,
             // a character cut by the end of the head is fine
             Err(e) => e.error_len().is_some(),

@@ -85,6 +85,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if !(e.cycles_per_op.is_finite() && e.cycles_per_op >= 0.0) {
         bail!("--cycles-per-op {}: expected a finite number >= 0", e.cycles_per_op);
     }
+    if e.cycles_per_op > MAX_CYCLES_PER_OP {
+        bail!(
+            "--cycles-per-op {}: above the limit of {MAX_CYCLES_PER_OP} cycles per operation",
+            e.cycles_per_op
+        );
+    }
+    if e.cycles {
+        check_gap_cycles(&requests, e.cycles_per_op)?;
+    }
     if e.grid == Some(0) {
         bail!("--grid 0: expected at least one block");
     }
@@ -239,4 +248,26 @@ fn write_run_folder(
     write_atomically(&dir.join("summary.json"), |f| {
         Ok::<_, anyhow::Error>(serde_json::to_writer_pretty(f, &summary)?)
     })
+}
+
+/// The most cycles per IR operation `--cycles-per-op` takes.
+pub const MAX_CYCLES_PER_OP: f64 = 1e6;
+
+/// That every request's gap (and wait), in cycles at `cycles_per_op`, fits the engine's
+/// 32-bit gaps: a larger one is an error naming the limit, never a saturated count.
+fn check_gap_cycles(requests: &Requests, cycles_per_op: f64) -> Result<()> {
+    use sim_core::engine::Workload;
+    for i in 0..requests.len() {
+        let r = requests.request(i);
+        let ops = r.gap.max(r.wait.unwrap_or(0)) as f64;
+        if (ops * cycles_per_op).ceil() + 1.0 > u32::MAX as f64 {
+            bail!(
+                "request {i} (block {}): a gap of {} operations at --cycles-per-op {cycles_per_op} is above the limit of {} cycles a gap may take",
+                r.block,
+                r.gap,
+                u32::MAX
+            );
+        }
+    }
+    Ok(())
 }

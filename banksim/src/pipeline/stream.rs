@@ -112,7 +112,8 @@ fn simulate_chunk(
     let fine = s.chunk.for_each_slice(|w| {
         let r = &w.request;
         let last_lane = 63 - r.mask.leading_zeros();
-        if threads_per_block.is_some_and(|n| w.slice * 64 + last_lane >= n) || !accesses_fit(hw, r) {
+        let limit = threads_per_block.unwrap_or(super::check::MAX_THREADS_PER_BLOCK) as u64;
+        if w.slice as u64 * 64 + last_lane as u64 >= limit || !accesses_fit(hw, r) {
             return Err(Amiss);
         }
         let o = slice_outcome(model, r);
@@ -146,7 +147,8 @@ fn check_request(
         format!("{source}: chunk at byte {}: block {} warp {} step {}", raw.offset(), r.block, r.warp, r.step)
     };
     if let Some(&last) = r.lanes.last() {
-        if let Some(problem) = thread_problem(r.warp * hw.warp + last as u32, threads_per_block) {
+        let thread = (r.warp as u64 * hw.warp as u64 + last as u64).min(u32::MAX as u64) as u32;
+        if let Some(problem) = thread_problem(thread, threads_per_block) {
             return Err(Error::Check { at: at(), problem });
         }
     }

@@ -8,7 +8,7 @@ use super::format::VERSION;
 #[non_exhaustive]
 pub enum BinaryError {
     /// The file could not be opened or read.
-    #[error("{file}: cannot read at byte {offset}: {source}")]
+    #[error("{file}: cannot read at byte {offset}")]
     Io {
         /// The file.
         file: String,

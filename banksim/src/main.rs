@@ -68,7 +68,7 @@ fn main() {
         }) {
             return;
         }
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", message(&e));
         std::process::exit(1);
     }
 }
@@ -113,4 +113,22 @@ fn quiet_gpu_loader() {
     if made {
         std::env::set_var("XDG_RUNTIME_DIR", &dir);
     }
+}
+
+/// The error and its causes, `: `-separated, each said once: a cause whose text is
+/// already in the message (an error that shows its OS error and also gives it as its
+/// source) is not repeated.
+fn message(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if msg.contains(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    msg
 }

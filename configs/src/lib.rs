@@ -50,7 +50,7 @@ pub enum ConfigError {
         known: Vec<&'static str>,
     },
     /// The file could not be read.
-    #[error("{path}: cannot read")]
+    #[error("{path}: cannot read: {source}")]
     Io {
         /// The file.
         path: PathBuf,

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum TraceError {
     /// The file could not be opened or read.
-    #[error("{path}: cannot read")]
+    #[error("{path}: cannot read: {source}")]
     Io {
         /// The file.
         path: PathBuf,

@@ -104,7 +104,7 @@ impl Input {
     }
 
     /// The file's length, for a regular file.
-    pub fn len(&self) -> Option<u64> {
+    pub fn file_len(&self) -> Option<u64> {
         match self.source {
             Source::File(_, len) => Some(len),
             Source::Stream(_) => None,

@@ -8,7 +8,7 @@ use super::format::VERSION;
 #[non_exhaustive]
 pub enum BinaryError {
     /// The file could not be opened or read.
-    #[error("{file}: cannot read at byte {offset}")]
+    #[error("{file}: cannot read at byte {offset}: {source}")]
     Io {
         /// The file.
         file: String,

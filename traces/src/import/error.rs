@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum ImportError {
     /// The file could not be opened, read or decompressed.
-    #[error("{path}: cannot read")]
+    #[error("{path}: cannot read: {source}")]
     Io {
         /// The file.
         path: PathBuf,

@@ -4,7 +4,7 @@
 # Needs the nightly toolchain and cargo-fuzz: `cargo install cargo-fuzz`.
 #
 # Usage:  fuzz/run_all.sh
-# Env:    RUNS, MAX_SECONDS (per target), TARGETS (default: text_trace binary_trace config study)
+# Env:    RUNS, MAX_SECONDS (per target), TARGETS (default: text_trace binary_trace config study journal)
 set -euo pipefail
 case "${1:-}" in
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 RUNS=${RUNS:-10000000}
 MAX_SECONDS=${MAX_SECONDS:-1800}
 work=$(mktemp -d)
-for t in ${TARGETS:-text_trace binary_trace config study}; do
+for t in ${TARGETS:-text_trace binary_trace config study journal}; do
     mkdir -p "$work/$t"
     cp corpus/$t/* "$work/$t/"
     echo "== $t: up to $RUNS runs or $MAX_SECONDS s"

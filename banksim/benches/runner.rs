@@ -573,7 +573,14 @@ fn scaling(args: &Args, hw: &Hardware, path: &Path, n: f64) {
 /// ([`banksim::pipeline::stream::load_binary`], here on one thread).
 fn engine_requests(path: &Path, hw: &Hardware) -> traces::Requests {
     pool(1)
-        .install(|| banksim::pipeline::stream::load_binary(path, hw, None, true))
+        .install(|| {
+            banksim::pipeline::stream::load_binary(
+                banksim::pipeline::simulate::open_trace(path)?,
+                hw,
+                None,
+                true,
+            )
+        })
         .unwrap_or_else(|e| fail(&e))
         .requests
 }

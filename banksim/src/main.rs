@@ -55,14 +55,20 @@ enum Command {
 }
 
 fn main() {
-    if let Err(e) = dispatch(Cli::parse().command) {
+    // an interrupted command leaves no temporary file behind
+    banksim::output::cleanup::install_signal_handler();
+    let command = Cli::parse().command;
+    if matches!(command, Command::Capture(_) | Command::Measure(_) | Command::Calibrate(_)) {
+        quiet_gpu_loader();
+    }
+    if let Err(e) = dispatch(command) {
         // `banksim ... | head` closing the pipe early is not an error.
         if e.chain().any(|c| {
             c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
         }) {
             return;
         }
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", message(&e));
         std::process::exit(1);
     }
 }
@@ -85,4 +91,44 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Measure(args) => commands::measure::run(&args),
         Command::Calibrate(args) => commands::calibrate::run(&args),
     }
+}
+
+/// The Vulkan loader's window-system probes print `error: XDG_RUNTIME_DIR is invalid or
+/// not set` on a machine without a session (a server, CI), though nothing is wrong for a
+/// compute kernel: without a valid one, point it at a private folder of our own
+/// (still single-threaded here, before any GPU code runs).
+fn quiet_gpu_loader() {
+    let valid = std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| std::path::Path::new(&d).is_dir());
+    if valid {
+        return;
+    }
+    let dir = std::env::temp_dir().join("banksim-xdg-runtime");
+    #[cfg(unix)]
+    let made = {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new().mode(0o700).create(&dir).is_ok() || dir.is_dir()
+    };
+    #[cfg(not(unix))]
+    let made = std::fs::create_dir_all(&dir).is_ok();
+    if made {
+        std::env::set_var("XDG_RUNTIME_DIR", &dir);
+    }
+}
+
+/// The error and its causes, `: `-separated, each said once: a cause whose text is
+/// already in the message (an error that shows its OS error and also gives it as its
+/// source) is not repeated.
+fn message(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if msg.contains(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    msg
 }

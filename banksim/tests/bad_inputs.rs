@@ -1,6 +1,8 @@
 //! The bad-input catalog: every malformed trace, config, study or argument gives a
 //! non-zero exit, a message naming the place and the problem, and never a panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -367,10 +369,170 @@ const CASES: &[Case] = &[
         code: 1,
         needles: &["shard-0/results.json", "cannot read"],
     },
+    // ---- issue 43: outputs, limits, one validation path, error text
+    Case {
+        what: "run --per-request onto its own input",
+        files: &[("t.csv", trace!("0,0,0,ld,0,4\n"))],
+        args: &["run", "{dir}/t.csv", "--per-request", "{dir}/t.csv"],
+        code: 1,
+        needles: &["t.csv", "refusing to write over an input"],
+    },
+    Case {
+        what: "convert onto its own input",
+        files: &[("t.csv", trace!("0,0,0,ld,0,4\n"))],
+        args: &["convert", "{dir}/t.csv", "{dir}/t.csv"],
+        code: 1,
+        needles: &["refusing to write over an input"],
+    },
+    Case {
+        what: "run --out folder holding the input as requests.csv",
+        files: &[("requests.csv", trace!("0,0,0,ld,0,4\n"))],
+        args: &["run", "{dir}/requests.csv", "--out", "{dir}"],
+        code: 1,
+        needles: &["requests.csv", "refusing to write over an input"],
+    },
+    Case {
+        what: "per-request to a device",
+        files: &[("t.csv", trace!("0,0,0,ld,0,4\n"))],
+        args: &["run", "{dir}/t.csv", "--per-request", "/dev/null"],
+        code: 1,
+        needles: &["/dev/null", "refusing to replace a device"],
+    },
+    Case {
+        what: "gen -o a folder",
+        files: &[],
+        args: &["gen", "strided", "-o", "{dir}"],
+        code: 1,
+        needles: &["refusing to replace a folder"],
+    },
+    Case {
+        what: "study range wider than 2^63",
+        files: &[(
+            "s.ron",
+            b"(name: \"s\", presets: [\"h100\"], workloads: [(gen: \"strided\", params: {\"stride\": \"-9223372036854775808..=9223372036854775807\"})])",
+        )],
+        args: &["sweep", "{dir}/s.ron", "-o", "{dir}/out"],
+        code: 1,
+        needles: &["s.ron", "`workloads[0].params.stride`", "above the limit"],
+    },
+    Case {
+        what: "study too large",
+        files: &[(
+            "s.ron",
+            b"(name: \"s\", presets: [\"h100\"], hardware: {\"banks\": [16, 32], \"bank_bytes\": [4, 8]}, workloads: [(gen: \"strided\", params: {\"stride\": \"1..=90000\", \"offset\": \"0..=90000\"})])",
+        )],
+        args: &["sweep", "{dir}/s.ron", "-o", "{dir}/out"],
+        code: 1,
+        needles: &["s.ron", "above the limit of 1000000 cells"],
+    },
+    Case {
+        what: "sweep file workload misaligned",
+        files: &[
+            ("t.csv", trace!("0,0,0,ld,2,4\n")),
+            ("s.ron", b"(name: \"s\", presets: [\"h100\"], workloads: [(file: \"{dir}/t.csv\")])"),
+        ],
+        args: &["sweep", "{dir}/s.ron", "-o", "{dir}/out"],
+        code: 1,
+        needles: &["t.csv:2", "misaligned"],
+    },
+    Case {
+        what: "sweep file workload beyond shared memory",
+        files: &[
+            ("t.csv", trace!("0,0,0,ld,4000000,4\n")),
+            ("s.ron", b"(name: \"s\", presets: [\"h100\"], workloads: [(file: \"{dir}/t.csv\")])"),
+        ],
+        args: &["sweep", "{dir}/s.ron", "-o", "{dir}/out"],
+        code: 1,
+        needles: &["t.csv:2", "beyond the"],
+    },
+    Case {
+        what: "advise misaligned trace",
+        files: &[("t.csv", trace!("0,0,0,ld,2,4\n0,1,0,ld,6,4\n"))],
+        args: &["advise", "{dir}/t.csv"],
+        code: 1,
+        needles: &["t.csv:2", "misaligned"],
+    },
+    Case {
+        what: "thread id 4294967295 with --cycles",
+        files: &[("t.csv", trace!("0,4294967295,0,ld,0,4\n"))],
+        args: &["run", "--cycles", "{dir}/t.csv"],
+        code: 1,
+        needles: &["t.csv:2", "thread 4294967295", "above the limit", "MAX_THREADS_PER_BLOCK"],
+    },
+    Case {
+        what: "--cycles-per-op 1e12",
+        files: &[("t.csv", b"block,thread,step,op,addr,bytes,gap,dep\n0,0,0,ld,0,4,5,0\n")],
+        args: &["run", "--cycles", "--cycles-per-op", "1e12", "{dir}/t.csv"],
+        code: 1,
+        needles: &["--cycles-per-op", "above the limit of 1000000"],
+    },
+    Case {
+        what: "gap cycles beyond 32 bits at a large --cycles-per-op",
+        files: &[("t.csv", b"block,thread,step,op,addr,bytes,gap,dep\n0,0,0,ld,0,4,4000000000,0\n")],
+        args: &["run", "--cycles", "--cycles-per-op", "1000", "{dir}/t.csv"],
+        code: 1,
+        needles: &["gap of 4000000000", "above the limit of 4294967295"],
+    },
+    Case {
+        what: "gap above 2^32",
+        files: &[("t.csv", b"block,thread,step,op,addr,bytes,gap,dep\n0,0,0,ld,0,4,99999999999,0\n")],
+        args: &["run", "{dir}/t.csv"],
+        code: 1,
+        needles: &["t.csv:2", "`gap`", "above the limit of 4294967295"],
+    },
+    Case {
+        what: "block id above 2^32",
+        files: &[("t.csv", trace!("4294967296,0,0,ld,0,4\n"))],
+        args: &["run", "{dir}/t.csv"],
+        code: 1,
+        needles: &["t.csv:2", "`block`", "above the limit"],
+    },
+    Case {
+        what: "wrong-magic .bsim",
+        files: &[("t.bsim", b"\x89BNKSIX\n\x01\x00\x00\x00\x40\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")],
+        args: &["run", "{dir}/t.bsim"],
+        code: 1,
+        needles: &["t.bsim", "not a banksim binary trace"],
+    },
+    Case {
+        what: "wrong-magic .bsim through convert",
+        files: &[("t.bsim", b"\x89BNKSIX\n\x01\x00\x00\x00\x40\x00\x00\x00")],
+        args: &["convert", "{dir}/t.bsim", "{dir}/t.csv"],
+        code: 1,
+        needles: &["t.bsim", "not a banksim binary trace"],
+    },
+    Case {
+        what: "gen gemm width=8 blames width",
+        files: &[],
+        args: &["gen", "gemm", "width=8"],
+        code: 1,
+        needles: &["`width` = 8"],
+    },
+    Case {
+        what: "missing trace: OS error once",
+        files: &[],
+        args: &["run", "{dir}/missing.csv"],
+        code: 1,
+        needles: &["missing.csv: cannot read: No such file or directory"],
+    },
+    Case {
+        what: "--threads far above the cores is capped, with a message",
+        files: &[("t.csv", trace!("0,0,0,ld,0,4\n"))],
+        args: &["run", "--threads", "100000", "{dir}/t.csv"],
+        code: 0,
+        needles: &["--threads 100000: capped at"],
+    },
 ];
 
 fn fill(s: &str, dir: &Path) -> String {
     s.replace("{dir}", dir.to_str().unwrap())
+}
+
+fn fill_bytes(b: &[u8], dir: &Path) -> Vec<u8> {
+    match std::str::from_utf8(b) {
+        Ok(s) => fill(s, dir).into_bytes(),
+        Err(_) => b.to_vec(),
+    }
 }
 
 #[test]
@@ -385,7 +547,7 @@ fn every_bad_input_fails_cleanly_with_place_and_problem() {
         let dir = root.join(format!("case{i}"));
         std::fs::create_dir_all(&dir).unwrap();
         for (name, body) in case.files {
-            std::fs::write(dir.join(name), body).unwrap();
+            std::fs::write(dir.join(name), fill_bytes(body, &dir)).unwrap();
         }
         let args: Vec<String> = case.args.iter().map(|a| fill(a, &dir)).collect();
         let o = Command::new(env!("CARGO_BIN_EXE_banksim")).args(&args).env("CI", "1").output().unwrap();
@@ -408,6 +570,169 @@ fn every_bad_input_fails_cleanly_with_place_and_problem() {
                 failures.push(format!("{}: message lacks `{n}`: {err}", case.what));
             }
         }
+        if err.matches("No such file or directory").count() > 1 {
+            failures.push(format!("{}: the OS error is repeated: {err}", case.what));
+        }
+        // every input intact, nothing left behind
+        for (name, body) in case.files {
+            if std::fs::read(dir.join(name)).ok() != Some(fill_bytes(body, &dir)) {
+                failures.push(format!("{}: input {name} was changed", case.what));
+            }
+        }
+        let stray = common::stray_temporaries(&dir);
+        if !stray.is_empty() {
+            failures.push(format!("{}: left {stray:?}", case.what));
+        }
     }
     assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+}
+
+fn banksim(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_banksim")).args(args).env("CI", "1").output().unwrap()
+}
+
+fn case_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("banksim-bad-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const T: &[u8] = b"block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,1,0,ld,4,4\n";
+
+#[cfg(unix)]
+#[test]
+fn symlink_and_fifo_targets_are_refused_and_left_as_they_are() {
+    let dir = case_dir("special");
+    std::fs::write(dir.join("t.csv"), T).unwrap();
+    std::fs::write(dir.join("keep.csv"), b"keep").unwrap();
+    std::os::unix::fs::symlink(dir.join("keep.csv"), dir.join("link.csv")).unwrap();
+    assert!(Command::new("mkfifo").arg(dir.join("ff")).status().unwrap().success());
+    for target in ["link.csv", "ff"] {
+        let t = dir.join(target);
+        for args in [
+            vec!["run", dir.join("t.csv").to_str().unwrap(), "--per-request", t.to_str().unwrap()],
+            vec!["convert", dir.join("t.csv").to_str().unwrap(), t.to_str().unwrap()],
+            vec!["gen", "strided", "-o", t.to_str().unwrap()],
+        ] {
+            let o = banksim(&args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+            assert!(err.contains("refusing to replace a"), "{args:?}: {err}");
+        }
+    }
+    assert!(std::fs::symlink_metadata(dir.join("link.csv")).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read(dir.join("keep.csv")).unwrap(), b"keep");
+    assert!(common::stray_temporaries(&dir).is_empty());
+}
+
+#[test]
+fn traces_from_stdin_and_pipes_lose_nothing() {
+    use std::io::Write;
+    let dir = case_dir("stdin");
+    std::fs::write(dir.join("t.csv"), T).unwrap();
+    let bsim = dir.join("t.bsim");
+    let o = banksim(&["convert", dir.join("t.csv").to_str().unwrap(), bsim.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let from_file = banksim(&["run", "--cycles", bsim.to_str().unwrap()]);
+    for (input, extra) in [(T.to_vec(), vec![]), (std::fs::read(&bsim).unwrap(), vec!["--cycles"])] {
+        let mut args = vec!["run"];
+        args.extend(extra.iter().copied());
+        args.push("-");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_banksim"))
+            .args(&args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&input).unwrap();
+        let o = child.wait_with_output().unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(out.contains("<stdin>: 2 records"), "{out}");
+        if !extra.is_empty() {
+            let want = String::from_utf8_lossy(&from_file.stdout);
+            assert_eq!(want.lines().skip(1).collect::<Vec<_>>(), out.lines().skip(1).collect::<Vec<_>>());
+        }
+    }
+}
+
+#[test]
+fn a_torn_journal_line_is_dropped_not_appended_onto() {
+    let dir = case_dir("journal");
+    let study = dir.join("s.ron");
+    std::fs::write(
+        &study,
+        "(name: \"s\", presets: [\"h100\"], workloads: [(gen: \"strided\", params: {\"stride\": [1, 2, 3, 4]})])",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let (s, o) = (study.to_str().unwrap(), out.to_str().unwrap());
+    assert!(banksim(&["sweep", s, "-o", o]).status.success());
+    let whole = std::fs::read(out.join("results.csv")).unwrap();
+    // keep the header and one cell, then half of the next line
+    let journal = std::fs::read_to_string(out.join("cells.jsonl")).unwrap();
+    let lines: Vec<&str> = journal.lines().collect();
+    let torn = format!("{}\n{}\n{}", lines[0], lines[1], &lines[2][..lines[2].len() / 2]);
+    std::fs::write(out.join("cells.jsonl"), torn).unwrap();
+    std::fs::remove_file(out.join("results.csv")).unwrap();
+    let again = banksim(&["sweep", s, "-o", o]);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{err}");
+    assert!(err.contains("torn last line"), "{err}");
+    assert_eq!(std::fs::read(out.join("results.csv")).unwrap(), whole);
+    let journal = std::fs::read_to_string(out.join("cells.jsonl")).unwrap();
+    assert!(journal.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()), "{journal}");
+    assert!(common::stray_temporaries(&dir).is_empty());
+}
+
+#[test]
+fn merge_refuses_an_incomplete_set_unless_allowed() {
+    let dir = case_dir("merge");
+    let study = dir.join("s.ron");
+    std::fs::write(
+        &study,
+        "(name: \"s\", presets: [\"h100\"], workloads: [(gen: \"strided\", params: {\"stride\": [1, 2, 3, 4]})])",
+    )
+    .unwrap();
+    let s = study.to_str().unwrap();
+    let shard = |i: usize| dir.join(format!("shard-{i}")).to_str().unwrap().to_string();
+    for i in 0..4 {
+        let o = banksim(&["sweep", s, "-o", &shard(i), "--shard", &format!("{i}/4")]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let all = dir.join("all");
+    let o = banksim(&["merge", &shard(0), &shard(1), &shard(2), "-o", all.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("3 of the study's 4 cells"), "{err}");
+    assert!(!all.join("results.csv").exists());
+    let o =
+        banksim(&["merge", &shard(0), &shard(1), &shard(2), "-o", all.to_str().unwrap(), "--allow-partial"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = banksim(&["merge", &shard(0), &shard(1), &shard(2), &shard(3), "-o", all.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_leaves_no_temporary_file() {
+    let dir = case_dir("signal");
+    let out = dir.join("big.csv");
+    // a generator large enough that the write is under way when the signal comes
+    let child = Command::new(env!("CARGO_BIN_EXE_banksim"))
+        .args(["gen", "random", "threads=1024", "steps=4096", "-o", out.to_str().unwrap()])
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while common::stray_temporaries(&dir).is_empty() && started.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let o = child.wait_with_output().unwrap();
+    if !out.exists() {
+        assert_eq!(o.status.code(), Some(143));
+    }
+    assert!(common::stray_temporaries(&dir).is_empty(), "{:?}", common::stray_temporaries(&dir));
 }

@@ -51,13 +51,41 @@ pub enum Values {
     Range(String),
 }
 
+/// The most values one range may give.
+pub const MAX_RANGE_VALUES: i128 = 100_000;
+
+/// The most cells a study may have (hardware configurations × workloads), checked
+/// before any cell is made.
+pub const MAX_CELLS: u128 = 1_000_000;
+
 impl Values {
+    /// How many values: what [`Values::expand`] gives, counted without making them.
+    pub fn count(&self) -> Result<u128, String> {
+        match self {
+            Values::One(_) => Ok(1),
+            Values::List(v) if v.is_empty() => Err("an empty list".into()),
+            Values::List(v) => Ok(v.len() as u128),
+            Values::Range(_) => self.range().map(|(a, end, step)| ((end - a) / step + 1) as u128),
+        }
+    }
+
     /// The values, in order.
     pub fn expand(&self) -> Result<Vec<i64>, String> {
         match self {
             Values::One(v) => Ok(vec![*v]),
             Values::List(v) if v.is_empty() => Err("an empty list".into()),
             Values::List(v) => Ok(v.clone()),
+            Values::Range(_) => {
+                let (a, end, step) = self.range()?;
+                Ok((a..=end).step_by(step as usize).map(|v| v as i64).collect())
+            }
+        }
+    }
+
+    /// A range's first and last value and its step (checked: at most
+    /// [`MAX_RANGE_VALUES`] values, computed without overflow).
+    fn range(&self) -> Result<(i128, i128, i128), String> {
+        match self {
             Values::Range(s) => {
                 let bad = || format!("`{s}`: expected a range like \"0..=32\" or \"0..=64:4\"");
                 let (range, step) = match s.split_once(':') {
@@ -71,14 +99,21 @@ impl Values {
                 } else {
                     return Err(bad());
                 };
-                let a: i64 = a.trim().parse().map_err(|_| bad())?;
-                let b: i64 = b.trim().parse().map_err(|_| bad())?;
-                let end = if inclusive { b } else { b - 1 };
-                if step <= 0 || end < a || (end - a) / step > 100_000 {
+                let a = a.trim().parse::<i64>().map_err(|_| bad())? as i128;
+                let b = b.trim().parse::<i64>().map_err(|_| bad())? as i128;
+                let (step, end) = (step as i128, if inclusive { b } else { b - 1 });
+                if step <= 0 || end < a {
                     return Err(bad());
                 }
-                Ok((a..=end).step_by(step as usize).collect())
+                let n = (end - a) / step + 1;
+                if n > MAX_RANGE_VALUES {
+                    return Err(format!(
+                        "`{s}`: {n} values, above the limit of {MAX_RANGE_VALUES} values a range may give"
+                    ));
+                }
+                Ok((a, end, step))
             }
+            _ => unreachable!("only ranges have bounds"),
         }
     }
 }
@@ -181,8 +216,40 @@ impl Study {
         Study::parse(&text, &path.display().to_string())
     }
 
+    /// The study's number of cells (hardware configurations × workloads), counted
+    /// without making them; an error above [`MAX_CELLS`] (the counts are checked, so no
+    /// product overflows).
+    pub fn cell_count(&self, file: &str) -> Result<u128, ConfigError> {
+        let too_many = |what: String| {
+            ConfigError::Invalid {
+            file: file.into(),
+            violations: vec![format!(
+                "{file}: {what}: above the limit of {MAX_CELLS} cells a study may have (presets x hardware values x workloads); split it into several studies"
+            )],
+        }
+        };
+        let mul = |a: u128, b: u128| a.checked_mul(b).filter(|&n| n <= MAX_CELLS);
+        let mut hardware = self.presets.len() as u128;
+        for (field, values) in &self.hardware {
+            hardware = mul(hardware, values.len() as u128)
+                .ok_or_else(|| too_many(format!("the hardware axes up to `{field}` alone")))?;
+        }
+        let mut workloads = 0u128;
+        for (i, w) in self.workloads.iter().enumerate() {
+            let mut n = 1u128;
+            for (name, values) in &w.params {
+                let Ok(k) = values.count() else { continue }; // reported by workload_cells
+                n = mul(n, k).ok_or_else(|| too_many(format!("`workloads[{i}]` up to `{name}` alone")))?;
+            }
+            workloads = workloads.saturating_add(n);
+        }
+        let cells = hardware.checked_mul(workloads).filter(|&n| n <= MAX_CELLS);
+        cells.ok_or_else(|| too_many(format!("{hardware} hardware configurations x {workloads} workloads")))
+    }
+
     /// Every hardware configuration (presets × axes), validated; all problems at once.
     pub fn hardware_cells(&self, file: &str) -> Result<Vec<HardwareCell>, ConfigError> {
+        self.cell_count(file)?;
         let mut violations = Vec::new();
         if self.presets.is_empty() {
             violations.push(format!("{file}: `presets`: name at least one preset"));
@@ -227,6 +294,7 @@ impl Study {
 
     /// Every workload (generators × parameter products, files), in study order.
     pub fn workload_cells(&self, file: &str) -> Result<Vec<WorkloadCell>, ConfigError> {
+        self.cell_count(file)?;
         let mut violations = Vec::new();
         let mut out = Vec::new();
         for (i, w) in self.workloads.iter().enumerate() {

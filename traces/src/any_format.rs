@@ -2,6 +2,7 @@
 
 use crate::binary::{self, BinaryError};
 use crate::error::TraceError;
+use crate::input::Input;
 use crate::record::Trace;
 use crate::text;
 
@@ -18,11 +19,24 @@ pub enum ReadError {
 }
 
 /// Reads a trace file of either format: binary if it starts with [`binary::MAGIC`],
-/// text otherwise.
+/// text otherwise (`-`: standard input). The file is opened and read once.
 pub fn read_any(path: &std::path::Path) -> Result<Trace, ReadError> {
-    match binary::is_binary(path) {
-        Ok(true) => Ok(binary::read(path)?),
-        // the text reader reports files it cannot open
-        _ => Ok(text::read(path)?),
+    let input = Input::open(path).map_err(|source| TraceError::Io { path: path.into(), source })?;
+    read_input(input)
+}
+
+/// Reads an opened trace of either format (see [`read_any`]). An input that is neither
+/// the binary format nor text (its first bytes hold a NUL or are not UTF-8) is reported
+/// as a binary trace with a wrong magic, not as text.
+pub fn read_input(input: Input) -> Result<Trace, ReadError> {
+    if input.is_binary() || input.looks_binary() {
+        let name = input.name().to_string();
+        let reader = binary::Reader::from_input(input)?;
+        return Ok(binary::read_all(reader).map_err(|e| match e {
+            BinaryError::Magic { .. } => BinaryError::Magic { file: name },
+            e => e,
+        })?);
     }
+    let name = input.name().to_string();
+    Ok(text::parse(input.into_reader(), &name)?)
 }

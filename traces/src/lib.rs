@@ -28,12 +28,14 @@ mod error;
 pub mod gen;
 mod group;
 pub mod import;
+pub mod input;
 pub mod parallel;
 mod record;
 pub mod spec;
 pub mod text;
 
-pub use any_format::{read_any, ReadError};
+pub use any_format::{read_any, read_input, ReadError};
 pub use error::{GroupError, TraceError};
 pub use group::{RequestRef, Requests};
+pub use input::Input;
 pub use record::{block_runs, blocks_in_order, Record, Trace};

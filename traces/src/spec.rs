@@ -287,12 +287,23 @@ pub fn generate(kind: &str, params: &BTreeMap<String, i64>) -> Result<Trace, Gen
             let (m, n, kk) = (get("m", 1, 256)?, get("n", 1, 256)?, get("k", 1, 256)?);
             let (skew, w, threads) = (get("skew", 0, 64)?, width("width")?, get("threads", 1, 1024)?);
             let v = w / 4;
-            if !(w == 4 || w == 16) || kk % v != 0 || n % v != 0 || skew % v != 0 {
+            // the error blames the first parameter that is wrong
+            let bad = [
+                ("width", w as i64, !(w == 4 || w == 16)),
+                ("k", kk as i64, kk % v != 0),
+                ("n", n as i64, n % v != 0),
+                ("skew", skew as i64, skew % v != 0),
+            ];
+            if let Some(&(param, value, _)) = bad.iter().find(|b| b.2) {
                 return Err(GenError::BadValue {
                     kind: kind.into(),
-                    param: "skew",
-                    value: skew as i64,
-                    expected: format!("width must be 4 or 16, and k, n and skew multiples of {v} elements so that {w}-byte vectors stay aligned"),
+                    param,
+                    value,
+                    expected: if param == "width" {
+                        "expected 4 or 16 (bytes per access)".into()
+                    } else {
+                        format!("expected a multiple of {v} elements, so that {w}-byte vectors stay aligned")
+                    },
                 });
             }
             let (pa, pb) = (kk + skew, n + skew);

@@ -26,9 +26,11 @@ use std::path::Path;
 
 const COLUMNS: [&str; 9] = ["block", "thread", "step", "op", "addr", "bytes", "gap", "dep", "wait"];
 
-/// Reads a text trace from a file.
+/// Reads a text trace from a file (`-`: standard input), opened and read once.
 pub fn read(path: &Path) -> Result<Trace, TraceError> {
-    parse(open(path)?, &path.display().to_string())
+    let input = crate::Input::open(path).map_err(|source| TraceError::Io { path: path.into(), source })?;
+    let name = input.name().to_string();
+    parse(input.into_reader(), &name)
 }
 
 /// Opens a text trace file (a directory is an error here, not at the first read).
@@ -252,6 +254,26 @@ fn csv_error(name: &str, bytes: &[u8], first: u64, e: &csv::Error) -> TraceError
     TraceError::Csv { file: name.into(), line, message }
 }
 
+/// The most characters of an input field an error message echoes.
+pub const ECHO_CHARS: usize = 64;
+
+/// `s` cut to [`ECHO_CHARS`] characters (and `…`), for an error message: a huge field
+/// is named, not copied.
+pub fn clip(s: &str) -> String {
+    match s.char_indices().nth(ECHO_CHARS) {
+        Some((i, _)) => format!("{}… ({} bytes in all)", &s[..i], s.len()),
+        None => s.to_string(),
+    }
+}
+
+/// What is wrong with a field that does not parse as a `u32`: above the limit, or `other`.
+fn u32_problem(e: &std::num::ParseIntError, other: &'static str) -> &'static str {
+    match e.kind() {
+        std::num::IntErrorKind::PosOverflow => "above the limit of 4294967295 (2^32 - 1)",
+        _ => other,
+    }
+}
+
 fn header(record: &csv::ByteRecord, fields: &[&str], name: &str, line: u64) -> Result<usize, TraceError> {
     let n = record.len();
     let ok = (6..=COLUMNS.len()).contains(&n) && fields.iter().zip(COLUMNS).all(|(f, c)| *f == c);
@@ -261,7 +283,7 @@ fn header(record: &csv::ByteRecord, fields: &[&str], name: &str, line: u64) -> R
         Err(TraceError::Header {
             file: name.into(),
             line,
-            found: record.iter().map(String::from_utf8_lossy).collect::<Vec<_>>().join(","),
+            found: clip(&record.iter().map(String::from_utf8_lossy).collect::<Vec<_>>().join(",")),
         })
     }
 }
@@ -272,11 +294,13 @@ fn parse_record(r: &[&str], name: &str, line: u64) -> Result<Record, TraceError>
         line,
         column: column + 1,
         field: COLUMNS[column],
-        value: r[column].to_string(),
+        value: clip(r[column]),
         problem: problem.to_string(),
     };
     let int = |column: usize| -> Result<u32, TraceError> {
-        r[column].parse::<u32>().map_err(|_| field_err(column, "expected a non-negative integer below 2^32"))
+        r[column]
+            .parse::<u32>()
+            .map_err(|e| field_err(column, u32_problem(&e, "expected a non-negative integer below 2^32")))
     };
     let block = int(0)?;
     let thread = int(1)?;
@@ -298,7 +322,8 @@ fn parse_record(r: &[&str], name: &str, line: u64) -> Result<Record, TraceError>
         (addr, bytes)
     };
     let gap = if r.len() > 6 && !r[6].is_empty() {
-        r[6].parse::<u32>().map_err(|_| field_err(6, "expected cycles as a non-negative integer"))?
+        r[6].parse::<u32>()
+            .map_err(|e| field_err(6, u32_problem(&e, "expected cycles as a non-negative integer")))?
     } else {
         0
     };
@@ -313,9 +338,9 @@ fn parse_record(r: &[&str], name: &str, line: u64) -> Result<Record, TraceError>
         None
     };
     let wait = if r.len() > 8 && !r[8].is_empty() {
-        let w = r[8]
-            .parse::<u32>()
-            .map_err(|_| field_err(8, "expected cycles as a non-negative integer, or nothing"))?;
+        let w = r[8].parse::<u32>().map_err(|e| {
+            field_err(8, u32_problem(&e, "expected cycles as a non-negative integer, or nothing"))
+        })?;
         if w > gap {
             return Err(field_err(
                 8,

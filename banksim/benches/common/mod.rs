@@ -162,7 +162,12 @@ pub fn mix_bytes(blocks: u32, classes: &[Class]) -> Vec<u8> {
 /// its requests as lane masks, and the per-chunk summaries are added up. Memory: a couple
 /// of chunks per thread. The summary and the warp requests.
 pub fn simulate_file(path: &Path, hw: &Hardware) -> Result<(Summary, u64), banksim::pipeline::Error> {
-    let s = banksim::pipeline::stream::run_binary(path, hw, None, true)?;
+    let s = banksim::pipeline::stream::run_binary(
+        banksim::pipeline::simulate::open_trace(path)?,
+        hw,
+        None,
+        true,
+    )?;
     Ok((s.summary, s.requests))
 }
 

@@ -51,6 +51,8 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     }
     let hw = hardware(&args.hw)?;
     let (trace, gen_shape) = layout::load_input(&args.input)?;
+    // the checks `run` makes, on a file and a generator's trace alike
+    crate::pipeline::check::check_records(&trace, &hw, None)?;
     let shape = match &args.shape {
         Some(s) => layout::parse_shape(s)?,
         None => match gen_shape {
@@ -101,7 +103,9 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             .map(|c| (c.layout.to_string(), c.wavefronts as f64))
             .collect();
         let title = format!("{}: wavefronts per layout on {}", trace.source, hw.name);
-        reports::bars(path, &title, "wavefronts", &bars, base.wavefronts as f64)?;
+        crate::output::write_via_path(path, |p| {
+            reports::bars(p, &title, "wavefronts", &bars, base.wavefronts as f64).map_err(anyhow::Error::from)
+        })?;
     }
     Ok(())
 }

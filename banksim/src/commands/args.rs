@@ -74,6 +74,7 @@ pub enum DepArg {
 
 /// The hardware `args` name: the preset or file, with the overrides applied.
 pub fn hardware(args: &HardwareArgs) -> Result<Hardware> {
+    crate::output::declare_input(std::path::Path::new(&args.config));
     let hw = configs::load(&args.config)?;
     let timing = match (args.sms, &hw.timing) {
         (Some(sms), Some(t)) => Some(Some(sim_core::Timing { sms, ..t.clone() })),
@@ -92,10 +93,25 @@ pub fn hardware(args: &HardwareArgs) -> Result<Hardware> {
 
 /// Runs `f` on a rayon pool of `threads` workers (default: all cores, then pinned one to
 /// a core: see `sim_core::thread_pool`).
+/// `--threads` is capped at this many threads per available core.
+pub const MAX_THREADS_PER_CORE: usize = 4;
+
 pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
     if threads == Some(0) {
         bail!("--threads must be at least 1");
     }
+    // more threads than cores only adds switching: capped at MAX_THREADS_PER_CORE per core
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cap = cores.saturating_mul(MAX_THREADS_PER_CORE);
+    let threads = match threads {
+        Some(n) if n > cap => {
+            eprintln!(
+                "--threads {n}: capped at {cap} ({MAX_THREADS_PER_CORE} x the {cores} available cores)"
+            );
+            Some(cap)
+        }
+        t => t,
+    };
     Ok(sim_core::thread_pool(threads).context("cannot start worker threads")?.install(f))
 }
 

@@ -164,6 +164,8 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
     if !(args.clock_mhz.is_finite() && args.clock_mhz > 0.0) {
         bail!("--clock-mhz {}: expected a positive number", args.clock_mhz);
     }
+    crate::output::declare_inputs([args.suite.as_path(), args.measured.as_path(), Path::new(&args.config)]);
+    crate::output::declare_folder(&args.traces);
     let hw = configs::load(&args.config)?;
     if hw.timing.is_none() {
         bail!("preset `{}` has no timing parameters", hw.name);
@@ -241,14 +243,17 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
             (format!("{} variants", if role == Role::Fit { "fit" } else { "held-out" }), pts)
         })
         .collect();
-    reports::scatter(
-        &png,
-        &format!("{}: predicted vs measured speedup over each family's reference (band ±10%)", hw.name),
-        "measured speedup",
-        "predicted speedup",
-        &series,
-        0.10,
-    )?;
+    crate::output::write_via_path(&png, |p| {
+        reports::scatter(
+            p,
+            &format!("{}: predicted vs measured speedup over each family's reference (band ±10%)", hw.name),
+            "measured speedup",
+            "predicted speedup",
+            &series,
+            0.10,
+        )
+        .map_err(anyhow::Error::from)
+    })?;
 
     let mut out = std::io::stdout().lock();
     print_summary(&mut out, &cal)?;

@@ -5,8 +5,9 @@
 //! `.bin`: binary), else it is the other format than the input's. The output is written
 //! through [`AtomicFile`], so an interrupted conversion leaves no partial file.
 
+use crate::output::is_stdio;
 use crate::output::AtomicFile;
-use crate::pipeline::stream;
+use crate::pipeline::{simulate, stream};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::io::Write;
@@ -47,9 +48,9 @@ impl Format {
 
 /// Runs `banksim convert`.
 pub fn run(args: &ConvertArgs) -> Result<()> {
-    let binary_in = traces::binary::is_binary(&args.input)
-        .with_context(|| format!("{}: cannot read", args.input.display()))?;
-    let from = if binary_in { Format::Binary } else { Format::Text };
+    // opened once (`-`: standard input), its format told from its first bytes
+    let input = simulate::open_trace(&args.input)?;
+    let from = if input.is_binary() || input.looks_binary() { Format::Binary } else { Format::Text };
     let by_ext =
         match args.output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
             Some("csv" | "txt") => Some(Format::Text),
@@ -62,16 +63,18 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
     });
     let records = match (from, to) {
         // a text trace whose blocks come in order streams (else it is read whole)
-        (Format::Text, Format::Binary) => match stream_to_binary(&args.input, &args.output)? {
+        (Format::Text, Format::Binary) if input.is_file() => match stream_to_binary(input, &args.output)? {
             Some(records) => records,
-            None => convert_whole(&args.input, &args.output, to)?,
+            None => convert_whole(simulate::open_trace(&args.input)?, &args.output, to)?,
         },
-        _ => convert_whole(&args.input, &args.output, to)?,
+        _ => convert_whole(input, &args.output, to)?,
     };
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-    let mut stdout = std::io::stdout().lock();
+    // (on standard error when the trace went to standard output)
+    let mut report: Box<dyn Write> =
+        if is_stdio(&args.output) { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout().lock()) };
     writeln!(
-        stdout,
+        report,
         "{} ({}, {} bytes) -> {} ({}, {} bytes): {} records",
         args.input.display(),
         from.name(),
@@ -90,8 +93,8 @@ fn create(output: &Path) -> Result<AtomicFile> {
 }
 
 /// Reads the whole trace at `input` and writes it to `output` in format `to`; the records.
-fn convert_whole(input: &Path, output: &Path, to: Format) -> Result<u64> {
-    let trace = traces::read_any(input)?;
+fn convert_whole(input: traces::Input, output: &Path, to: Format) -> Result<u64> {
+    let trace = traces::read_input(input)?;
     let mut out = create(output)?;
     match to {
         Format::Text => traces::text::write(&trace, &mut out).map_err(anyhow::Error::from),
@@ -107,11 +110,11 @@ fn convert_whole(input: &Path, output: &Path, to: Format) -> Result<u64> {
 /// [`stream::text_blocks`]); `None` (and no file) where its blocks are not in order. A
 /// trace with the `wait` column is written with a wait after every gap (an empty one is
 /// stored as none).
-fn stream_to_binary(input: &Path, output: &Path) -> Result<Option<u64>> {
+fn stream_to_binary(input: traces::Input, output: &Path) -> Result<Option<u64>> {
     use traces::binary::Writer;
     let mut writer: Option<Writer<AtomicFile>> = None;
     let mut records = 0u64;
-    let name = input.display().to_string();
+    let name = input.name().to_string();
     let in_order = stream::text_blocks(input, |columns, blocks| -> Result<()> {
         let w = match writer.as_mut() {
             Some(w) => w,

@@ -56,6 +56,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
         bail!("--kernel applies to nvbit-memtrace only: an Accel-Sim kernel-N.traceg holds one kernel");
     }
     let opts = Options { shmem_base: args.shmem_base, kernel: args.kernel };
+    crate::output::declare_input(&args.input);
     let imported = import::read(&args.input, format, &opts)?;
     write_atomically(&args.out, |w| -> Result<()> { Ok(traces::text::write(&imported.trace, w)?) })?;
     let mut out = std::io::stdout().lock();

@@ -34,6 +34,7 @@ pub struct KernelArgs {
 impl KernelArgs {
     /// The kernel source and the library's options.
     pub fn load(&self) -> Result<(String, KernelOptions)> {
+        crate::output::declare_input(&self.kernel);
         let src = std::fs::read_to_string(&self.kernel)
             .with_context(|| format!("{}: cannot read", self.kernel.display()))?;
         let opts = KernelOptions {

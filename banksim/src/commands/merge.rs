@@ -20,12 +20,20 @@ pub struct MergeArgs {
     /// The study file, for the report's plot layout (default: taken from the shards).
     #[arg(long)]
     study: Option<PathBuf>,
+    /// Merge the shards given even when they do not hold every cell of the study (by
+    /// default an incomplete set is refused: a missing shard would go unnoticed).
+    #[arg(long)]
+    allow_partial: bool,
 }
 
 /// Runs `banksim merge`.
 pub fn run(args: &MergeArgs) -> Result<()> {
     let mut rows: BTreeMap<u64, Map<String, Value>> = BTreeMap::new();
     let mut first: Option<Value> = None;
+    crate::output::declare_inputs(
+        args.shards.iter().map(|d| d.join("results.json")).collect::<Vec<_>>().iter().map(|p| p.as_path()),
+    );
+    crate::output::declare_inputs(args.study.as_deref());
     for dir in &args.shards {
         let path = dir.join("results.json");
         let text = std::fs::read_to_string(&path)
@@ -53,7 +61,9 @@ pub fn run(args: &MergeArgs) -> Result<()> {
     let study: Study = match &args.study {
         Some(p) => {
             let study = Study::read(p)?;
-            check_complete(&study, p, &rows, &args.shards)?;
+            if !args.allow_partial {
+                check_complete(&study, p, &rows, &args.shards)?;
+            }
             study
         }
         None => Study {
@@ -66,6 +76,17 @@ pub fn run(args: &MergeArgs) -> Result<()> {
             plot: serde_json::from_value(doc["plot"].clone()).ok(),
         },
     };
+    // without the study file, the shards say how many cells it has
+    let total = doc["cells"].as_u64();
+    if args.study.is_none() && !args.allow_partial {
+        match total {
+            Some(total) => check_count(total, &rows, &args.shards)?,
+            None => bail!(
+                "{}: results without the study's cell count (written by an older banksim): give --study to check that the shards are complete, or --allow-partial",
+                args.shards[0].join("results.json").display()
+            ),
+        }
+    }
     std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
     let rows: Vec<_> = rows.into_values().collect();
     write_results(
@@ -75,7 +96,27 @@ pub fn run(args: &MergeArgs) -> Result<()> {
         &columns,
         &rows,
         &study,
+        total,
     )?;
     eprintln!("merged {} cells from {} shards into {}", rows.len(), args.shards.len(), args.out.display());
+    Ok(())
+}
+
+/// That `rows` are exactly cells `0..total` (the count results.json carries).
+fn check_count(total: u64, rows: &BTreeMap<u64, Map<String, Value>>, shards: &[PathBuf]) -> Result<()> {
+    if let Some((&id, _)) = rows.range(total..).next() {
+        bail!("{}: cell {id} is beyond the study's {total} cells", shards[0].display());
+    }
+    let missing: Vec<String> =
+        (0..total).filter(|c| !rows.contains_key(c)).take(10).map(|c| c.to_string()).collect();
+    if !missing.is_empty() {
+        bail!(
+            "the {} shards hold {} of the study's {total} cells: missing cells {}{}; is a shard missing? (--allow-partial merges them anyway)",
+            shards.len(),
+            rows.len(),
+            missing.join(", "),
+            if (total as usize).saturating_sub(rows.len()) > 10 { ", ..." } else { "" }
+        );
+    }
     Ok(())
 }

@@ -24,7 +24,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
 }
 
 #[cfg(feature = "charts")]
-use crate::output::write_atomically;
+use crate::output::{write_atomically, write_via_path};
 #[cfg(feature = "charts")]
 use anyhow::{bail, Context};
 #[cfg(feature = "charts")]
@@ -42,6 +42,7 @@ use std::path::Path;
 
 #[cfg(feature = "charts")]
 fn run_charts(args: &ReportArgs) -> Result<()> {
+    crate::output::declare_folder(&args.input);
     std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
     let items = if args.input.join("results.json").is_file() {
         sweep_report(&args.input, &args.out)?
@@ -53,6 +54,12 @@ fn run_charts(args: &ReportArgs) -> Result<()> {
         args.input.display()
     );
     };
+    if items.is_empty() {
+        bail!(
+            "{}: nothing to draw: no chart came out of it (check the study's plot spec: its x and y columns, and rows with numbers in them)",
+            args.input.display()
+        );
+    }
     let mut md = String::from("# banksim report\n\n");
     writeln!(md, "Source: `{}`\n", args.input.display())?;
     for (png, caption) in &items {
@@ -142,7 +149,9 @@ fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
                 .collect();
             let png = format!("sweep-{y}-{i}.png");
             let title = format!("{}: {y} vs {x}", doc["study"].as_str().unwrap_or("study"));
-            reports::line_chart(&out.join(&png), &title, &x, y, &series)?;
+            write_via_path(&out.join(&png), |p| {
+                reports::line_chart(p, &title, &x, y, &series).map_err(anyhow::Error::from)
+            })?;
             let question = doc["question"].as_str().unwrap_or_default();
             items.push((png, format!("{y} vs {x} — {} ({question})", wl_label.trim())));
         }
@@ -184,7 +193,9 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
     let series: Vec<(String, Vec<(u32, u64)>)> =
         hist.into_iter().map(|(op, m)| (op, m.into_iter().collect())).collect();
     let name = summary["trace"].as_str().unwrap_or("run");
-    reports::histogram(&out.join("histogram.png"), &format!("{name}: conflict degree by op"), &series)?;
+    write_via_path(&out.join("histogram.png"), |p| {
+        reports::histogram(p, &format!("{name}: conflict degree by op"), &series).map_err(anyhow::Error::from)
+    })?;
     items.push(("histogram.png".into(), "Conflict degree of every warp request, by op".into()));
 
     let pic = input.join("picture.csv");
@@ -199,7 +210,9 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
             .collect::<Result<_>>()?;
         let banks = summary["banks"].as_u64().unwrap_or(32) as u32;
         let what = summary["picture"].as_str().unwrap_or("the request with the most wavefronts");
-        reports::heatmap(&out.join("heatmap.png"), &format!("bank x lane: {what}"), banks, &cells)?;
+        write_via_path(&out.join("heatmap.png"), |p| {
+            reports::heatmap(p, &format!("bank x lane: {what}"), banks, &cells).map_err(anyhow::Error::from)
+        })?;
         items.push(("heatmap.png".into(), format!("Which lane uses which bank in which wavefront: {what}")));
     }
     if !busy.is_empty() {
@@ -221,12 +234,10 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
                 t = edge;
             }
         }
-        reports::timeline(
-            &out.join("timeline.png"),
-            &format!("{name}: shared-memory pipe occupancy per SM"),
-            width,
-            &rows,
-        )?;
+        write_via_path(&out.join("timeline.png"), |p| {
+            reports::timeline(p, &format!("{name}: shared-memory pipe occupancy per SM"), width, &rows)
+                .map_err(anyhow::Error::from)
+        })?;
         items.push((
             "timeline.png".into(),
             "Shared-memory pipe occupancy over time, one strip per SM (darker = busier)".into(),

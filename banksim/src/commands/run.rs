@@ -47,32 +47,35 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let e = &args.engine;
     // a binary trace that only needs the bank model streams: memory stays bounded
     let only_totals = !e.cycles && args.per_request.is_none() && args.out.is_none();
-    let binary = traces::binary::is_binary(&args.trace).unwrap_or(false);
+    // the trace is opened once (`-`: standard input) and its format told from its first bytes
+    let input = simulate::open_trace(&args.trace)?;
+    let binary = input.is_binary() || input.looks_binary();
     if only_totals && binary {
-        let t = with_threads(e.threads, || {
-            stream::run_binary(&args.trace, &hw, e.threads_per_block, !args.no_mmap)
-        })??;
+        let t =
+            with_threads(e.threads, || stream::run_binary(input, &hw, e.threads_per_block, !args.no_mmap))??;
         let mut out = std::io::stdout().lock();
         tables::print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
         return Ok(());
     }
-    // so does a text trace whose blocks come in order (else it is read whole)
-    if only_totals && !binary {
-        let streamed = with_threads(e.threads, || stream::run_text(&args.trace, &hw, e.threads_per_block))?;
+    // so does a text trace whose blocks come in order (else it is read whole; a stream,
+    // which cannot be read again, is read whole at once)
+    let input = if only_totals && input.is_file() {
+        let streamed = with_threads(e.threads, || stream::run_text(input, &hw, e.threads_per_block))?;
         if let Some(t) = streamed? {
             let mut out = std::io::stdout().lock();
             tables::print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
             return Ok(());
         }
-    }
+        simulate::open_trace(&args.trace)?
+    } else {
+        input
+    };
     // the cycle engine and the per-request outputs need every request at once: a binary
     // trace is split into them chunk by chunk, a text trace's records are grouped
     let loaded = if binary {
-        with_threads(e.threads, || {
-            stream::load_binary(&args.trace, &hw, e.threads_per_block, !args.no_mmap)
-        })??
+        with_threads(e.threads, || stream::load_binary(input, &hw, e.threads_per_block, !args.no_mmap))??
     } else {
-        simulate::load_text(&args.trace, &hw, e.threads_per_block)?
+        with_threads(e.threads, || simulate::load_text(input, &hw, e.threads_per_block))??
     };
     let (source, records, requests) = (loaded.source, loaded.records, loaded.requests);
     let stretched = e.grid.is_some() || e.cycles_per_op != 1.0;
@@ -81,6 +84,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     if !(e.cycles_per_op.is_finite() && e.cycles_per_op >= 0.0) {
         bail!("--cycles-per-op {}: expected a finite number >= 0", e.cycles_per_op);
+    }
+    if e.cycles_per_op > MAX_CYCLES_PER_OP {
+        bail!(
+            "--cycles-per-op {}: above the limit of {MAX_CYCLES_PER_OP} cycles per operation",
+            e.cycles_per_op
+        );
+    }
+    if e.cycles {
+        check_gap_cycles(&requests, e.cycles_per_op)?;
     }
     if e.grid == Some(0) {
         bail!("--grid 0: expected at least one block");
@@ -227,4 +239,26 @@ fn write_run_folder(
     write_atomically(&dir.join("summary.json"), |f| {
         Ok::<_, anyhow::Error>(serde_json::to_writer_pretty(f, &summary)?)
     })
+}
+
+/// The most cycles per IR operation `--cycles-per-op` takes.
+pub const MAX_CYCLES_PER_OP: f64 = 1e6;
+
+/// That every request's gap (and wait), in cycles at `cycles_per_op`, fits the engine's
+/// 32-bit gaps: a larger one is an error naming the limit, never a saturated count.
+fn check_gap_cycles(requests: &Requests, cycles_per_op: f64) -> Result<()> {
+    use sim_core::engine::Workload;
+    for i in 0..requests.len() {
+        let r = requests.request(i);
+        let ops = r.gap.max(r.wait.unwrap_or(0)) as f64;
+        if (ops * cycles_per_op).ceil() + 1.0 > u32::MAX as f64 {
+            bail!(
+                "request {i} (block {}): a gap of {} operations at --cycles-per-op {cycles_per_op} is above the limit of {} cycles a gap may take",
+                r.block,
+                r.gap,
+                u32::MAX
+            );
+        }
+    }
+    Ok(())
 }

@@ -100,13 +100,14 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             g => Ok(g),
         })
         .collect::<Result<_>>()?;
+    crate::output::check_target(&journal_path)?;
     let journal = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&journal_path)
         .with_context(|| format!("{}: cannot open", journal_path.display()))?;
     let journal = Mutex::new(journal);
-    if done.is_empty() {
+    if std::fs::metadata(&journal_path).map_or(true, |m| m.len() == 0) {
         let header = json!({"study": study.name, "hash": hash});
         writeln!(journal.lock().unwrap(), "{header}")
             .with_context(|| format!("{}: cannot write", journal_path.display()))?;
@@ -152,9 +153,15 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     bar.finish_and_clear();
     results.into_iter().collect::<Result<Vec<()>>>()?;
     done = read_journal(&journal_path, &hash)?;
-    let rows: Vec<Map<String, Value>> =
-        cells.iter().map(|c| done.remove(&c.id).expect("every cell of the shard is journaled")).collect();
-    write_results(&out, &study.name, &hash, &columns.names, &rows, &study)?;
+    let rows: Vec<Map<String, Value>> = cells
+        .iter()
+        .map(|c| {
+            done.remove(&c.id).with_context(|| {
+                format!("{}: cell {} is missing from the journal after the run", journal_path.display(), c.id)
+            })
+        })
+        .collect::<Result<_>>()?;
+    write_results(&out, &study.name, &hash, &columns.names, &rows, &study, Some(costs.len() as u64))?;
     eprintln!("wrote {} and {}", out.join("results.csv").display(), out.join("results.json").display());
     Ok(())
 }

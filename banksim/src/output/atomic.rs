@@ -1,7 +1,12 @@
 //! The one way the tool writes a file: into a temporary file in the same folder, renamed
 //! into place when everything was written, so an interrupted or failed run never leaves a
-//! truncated result (the temporary file is removed when the write is abandoned).
+//! truncated result (the temporary file is removed when the write is abandoned, and on
+//! SIGINT / SIGTERM by [`super::cleanup`]). Every target first passes
+//! [`super::target::check_target`]: never an input of the command, never a device, FIFO,
+//! link or folder. `-` writes to standard output.
 
+use super::cleanup;
+use super::target::{check_target, is_stdio, TargetError};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
@@ -9,6 +14,9 @@ use tempfile::NamedTempFile;
 /// A file that could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
+    /// The target may not be written (an input, or not a regular file).
+    #[error(transparent)]
+    Target(#[from] TargetError),
     /// Its temporary file could not be made (a missing or read-only folder, say).
     #[error("{}: cannot create", path.display())]
     Create {
@@ -39,7 +47,64 @@ pub enum OutputError {
 /// [`AtomicFile::commit`] renames it into place. Dropped without a commit, it is removed.
 pub struct AtomicFile {
     path: PathBuf,
-    writer: BufWriter<NamedTempFile>,
+    sink: Sink,
+}
+
+/// Where an [`AtomicFile`]'s bytes go.
+enum Sink {
+    /// A temporary file, renamed into place on commit (forgotten by the cleanup as the
+    /// guard drops).
+    Temp(BufWriter<NamedTempFile>, Guard),
+    /// Standard output (the path `-`).
+    Stdout(BufWriter<std::io::Stdout>),
+}
+
+/// Forgets a temporary file in [`cleanup`] as it drops (the file itself removes itself,
+/// or was renamed).
+struct Guard(PathBuf);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        cleanup::unregister(&self.0);
+    }
+}
+
+/// A temporary file in the target's folder, registered for removal on interruption;
+/// `suffix` ends its name (`.tmp`, or `.tmp.png` for writers that go by the extension).
+fn temp_beside(path: &Path, suffix: &str) -> Result<NamedTempFile, OutputError> {
+    check_target(path)?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(path.file_name().unwrap_or_default());
+    prefix.push(".");
+    let mut b = tempfile::Builder::new();
+    b.prefix(&prefix).suffix(suffix);
+    #[cfg(unix)]
+    {
+        // as `File::create` makes files: readable by others where the umask allows
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let file = b.tempfile_in(dir).map_err(|e| OutputError::Create { path: path.into(), source: plain(e) })?;
+    cleanup::register(file.path());
+    Ok(file)
+}
+
+/// Renames the finished temporary file `file` to `path` (checked again: the target may
+/// have changed while it was written).
+fn persist(file: NamedTempFile, path: &Path) -> Result<(), OutputError> {
+    let temp = file.path().to_path_buf();
+    let done = (|| {
+        check_target(path)?;
+        file.as_file().sync_all().map_err(|source| OutputError::Write { path: path.into(), source })?;
+        file.persist(path).map_err(|e| OutputError::Write { path: path.into(), source: e.error })?;
+        Ok(())
+    })();
+    cleanup::unregister(&temp);
+    done
 }
 
 impl AtomicFile {
@@ -48,26 +113,16 @@ impl AtomicFile {
         AtomicFile::with_capacity(path, 8 * 1024)
     }
 
-    /// Starts writing `path` with a buffer of `capacity` bytes.
+    /// Starts writing `path` with a buffer of `capacity` bytes (`-`: standard output).
     pub fn with_capacity(path: &Path, capacity: usize) -> Result<AtomicFile, OutputError> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
+        let sink = if is_stdio(path) {
+            Sink::Stdout(BufWriter::with_capacity(capacity, std::io::stdout()))
+        } else {
+            let file = temp_beside(path, ".tmp")?;
+            let guard = Guard(file.path().to_path_buf());
+            Sink::Temp(BufWriter::with_capacity(capacity, file), guard)
         };
-        let mut prefix = std::ffi::OsString::from(".");
-        prefix.push(path.file_name().unwrap_or_default());
-        prefix.push(".");
-        let mut b = tempfile::Builder::new();
-        b.prefix(&prefix).suffix(".tmp");
-        #[cfg(unix)]
-        {
-            // as `File::create` makes files: readable by others where the umask allows
-            use std::os::unix::fs::PermissionsExt;
-            b.permissions(std::fs::Permissions::from_mode(0o666));
-        }
-        let file =
-            b.tempfile_in(dir).map_err(|e| OutputError::Create { path: path.into(), source: plain(e) })?;
-        Ok(AtomicFile { path: path.into(), writer: BufWriter::with_capacity(capacity, file) })
+        Ok(AtomicFile { path: path.into(), sink })
     }
 
     /// The file asked for.
@@ -75,27 +130,91 @@ impl AtomicFile {
         &self.path
     }
 
+    /// Whether this writes to standard output.
+    pub fn is_stdout(&self) -> bool {
+        matches!(self.sink, Sink::Stdout(_))
+    }
+
     /// Flushes the file to disk and renames it into place.
     pub fn commit(self) -> Result<(), OutputError> {
         let write = |source| OutputError::Write { path: self.path.clone(), source };
-        let file = self.writer.into_inner().map_err(|e| write(e.into_error()))?;
-        file.as_file().sync_all().map_err(write)?;
-        file.persist(&self.path).map_err(|e| write(e.error))?;
-        Ok(())
+        match self.sink {
+            Sink::Stdout(mut w) => w.flush().map_err(write),
+            Sink::Temp(w, _guard) => match w.into_inner() {
+                Ok(file) => persist(file, &self.path),
+                Err(e) => {
+                    let (e, w) = e.into_parts();
+                    drop(w);
+                    Err(write(e))
+                }
+            },
+        }
     }
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.writer.write(buf)
+        match &mut self.sink {
+            Sink::Temp(w, _) => w.write(buf),
+            Sink::Stdout(w) => w.write(buf),
+        }
     }
 
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.writer.write_all(buf)
+        match &mut self.sink {
+            Sink::Temp(w, _) => w.write_all(buf),
+            Sink::Stdout(w) => w.write_all(buf),
+        }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.writer.flush()
+        match &mut self.sink {
+            Sink::Temp(w, _) => w.flush(),
+            Sink::Stdout(w) => w.flush(),
+        }
+    }
+}
+
+/// Writes `path` with `write`, which is handed a temporary path beside it that ends in
+/// `.tmp.EXT` (EXT being `path`'s extension): for writers that open a path themselves
+/// and go by its extension (the chart renderer). Checked, renamed and cleaned up as an
+/// [`AtomicFile`]; `-` is refused (such a writer cannot write to standard output).
+pub fn write_via_path<T, E: From<OutputError>>(
+    path: &Path,
+    write: impl FnOnce(&Path) -> Result<T, E>,
+) -> Result<T, E> {
+    if is_stdio(path) {
+        return Err(OutputError::Create {
+            path: path.into(),
+            source: std::io::Error::other("this output cannot go to standard output"),
+        }
+        .into());
+    }
+    let ext = path.extension().map(|e| format!(".tmp.{}", e.to_string_lossy())).unwrap_or(".tmp".into());
+    let file = temp_beside(path, &ext)?;
+    let temp = file.path().to_path_buf();
+    match write(&temp) {
+        Ok(out) => {
+            // the writer may have replaced the file: reopen it as the temporary file
+            let reopened = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(&temp)
+                .map(|f| NamedTempFile::from_parts(f, file.into_temp_path()));
+            match reopened {
+                Ok(f) => persist(f, path)?,
+                Err(source) => {
+                    cleanup::unregister(&temp);
+                    return Err(OutputError::Write { path: path.into(), source }.into());
+                }
+            }
+            Ok(out)
+        }
+        Err(e) => {
+            cleanup::unregister(&temp);
+            drop(file);
+            Err(e)
+        }
     }
 }
 
@@ -128,6 +247,7 @@ pub fn write_atomically<T, E: From<OutputError>>(
 /// `header`): a log that grows one entry at a time, such as `banksim measure --csv`, where
 /// replacing the file would lose another process's rows.
 pub fn append(path: &Path, header: &str, lines: &str) -> Result<(), OutputError> {
+    check_target(path)?;
     let new = !path.exists();
     let mut f = std::fs::OpenOptions::new()
         .create(true)

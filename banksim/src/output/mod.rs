@@ -1,9 +1,13 @@
-//! Everything the command-line tool writes: result files (each written under a temporary
-//! name and renamed into place), CSV rows, and the text tables it prints.
+//! Everything the command-line tool writes: result files (each checked by [`target`],
+//! written under a temporary name and renamed into place, removed on interruption by
+//! [`cleanup`]), CSV rows, and the text tables it prints.
 
 pub mod atomic;
+pub mod cleanup;
 pub mod rows;
 pub mod tables;
+pub mod target;
 
-pub use atomic::{append, write_atomically, AtomicFile, OutputError};
+pub use atomic::{append, write_atomically, write_via_path, AtomicFile, OutputError};
 pub use rows::write_csv;
+pub use target::{check_target, declare_folder, declare_input, declare_inputs, is_stdio, STDIO};

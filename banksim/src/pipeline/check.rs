@@ -23,10 +23,22 @@ pub fn check_records(trace: &Trace, hw: &Hardware, threads_per_block: Option<u32
     Ok(())
 }
 
-/// Why `thread` cannot be in a block of `threads_per_block` threads, if it cannot.
+/// The most threads a block may have (thread ids are below it): far above any GPU's
+/// block (1024 on NVIDIA, AMD and wgpu), low enough that ids, warp numbers and block
+/// sizes computed from them never overflow.
+pub const MAX_THREADS_PER_BLOCK: u32 = 1 << 24;
+
+/// Why `thread` cannot be in a block of `threads_per_block` threads (at most
+/// [`MAX_THREADS_PER_BLOCK`]), if it cannot.
 pub fn thread_problem(thread: u32, threads_per_block: Option<u32>) -> Option<String> {
-    let n = threads_per_block?;
-    (thread >= n).then(|| format!("thread {thread} is beyond the block size --threads-per-block {n}"))
+    match threads_per_block {
+        Some(n) if thread >= n => Some(format!("thread {thread} is beyond the block size --threads-per-block {n}")),
+        _ if thread >= MAX_THREADS_PER_BLOCK => Some(format!(
+            "thread {thread} is above the limit of {} (MAX_THREADS_PER_BLOCK = {MAX_THREADS_PER_BLOCK} threads a block)",
+            MAX_THREADS_PER_BLOCK - 1
+        )),
+        _ => None,
+    }
 }
 
 /// Why an access cannot run on `hw`, if it cannot: beyond shared memory, or misaligned.

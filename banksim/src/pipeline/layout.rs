@@ -133,8 +133,9 @@ pub fn evaluate(
 /// A trace file, or `KIND[:NAME=VALUE,...]` for a generator (with the array shape the
 /// generator implies).
 pub fn load_input(input: &str) -> Result<(Trace, Option<ArrayShape>)> {
-    if Path::new(input).is_file() {
-        return Ok((traces::text::read(Path::new(input))?, None));
+    if input == "-" || Path::new(input).is_file() {
+        crate::output::declare_input(Path::new(input));
+        return Ok((traces::read_any(Path::new(input))?, None));
     }
     let (kind, rest) = input.split_once(':').unwrap_or((input, ""));
     let mut params = BTreeMap::new();

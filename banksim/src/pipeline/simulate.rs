@@ -6,7 +6,7 @@ use super::error::Result;
 use sim_core::engine::RequestTiming;
 use sim_core::{stats::Summary, BankModel, Hardware, Outcome};
 use std::path::Path;
-use traces::{RequestRef, Requests, Trace};
+use traces::{Input, RequestRef, Requests, Trace};
 
 /// A trace's warp requests, for what needs them all (the cycle engine, the per-request
 /// outputs), and its number of records.
@@ -19,10 +19,26 @@ pub struct Loaded {
     pub requests: Requests,
 }
 
-/// Reads the text trace at `path` whole, checks it and groups it into warp requests of
+/// Opens the trace at `path` (`-`: standard input) once, its first bytes read to tell
+/// its format, and declares it an input of the command (no output may replace it).
+pub fn open_trace(path: &Path) -> Result<Input> {
+    crate::output::declare_input(path);
+    Input::open(path).map_err(|source| traces::TraceError::Io { path: path.into(), source }.into())
+}
+
+/// Reads the trace at `path` whole (either format, `-`: standard input) and checks it
+/// against `hw` ([`check_records`]): how every command that simulates a trace file gets
+/// its records.
+pub fn read_checked(path: &Path, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Trace> {
+    let trace = traces::read_input(open_trace(path)?)?;
+    check_records(&trace, hw, threads_per_block)?;
+    Ok(trace)
+}
+
+/// Reads the opened trace `input` whole, checks it and groups it into warp requests of
 /// `hw.warp` lanes.
-pub fn load_text(path: &Path, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Loaded> {
-    let trace = traces::read_any(path)?;
+pub fn load_text(input: Input, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Loaded> {
+    let trace = traces::read_input(input)?;
     check_records(&trace, hw, threads_per_block)?;
     let requests = Requests::group(&trace, hw.warp)?;
     Ok(Loaded { source: trace.source.clone(), records: trace.len() as u64, requests })

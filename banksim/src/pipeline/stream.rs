@@ -12,8 +12,8 @@ use super::check::{access_problem, check_records, thread_problem};
 use super::error::{Error, Result};
 use super::simulate::Loaded;
 use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest, SliceOutcome};
-use std::path::Path;
 use traces::binary::{Chunk, RawChunk, Reader};
+use traces::Input;
 use traces::{block_runs, Record, RequestRef, Requests, Trace};
 
 /// Totals of a streamed run.
@@ -42,10 +42,11 @@ struct Part {
     requests: u64,
 }
 
-/// Opens the binary trace at `path`; with `map`, its chunks are read from the file
-/// mapped into memory ([`Reader::map_payloads`]).
-fn open(path: &Path, map: bool) -> Result<Reader<std::io::BufReader<std::fs::File>>> {
-    let mut reader = Reader::open(path)?;
+/// A binary trace reader of `input` (a regular file read by position, or a stream read
+/// in turn); with `map`, a file's chunks are read from it mapped into memory
+/// ([`Reader::map_payloads`]).
+fn open(input: Input, map: bool) -> Result<Reader<Box<dyn std::io::Read + Send>>> {
+    let mut reader = Reader::from_input(input)?;
     if map {
         reader.map_payloads();
     }
@@ -54,8 +55,13 @@ fn open(path: &Path, map: bool) -> Result<Reader<std::io::BufReader<std::fs::Fil
 
 /// Simulates the binary trace at `path` on the bank model, chunk by chunk (`map` as in
 /// [`open`]).
-pub fn run_binary(path: &Path, hw: &Hardware, threads_per_block: Option<u32>, map: bool) -> Result<Streamed> {
-    let reader = open(path, map)?;
+pub fn run_binary(
+    input: Input,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+    map: bool,
+) -> Result<Streamed> {
+    let reader = open(input, map)?;
     let source = reader.name().to_string();
     let total = traces::parallel::fold_chunks(
         reader,
@@ -106,7 +112,8 @@ fn simulate_chunk(
     let fine = s.chunk.for_each_slice(|w| {
         let r = &w.request;
         let last_lane = 63 - r.mask.leading_zeros();
-        if threads_per_block.is_some_and(|n| w.slice * 64 + last_lane >= n) || !accesses_fit(hw, r) {
+        let limit = threads_per_block.unwrap_or(super::check::MAX_THREADS_PER_BLOCK) as u64;
+        if w.slice as u64 * 64 + last_lane as u64 >= limit || !accesses_fit(hw, r) {
             return Err(Amiss);
         }
         let o = slice_outcome(model, r);
@@ -140,7 +147,8 @@ fn check_request(
         format!("{source}: chunk at byte {}: block {} warp {} step {}", raw.offset(), r.block, r.warp, r.step)
     };
     if let Some(&last) = r.lanes.last() {
-        if let Some(problem) = thread_problem(r.warp * hw.warp + last as u32, threads_per_block) {
+        let thread = (r.warp as u64 * hw.warp as u64 + last as u64).min(u32::MAX as u64) as u32;
+        if let Some(problem) = thread_problem(thread, threads_per_block) {
             return Err(Error::Check { at: at(), problem });
         }
     }
@@ -162,8 +170,8 @@ fn check_request(
 /// ([`Requests::group`]), without holding the records: those took about 40 bytes each
 /// (1.3 GB for the million requests of the benchmark mix) and their sort by (block,
 /// warp, step) was most of `banksim run --cycles`'s time.
-pub fn load_binary(path: &Path, hw: &Hardware, threads_per_block: Option<u32>, map: bool) -> Result<Loaded> {
-    let reader = open(path, map)?;
+pub fn load_binary(input: Input, hw: &Hardware, threads_per_block: Option<u32>, map: bool) -> Result<Loaded> {
+    let reader = open(input, map)?;
     let source = reader.name().to_string();
     let mut total = Loaded { source: source.clone(), records: 0, requests: Requests::new(hw.warp) };
     traces::parallel::for_each_chunk(
@@ -232,11 +240,11 @@ fn accesses_fit(hw: &Hardware, r: &MaskedRequest<'_>) -> bool {
 /// Simulates the text trace at `path` on the bank model, block by block; `None` (having
 /// read up to there) where a record's block comes after a later block's: then the trace
 /// has to be read whole ([`traces::text::read`]), to put its records in order.
-pub fn run_text(path: &Path, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Option<Streamed>> {
+pub fn run_text(input: Input, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Option<Streamed>> {
     use rayon::prelude::*;
     let mut total =
-        Streamed { source: path.display().to_string(), records: 0, requests: 0, summary: Summary::default() };
-    let in_order = text_blocks(path, |_, done| -> Result<()> {
+        Streamed { source: input.name().to_string(), records: 0, requests: 0, summary: Summary::default() };
+    let in_order = text_blocks(input, |_, done| -> Result<()> {
         // runs of whole blocks, checked, grouped and simulated side by side; their totals
         // (or the first problem) taken in file order
         let parts: Vec<Result<Part>> = block_runs(&done.records, 1 << 14)
@@ -275,12 +283,12 @@ pub fn run_text(path: &Path, hw: &Hardware, threads_per_block: Option<u32>) -> R
 /// batch of text and the blocks still open. `false` (having read up to there) where a
 /// block comes after a later one.
 pub fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
-    path: &Path,
+    input: Input,
     mut blocks: impl FnMut(usize, Trace) -> Result<(), E> + Send,
 ) -> Result<bool, E> {
-    let file = traces::text::open(path).map_err(Error::from)?;
     let mut unordered = false;
-    let source = path.display().to_string();
+    let source = input.name().to_string();
+    let file = input.into_reader();
     // records of the blocks not whole yet (the last block read, and the batch after it)
     let mut open = Trace::new(source.as_str());
     let mut columns = 0;
@@ -347,7 +355,7 @@ mod tests {
         // (81 blocks of 256 records: two runs of blocks, simulated side by side)
         let blocks: Vec<u32> = (0..80).chain([90]).collect();
         let ordered = trace_file("ordered.csv", &blocks);
-        let t = run_text(&ordered, &hw, None).unwrap().expect("blocks in order stream");
+        let t = run_text(Input::open(&ordered).unwrap(), &hw, None).unwrap().expect("blocks in order stream");
         // the totals of the whole trace, grouped at once
         let trace = traces::text::read(&ordered).unwrap();
         let mut model = BankModel::new(&hw);
@@ -361,7 +369,7 @@ mod tests {
         assert!(block_runs(&trace.records, 1 << 14).len() > 1);
         // a block after a later one: read whole instead
         let unordered = trace_file("unordered.csv", &[0, 2, 1]);
-        assert!(run_text(&unordered, &hw, None).unwrap().is_none());
+        assert!(run_text(Input::open(&unordered).unwrap(), &hw, None).unwrap().is_none());
     }
 
     #[test]

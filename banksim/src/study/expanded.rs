@@ -22,6 +22,7 @@ pub struct Expanded {
 impl Expanded {
     /// Reads and expands the study at `path`.
     pub fn read(path: &Path) -> Result<Expanded> {
+        crate::output::declare_input(path);
         let text =
             std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
         let file = path.display().to_string();
@@ -69,6 +70,9 @@ pub fn fingerprint(text: &str) -> u64 {
 pub fn build_workload(w: &WorkloadCell) -> Result<Trace> {
     Ok(match w {
         WorkloadCell::Gen { gen, params } => traces::spec::generate(gen, params)?,
-        WorkloadCell::File(path) => traces::text::read(Path::new(path))?,
+        WorkloadCell::File(path) => {
+            crate::output::declare_input(Path::new(path));
+            traces::read_any(Path::new(path))?
+        }
     })
 }

@@ -1,31 +1,72 @@
 //! The journal of a sweep's finished cells (`cells.jsonl`): read back to resume.
+//!
+//! Read tolerantly: a torn last line (a kill in mid-write: no newline at its end) is
+//! discarded and the file cut back to the end of the last whole line, so the next entry
+//! starts on a line of its own and is never appended onto the torn one. A whole line
+//! that is not a journal entry is skipped.
 
 use anyhow::{bail, Context, Result};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::io::BufRead;
 use std::path::Path;
 
-/// Finished cells of an earlier run with the same study; a torn last line (a kill in
-/// mid-write) is ignored.
-pub fn read_journal(path: &Path, hash: &str) -> Result<BTreeMap<usize, Map<String, Value>>> {
-    let mut done = BTreeMap::new();
-    let Ok(f) = std::fs::File::open(path) else { return Ok(done) };
-    for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
-        let line = line.with_context(|| format!("{}: cannot read", path.display()))?;
-        let Ok(v) = serde_json::from_str::<Value>(&line) else { continue };
+/// The journal's entries: the study fingerprint of its first line, and each finished
+/// cell's row by id. Pure: no file involved (the fuzz target and the tests call it).
+pub struct Parsed {
+    /// The `hash` of the header line, where the first line is one.
+    pub hash: Option<String>,
+    /// Finished cells by id.
+    pub cells: BTreeMap<usize, Map<String, Value>>,
+    /// Bytes of whole lines: where a torn last line starts (the text's length if none).
+    pub whole: usize,
+}
+
+/// Parses journal text (see the module comment for what is skipped).
+pub fn parse(text: &[u8]) -> Parsed {
+    let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut parsed = Parsed { hash: None, cells: BTreeMap::new(), whole };
+    for (i, line) in text[..whole].split(|&b| b == b'\n').enumerate() {
+        let Ok(v) = serde_json::from_slice::<Value>(line) else { continue };
         if i == 0 {
-            if v["hash"] != hash {
-                bail!(
-                    "{}: progress of a different version of the study; use --fresh to start over or another --out",
-                    path.display()
-                );
-            }
+            parsed.hash = v["hash"].as_str().map(String::from);
             continue;
         }
         if let (Some(id), Some(row)) = (v["cell"].as_u64(), v["row"].as_object()) {
-            done.insert(id as usize, row.clone());
+            if let Ok(id) = usize::try_from(id) {
+                parsed.cells.insert(id, row.clone());
+            }
         }
     }
-    Ok(done)
+    parsed
+}
+
+/// Finished cells of an earlier run with the same study; a torn last line is dropped
+/// from the file (cut back to the last whole line) so that appending starts cleanly.
+pub fn read_journal(path: &Path, hash: &str) -> Result<BTreeMap<usize, Map<String, Value>>> {
+    let text = match std::fs::read(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", path.display())),
+    };
+    let parsed = parse(&text);
+    if parsed.whole < text.len() {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("{}: cannot open to drop its torn last line", path.display()))?;
+        f.set_len(parsed.whole as u64)
+            .with_context(|| format!("{}: cannot drop its torn last line", path.display()))?;
+        eprintln!(
+            "{}: dropped a torn last line ({} bytes; an interrupted write)",
+            path.display(),
+            text.len() - parsed.whole
+        );
+    }
+    if parsed.whole > 0 && parsed.hash.as_deref() != Some(hash) {
+        bail!(
+            "{}: progress of a different version of the study; use --fresh to start over or another --out",
+            path.display()
+        );
+    }
+    Ok(parsed.cells)
 }

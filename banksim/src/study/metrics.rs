@@ -9,7 +9,10 @@ use std::collections::BTreeMap;
 use traces::{Requests, Trace};
 
 /// The metrics of one cell.
+/// The trace is checked against the cell's hardware first, as `banksim run` checks it
+/// ([`crate::pipeline::check::check_records`]).
 pub fn measure(hw: &Hardware, trace: &Trace, cycles: bool) -> Result<BTreeMap<&'static str, Value>> {
+    crate::pipeline::check::check_records(trace, hw, None)?;
     let requests = Requests::group(trace, hw.warp)?;
     let mut model = BankModel::new(hw);
     let mut s = sim_core::stats::Summary::default();

@@ -102,7 +102,9 @@ fn cell_text(v: Option<&Value>) -> String {
     }
 }
 
-/// Writes results.csv and results.json, each atomically.
+/// Writes results.csv and results.json, each atomically; `total` is the study's number
+/// of cells (results.json keeps it as `cells`, so that `merge` can tell an incomplete
+/// set of shards without the study file).
 pub fn write_results(
     out: &Path,
     name: &str,
@@ -110,6 +112,7 @@ pub fn write_results(
     columns: &[String],
     rows: &[Map<String, Value>],
     study: &Study,
+    total: Option<u64>,
 ) -> Result<()> {
     write_atomically(&out.join("results.csv"), |f| -> Result<()> {
         let mut w = csv::Writer::from_writer(f);
@@ -121,7 +124,7 @@ pub fn write_results(
         Ok(())
     })?;
     let plot = study.plot.as_ref().map(|p| json!({"x": p.x, "y": p.y, "split": p.split, "series": p.series}));
-    let doc = json!({"study": name, "hash": hash, "question": study.question, "plot": plot, "columns": columns, "rows": rows});
+    let doc = json!({"study": name, "hash": hash, "question": study.question, "plot": plot, "cells": total, "columns": columns, "rows": rows});
     write_atomically(&out.join("results.json"), |f| -> Result<()> {
         Ok(serde_json::to_writer_pretty(f, &doc)?)
     })

@@ -19,3 +19,20 @@ pub fn gpu_or_skip(test: &str) -> bool {
         }
     }
 }
+
+/// Temporary files (`*.tmp`, `*.tmp.*`) anywhere under `dir`: an output left half-made.
+pub fn stray_temporaries(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push(p);
+            } else if p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.contains(".tmp")) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}

@@ -90,7 +90,8 @@ pub(super) fn scan<W: Workload + ?Sized>(
                 }
                 let Some(r) = r else { continue };
                 if let Some(&last) = r.lanes.last() {
-                    threads = threads.max(r.warp * warp + last as u32 + 1);
+                    let top = r.warp as u64 * warp as u64 + last as u64 + 1;
+                    threads = threads.max(top.min(u32::MAX as u64) as u32);
                 }
                 if let (true, Some(&top)) = (r.op.is_memory(), r.addrs.iter().max()) {
                     smem = smem.max(top.saturating_add(r.bytes as u32));

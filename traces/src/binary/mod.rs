@@ -90,5 +90,5 @@ pub use chunk::{Chunk, ChunkRequests, MaskedSlice, MaskedWarp};
 pub use error::{BinaryError, WriteError};
 pub use format::{CHUNK_LANES, MAGIC, MAX_CHUNK_BYTES, SLICE_LANES, VERSION};
 pub use raw::RawChunk;
-pub use read::{is_binary, parse, read, Header, Reader, Totals};
+pub use read::{is_binary, parse, read, read_all, Header, Reader, Totals};
 pub use write::{write, write_chunked, Attrs, Group, LaneAttr, Writer};

@@ -83,6 +83,27 @@ impl Reader<std::io::BufReader<std::fs::File>> {
     }
 }
 
+impl Reader<Box<dyn Read + Send>> {
+    /// A reader of an opened input ([`crate::Input`]): a regular file is read as
+    /// [`Reader::open`] reads it (by position, or mapped, where asked); a stream (standard
+    /// input, a pipe) sequentially, from its first byte.
+    pub fn from_input(input: crate::Input) -> Result<Self, BinaryError> {
+        match input.into_file() {
+            Ok((file, len, name)) => {
+                let again = if cfg!(unix) { file.try_clone().ok().map(Arc::new) } else { None };
+                let src: Box<dyn Read + Send> = Box::new(std::io::BufReader::with_capacity(1 << 16, file));
+                let mut r = Reader::new(src, &name, Some(len))?;
+                r.file = again;
+                Ok(r)
+            }
+            Err(input) => {
+                let name = input.name().to_string();
+                Reader::new(input.into_reader(), &name, None)
+            }
+        }
+    }
+}
+
 impl<R: Read> Reader<R> {
     /// Reads the header from `src`; `name` is used in messages, `file_len` (if known)
     /// lets a truncated file be reported before reading the rest.
@@ -431,7 +452,8 @@ pub fn parse<R: Read>(src: R, name: &str) -> Result<Trace, BinaryError> {
     read_all(Reader::new(src, name, None)?)
 }
 
-fn read_all<R: Read>(mut reader: Reader<R>) -> Result<Trace, BinaryError> {
+/// Reads every chunk of `reader` into records.
+pub fn read_all<R: Read>(mut reader: Reader<R>) -> Result<Trace, BinaryError> {
     let mut trace = Trace::new(reader.name());
     trace.has_timing_columns = reader.header().timing_columns;
     let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());

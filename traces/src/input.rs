@@ -1,0 +1,139 @@
+//! Opening a trace for reading, once: a file, or `-` for standard input (a pipe or FIFO
+//! works as well). The first bytes are read into a buffer and kept, so the format is
+//! told apart from them (the binary magic) without reading the input a second time:
+//! nothing is lost from a stream that cannot be rewound. A regular file is kept as a
+//! file (rewound to its start) so the binary reader can read it by position or map it.
+
+use crate::binary::MAGIC;
+use std::io::{Read, Seek};
+use std::path::Path;
+
+/// The path that means standard input.
+pub const STDIN: &str = "-";
+
+/// A trace input, opened, with its first bytes read.
+pub struct Input {
+    name: String,
+    head: Vec<u8>,
+    source: Source,
+}
+
+enum Source {
+    /// A regular file: its length, the file (positioned after `head`).
+    File(std::fs::File, u64),
+    /// A stream: standard input, a pipe, a FIFO, a device.
+    Stream(Box<dyn Read + Send>),
+}
+
+/// Reads into `buf` until it is full or the input ends; the bytes read.
+fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// How many first bytes are kept to tell the format (and to see binary garbage).
+const HEAD: usize = 64;
+
+impl Input {
+    /// Opens `path` (`-`: standard input) and reads its first bytes. A folder is an
+    /// error here, not at the first read.
+    pub fn open(path: &Path) -> std::io::Result<Input> {
+        if path.as_os_str() == STDIN {
+            return Input::from_stream(Box::new(std::io::stdin()), "<stdin>");
+        }
+        let mut file = std::fs::File::open(path)?;
+        let meta = file.metadata()?;
+        let name = path.display().to_string();
+        if meta.is_dir() {
+            return Err(std::io::Error::other("is a directory, expected a trace file"));
+        }
+        if !meta.is_file() {
+            return Input::from_stream(Box::new(file), &name);
+        }
+        let mut head = vec![0u8; HEAD];
+        let n = read_full(&mut file, &mut head)?;
+        head.truncate(n);
+        Ok(Input { name, head, source: Source::File(file, meta.len()) })
+    }
+
+    /// An input read from `stream`; `name` is used in messages.
+    pub fn from_stream(mut stream: Box<dyn Read + Send>, name: &str) -> std::io::Result<Input> {
+        let mut head = vec![0u8; HEAD];
+        let n = read_full(&mut stream, &mut head)?;
+        head.truncate(n);
+        Ok(Input { name: name.into(), head, source: Source::Stream(stream) })
+    }
+
+    /// The name used in messages (the path, or `<stdin>`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether it starts with the binary trace magic.
+    pub fn is_binary(&self) -> bool {
+        self.head.starts_with(MAGIC)
+    }
+
+    /// Whether its first line (as far as the kept head goes) is not text: a NUL byte, or
+    /// bytes that are not UTF-8. A text trace starts with its header line, so such an
+    /// input is a binary file, perhaps a damaged binary trace, that the text reader
+    /// should not be given (it would blame the encoding, not the format).
+    pub fn looks_binary(&self) -> bool {
+        let first = self.head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+        if first.contains(&0) {
+            return true;
+        }
+        match std::str::from_utf8(first) {
+            Ok(_) => false,
+            // a character cut by the end of the head is fine
+            Err(e) => e.error_len().is_some(),
+        }
+    }
+
+    /// Whether it is a regular file (which can be read by position and read again).
+    pub fn is_file(&self) -> bool {
+        matches!(self.source, Source::File(..))
+    }
+
+    /// The file's length, for a regular file.
+    pub fn file_len(&self) -> Option<u64> {
+        match self.source {
+            Source::File(_, len) => Some(len),
+            Source::Stream(_) => None,
+        }
+    }
+
+    /// The regular file, rewound to its start, and its length; a stream gives itself
+    /// back.
+    pub fn into_file(self) -> Result<(std::fs::File, u64, String), Input> {
+        match self.source {
+            Source::File(mut f, len) => match f.rewind() {
+                Ok(()) => Ok((f, len, self.name)),
+                Err(_) => Err(Input { source: Source::File(f, len), ..self }),
+            },
+            s => Err(Input { source: s, ..self }),
+        }
+    }
+
+    /// The whole input from its first byte, as one reader.
+    pub fn into_reader(self) -> Box<dyn Read + Send> {
+        let head = std::io::Cursor::new(self.head);
+        match self.source {
+            Source::File(f, _) => Box::new(head.chain(f)),
+            Source::Stream(s) => Box::new(head.chain(s)),
+        }
+    }
+}
+
+/// Whether `path` names standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == STDIN
+}

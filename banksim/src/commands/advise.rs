@@ -102,9 +102,23 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             .chain(cands.iter().take(args.top.max(1)))
             .map(|c| (c.layout.to_string(), c.wavefronts as f64))
             .collect();
-        let title = format!("{}: wavefronts per layout on {}", trace.source, hw.name);
+        let labels = reports::Labels {
+            title: format!("{}: wavefronts per candidate layout", trace.source),
+            subtitle: format!(
+                "on {} · array of {} rows × {} elements of {} B · current layout first, then the best {}",
+                hw.name,
+                shape.rows,
+                shape.cols,
+                shape.elem,
+                bars.len() - 1
+            ),
+            x: "layout (pad N: N elements added per row; Swizzle<B,M,S>: CuTe-style XOR swizzle)".into(),
+            y: "wavefronts (whole trace, fewer is better)".into(),
+            legend: String::new(),
+        };
+        let reference = format!("current layout: {} wavefronts", base.wavefronts);
         crate::output::write_via_path(path, |p| {
-            reports::bars(p, &title, "wavefronts", &bars, base.wavefronts as f64).map_err(anyhow::Error::from)
+            reports::bars(p, &labels, &bars, base.wavefronts as f64, &reference).map_err(anyhow::Error::from)
         })?;
     }
     Ok(())

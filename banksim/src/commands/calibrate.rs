@@ -244,14 +244,14 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
         })
         .collect();
     crate::output::write_via_path(&png, |p| {
-        reports::scatter(
-            p,
-            &format!("{}: predicted vs measured speedup over each family's reference (band ±10%)", hw.name),
-            "measured speedup",
-            "predicted speedup",
-            &series,
-            0.10,
-        )
+        let labels = reports::Labels {
+            title: format!("{}: predicted vs measured speedup", hw.name),
+            subtitle: "each variant's speedup over its family's conflict-free reference (× faster)".into(),
+            x: "measured speedup (×)".into(),
+            y: "predicted speedup (×)".into(),
+            legend: String::new(),
+        };
+        reports::scatter(p, &labels, &series, 0.10)
         .map_err(anyhow::Error::from)
     })?;
 

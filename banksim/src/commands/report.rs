@@ -68,8 +68,37 @@ fn run_charts(args: &ReportArgs) -> Result<()> {
     write_atomically(&args.out.join("index.md"), |f| {
         f.write_all(md.as_bytes()).with_context(|| format!("{}: cannot write", args.out.display()))
     })?;
-    eprintln!("wrote {} charts and index.md to {}", items.len(), args.out.display());
+    let html = index_html(&args.input.display().to_string(), &items);
+    write_atomically(&args.out.join("index.html"), |f| {
+        f.write_all(html.as_bytes()).with_context(|| format!("{}: cannot write", args.out.display()))
+    })?;
+    eprintln!("wrote {} charts, index.md and index.html to {}", items.len(), args.out.display());
     Ok(())
+}
+
+/// `s` with HTML's special characters escaped.
+#[cfg(feature = "charts")]
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// The index page for a browser: the same headings and charts as `index.md`, each PNG
+/// inline through a relative `<img>`.
+#[cfg(feature = "charts")]
+fn index_html(source: &str, items: &[(String, String)]) -> String {
+    let mut h = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>banksim report</title>\n\
+         <style>body{font-family:sans-serif;max-width:1240px;margin:2em auto;padding:0 1em}\
+         img{max-width:100%;border:1px solid #ccc}h2{font-size:1.15em;margin-top:2em}</style>\n</head>\n<body>\n\
+         <h1>banksim report</h1>\n",
+    );
+    h.push_str(&format!("<p>Source: <code>{}</code></p>\n", escape(source)));
+    for (png, caption) in items {
+        let (png, caption) = (escape(png), escape(caption));
+        h.push_str(&format!("<h2>{caption}</h2>\n<p><img src=\"{png}\" alt=\"{caption}\"></p>\n"));
+    }
+    h.push_str("</body>\n</html>\n");
+    h
 }
 
 #[cfg(feature = "charts")]
@@ -109,54 +138,121 @@ fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
         Some(ys) => ys.iter().filter_map(|y| y.as_str().map(String::from)).collect(),
         None => vec!["per_request".into()],
     };
-    let label = |r: &Value, cols: &[String]| {
-        cols.iter()
-            .map(|c| format!("{c}={}", r[c.as_str()].to_string().trim_matches('"')))
-            .collect::<Vec<_>>()
-            .join(" ")
+    let value = |r: &Value, c: &str| r[c].to_string().trim_matches('"').to_string();
+    let words = |r: &Value, cols: &[String]| {
+        cols.iter().map(|c| reports::describe(c, &value(r, c))).collect::<Vec<_>>().join(", ")
+    };
+    let study = doc["study"].as_str().unwrap_or("study");
+    let split = doc["plot"]["split"].as_str();
+    let series_cols: Vec<String> = serde_json::from_value(doc["plot"]["series"].clone()).unwrap_or_default();
+    // fixed in a chart: the parameters other than x and the series', and the split field
+    let others: Vec<String> = params
+        .iter()
+        .filter(|p| **p != x && !series_cols.contains(p))
+        .cloned()
+        .chain(split.map(String::from))
+        .collect();
+    // told apart by the lines: the hardware fields (but the split) and the series' parameters
+    let lines: Vec<String> =
+        hw_cols.iter().filter(|c| Some(c.as_str()) != split).cloned().chain(series_cols.iter().cloned()).collect();
+    // sort charts and lines by their values, numbers as numbers (width 4 before 16)
+    let key = |r: &Value, cols: &[String]| -> Vec<(f64, String)> {
+        cols.iter().map(|c| (num(&r[c.as_str()]).unwrap_or(f64::MAX), value(r, c))).collect()
     };
     let mut items = Vec::new();
     for y in &ys {
-        // group rows: workload (name + params other than x) -> hardware -> points
-        let mut groups: BTreeMap<String, BTreeMap<String, Vec<(f64, f64)>>> = BTreeMap::new();
+        // group rows: workload (name + fixed params) -> line -> points
+        type Key = Vec<(f64, String)>;
+        let mut groups: Vec<(Key, String, Vec<(Key, String, Vec<(f64, f64)>)>)> = Vec::new();
+        let mut presets: Vec<Vec<String>> = Vec::new();
         for r in rows {
             let (Some(xv), Some(yv)) = (num(&r[x.as_str()]), num(&r[y.as_str()])) else { continue };
-            let split = doc["plot"]["split"].as_str();
-            let series: Vec<String> =
-                serde_json::from_value(doc["plot"]["series"].clone()).unwrap_or_default();
-            let others: Vec<String> = params
-                .iter()
-                .filter(|p| **p != x && !series.contains(p))
-                .cloned()
-                .chain(split.map(String::from))
-                .collect();
-            let lines: Vec<String> = hw_cols
-                .iter()
-                .filter(|c| Some(c.as_str()) != split)
-                .cloned()
-                .chain(series.iter().cloned())
-                .collect();
-            let wl_label = format!("{} {}", r["workload"].as_str().unwrap_or(""), label(r, &others));
-            groups.entry(wl_label).or_default().entry(label(r, &lines)).or_default().push((xv, yv));
+            let mut gk = vec![(0.0, r["workload"].as_str().unwrap_or("").to_string())];
+            gk.extend(key(r, &others));
+            let g = match groups.iter().position(|g| g.0 == gk) {
+                Some(g) => g,
+                None => {
+                    let wl = r["workload"].as_str().unwrap_or("");
+                    let fixed = words(r, &others);
+                    let sub = if fixed.is_empty() { format!("{wl} workload") } else { format!("{wl} workload · {fixed}") };
+                    groups.push((gk, sub, Vec::new()));
+                    presets.push(Vec::new());
+                    groups.len() - 1
+                }
+            };
+            if let Some(p) = r["preset"].as_str() {
+                if !presets[g].iter().any(|q| q == p) {
+                    presets[g].push(p.to_string());
+                }
+            }
+            let lk = key(r, &lines);
+            let lines_of = &mut groups[g].2;
+            match lines_of.iter_mut().find(|l| l.0 == lk) {
+                Some(l) => l.2.push((xv, yv)),
+                None => lines_of.push((lk, words(r, &lines), vec![(xv, yv)])),
+            }
         }
-        for (i, (wl_label, lines)) in groups.into_iter().enumerate() {
-            let series: Vec<reports::Series> = lines
+        let mut order: Vec<usize> = (0..groups.len()).collect();
+        let cmp = |a: &Key, b: &Key| {
+            a.iter().zip(b).map(|(p, q)| p.0.total_cmp(&q.0).then_with(|| p.1.cmp(&q.1))).find(|o| o.is_ne())
+        };
+        order.sort_by(|&a, &b| cmp(&groups[a].0, &groups[b].0).unwrap_or(std::cmp::Ordering::Equal));
+        for (i, g) in order.into_iter().enumerate() {
+            let (_, sub, mut lines_of) = std::mem::take(&mut groups[g]);
+            // numbers in order; names (presets) stay in the order the study lists them
+            lines_of.sort_by(|a, b| {
+                a.0.iter().zip(&b.0).map(|(p, q)| p.0.total_cmp(&q.0)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
+            });
+            let series: Vec<reports::Series> = lines_of
                 .into_iter()
-                .map(|(l, mut pts)| {
+                .map(|(_, l, mut pts)| {
                     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                     (l, pts)
                 })
                 .collect();
             let png = format!("sweep-{y}-{i}.png");
-            let title = format!("{}: {y} vs {x}", doc["study"].as_str().unwrap_or("study"));
+            let what = format!("{} vs {}", reports::column_short(y), reports::column_short(&x));
+            let ps = &presets[g];
+            let on = match ps.len() {
+                0 => String::new(),
+                1 => format!(" · on {}", ps[0]),
+                _ => format!(" · presets {}", ps.join(", ")),
+            };
+            let labels = reports::Labels {
+                title: format!("{study}: {what}"),
+                subtitle: format!("{sub}{on}"),
+                x: reports::column_label(&x),
+                y: reports::column_label(y),
+                legend: lines.iter().map(|c| reports::column_short(c)).collect::<Vec<_>>().join(", "),
+            };
             write_via_path(&out.join(&png), |p| {
-                reports::line_chart(p, &title, &x, y, &series).map_err(anyhow::Error::from)
+                reports::line_chart(p, &labels, &series).map_err(anyhow::Error::from)
             })?;
             let question = doc["question"].as_str().unwrap_or_default();
-            items.push((png, format!("{y} vs {x} — {} ({question})", wl_label.trim())));
+            items.push((png, format!("{what} — {sub}{on} ({question})")));
         }
     }
     Ok(items)
+}
+
+/// The hardware of a run in words, from its summary: `preset h100 · 32 banks · warp 32`.
+#[cfg(feature = "charts")]
+fn hardware_words(summary: &Value) -> String {
+    let mut parts = Vec::new();
+    for (key, what) in [("hardware", "preset"), ("preset", "preset"), ("banks", "banks"), ("warp", "warp")] {
+        let v = &summary[key];
+        let v = v.as_str().map(String::from).or_else(|| v.as_u64().map(|n| n.to_string()));
+        if let Some(v) = v {
+            if what == "preset" {
+                if !parts.iter().any(|p: &String| p.starts_with("preset")) {
+                    parts.push(format!("preset {v}"));
+                }
+            } else {
+                parts.push(reports::describe(what, &v));
+            }
+        }
+    }
+    parts.join(" · ")
 }
 
 /// Conflict-degree histogram, the worst request's bank x lane picture and, with cycles,
@@ -193,8 +289,14 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
     let series: Vec<(String, Vec<(u32, u64)>)> =
         hist.into_iter().map(|(op, m)| (op, m.into_iter().collect())).collect();
     let name = summary["trace"].as_str().unwrap_or("run");
+    let hw_words = hardware_words(&summary);
     write_via_path(&out.join("histogram.png"), |p| {
-        reports::histogram(p, &format!("{name}: conflict degree by op"), &series).map_err(anyhow::Error::from)
+        let labels = reports::Labels {
+            title: format!("{name}: conflict degree of each warp request, by op"),
+            subtitle: hw_words.clone(),
+            ..Default::default()
+        };
+        reports::histogram(p, &labels, &series).map_err(anyhow::Error::from)
     })?;
     items.push(("histogram.png".into(), "Conflict degree of every warp request, by op".into()));
 
@@ -211,7 +313,12 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
         let banks = summary["banks"].as_u64().unwrap_or(32) as u32;
         let what = summary["picture"].as_str().unwrap_or("the request with the most wavefronts");
         write_via_path(&out.join("heatmap.png"), |p| {
-            reports::heatmap(p, &format!("bank x lane: {what}"), banks, &cells).map_err(anyhow::Error::from)
+            let labels = reports::Labels {
+                title: format!("{name}: which lane uses which bank"),
+                subtitle: format!("{what} · {hw_words}"),
+                ..Default::default()
+            };
+            reports::heatmap(p, &labels, banks, &cells).map_err(anyhow::Error::from)
         })?;
         items.push(("heatmap.png".into(), format!("Which lane uses which bank in which wavefront: {what}")));
     }
@@ -235,7 +342,12 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
             }
         }
         write_via_path(&out.join("timeline.png"), |p| {
-            reports::timeline(p, &format!("{name}: shared-memory pipe occupancy per SM"), width, &rows)
+            let labels = reports::Labels {
+                title: format!("{name}: shared-memory pipe occupancy per SM"),
+                subtitle: hw_words.clone(),
+                ..Default::default()
+            };
+            reports::timeline(p, &labels, width, &rows)
                 .map_err(anyhow::Error::from)
         })?;
         items.push((

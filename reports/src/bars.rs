@@ -10,7 +10,11 @@ use std::path::Path;
 
 /// Bars of how many requests had each conflict degree (wavefronts / ideal, rounded),
 /// one colour per op, side by side: `series` = (op, [(degree, requests)]).
-pub fn histogram(path: &Path, labels: &Labels, series: &[(String, Vec<(u32, u64)>)]) -> Result<(), ReportError> {
+pub fn histogram(
+    path: &Path,
+    labels: &Labels,
+    series: &[(String, Vec<(u32, u64)>)],
+) -> Result<(), ReportError> {
     if series.iter().all(|s| s.1.is_empty()) {
         return Err(common::empty(path));
     }
@@ -37,7 +41,11 @@ pub(crate) fn draw_histogram<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_desc(if labels.x.is_empty() { "conflict degree (wavefronts ÷ conflict-free wavefronts)" } else { &labels.x })
+        .x_desc(if labels.x.is_empty() {
+            "conflict degree (wavefronts ÷ conflict-free wavefronts)"
+        } else {
+            &labels.x
+        })
         .y_desc(if labels.y.is_empty() { "warp requests (count)" } else { &labels.y })
         .x_labels(max_deg.min(20) as usize + 1)
         .x_label_formatter(&tick(true))
@@ -155,8 +163,18 @@ pub(crate) fn draw_bars<DB: DrawingBackend>(
         ))
         .map_err(err)?;
     let entries = [
-        Entry { swatch: Swatch::Dashed(8, 5), marker: None, colour: REFERENCE, label: wrap(reference_label, 24) },
-        Entry { swatch: Swatch::Box, marker: None, colour: better, label: "below the line: fewer\nthan now".into() },
+        Entry {
+            swatch: Swatch::Dashed(8, 5),
+            marker: None,
+            colour: REFERENCE,
+            label: wrap(reference_label, 24),
+        },
+        Entry {
+            swatch: Swatch::Box,
+            marker: None,
+            colour: better,
+            label: "below the line: fewer\nthan now".into(),
+        },
         Entry { swatch: Swatch::Box, marker: None, colour: same, label: "at or above the line".into() },
     ];
     legend(&side, &labels.legend, &entries)

@@ -91,13 +91,10 @@ pub(crate) fn titled<DB: DrawingBackend>(
 ) -> Result<DrawingArea<DB, Shift>, String> {
     let (w, _) = root.dim_in_pixel();
     let centre = |size: u32, colour: RGBColor| {
-        ("sans-serif", size)
-            .into_font()
-            .color(&colour)
-            .pos(plotters::style::text_anchor::Pos::new(
-                plotters::style::text_anchor::HPos::Center,
-                plotters::style::text_anchor::VPos::Top,
-            ))
+        ("sans-serif", size).into_font().color(&colour).pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Top,
+        ))
     };
     root.draw(&Text::new(title.to_string(), (w as i32 / 2, 10), centre(24, BLACK))).map_err(err)?;
     let mut top = 44;

@@ -107,7 +107,10 @@ pub(crate) fn draw_heatmap<DB: DrawingBackend>(
     let exact = |v: u32| SegmentValue::Exact(v);
     chart
         .draw_series(first.iter().map(|(&(w, b), &lane)| {
-            let mut r = Rectangle::new([(exact(b), exact(w)), (exact(b + 1), exact(w + 1))], viridis(t(lane)).filled());
+            let mut r = Rectangle::new(
+                [(exact(b), exact(w)), (exact(b + 1), exact(w + 1))],
+                viridis(t(lane)).filled(),
+            );
             r.set_margin(1, 1, 1, 1);
             r
         }))
@@ -117,10 +120,8 @@ pub(crate) fn draw_heatmap<DB: DrawingBackend>(
             .draw_series(first.iter().map(|(&(w, b), &lane)| {
                 // light text on the dark end of the scale, dark on the light end
                 let ink = if t(lane) < 0.55 { WHITE } else { BLACK };
-                let style = ("sans-serif", 11)
-                    .into_font()
-                    .color(&ink)
-                    .pos(plotters::style::text_anchor::Pos::new(
+                let style =
+                    ("sans-serif", 11).into_font().color(&ink).pos(plotters::style::text_anchor::Pos::new(
                         plotters::style::text_anchor::HPos::Center,
                         plotters::style::text_anchor::VPos::Center,
                     ));
@@ -138,7 +139,12 @@ pub(crate) fn draw_heatmap<DB: DrawingBackend>(
 
 /// Pipe occupancy over time per SM: `rows[sm][bucket]` in 0..=1, drawn as a strip per
 /// SM on the viridis scale (with its colour bar); `bucket_cycles` is a bucket's width.
-pub fn timeline(path: &Path, labels: &Labels, bucket_cycles: f64, rows: &[Vec<f64>]) -> Result<(), ReportError> {
+pub fn timeline(
+    path: &Path,
+    labels: &Labels,
+    bucket_cycles: f64,
+    rows: &[Vec<f64>],
+) -> Result<(), ReportError> {
     if rows.iter().all(Vec::is_empty) {
         return Err(common::empty(path));
     }

@@ -49,6 +49,7 @@ pub fn column_short(column: &str) -> String {
         "blocks_per_sm" => "blocks per SM",
         "pad" => "padding",
         "k" => "struct size",
+        "soa" => "layout",
         other => other,
     };
     s.to_string()

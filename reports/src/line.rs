@@ -199,7 +199,9 @@ pub(crate) fn draw_scatter<DB: DrawingBackend>(
     // y = (1 ± band) x, ending inside the square (plotters drops segments that leave it)
     for k in [1.0 + band, 1.0 - band] {
         let end = if k > 1.0 { (hi / k, hi) } else { (hi, hi * k) };
-        chart.draw_series(DashedLineSeries::new([(0.0, 0.0), end], 6, 4, grey.stroke_width(1))).map_err(err)?;
+        chart
+            .draw_series(DashedLineSeries::new([(0.0, 0.0), end], 6, 4, grey.stroke_width(1)))
+            .map_err(err)?;
     }
     let mut entries = vec![
         Entry { swatch: Swatch::Solid, marker: None, colour: BLACK, label: "predicted = measured".into() },

@@ -83,8 +83,13 @@ pub(crate) fn marker(i: usize) -> Marker {
 
 /// The dash pattern of series `i`.
 pub(crate) fn dash(i: usize) -> Swatch {
-    const D: [Swatch; 5] =
-        [Swatch::Solid, Swatch::Dashed(12, 6), Swatch::Dashed(4, 4), Swatch::Dashed(20, 5), Swatch::Dashed(8, 3)];
+    const D: [Swatch; 5] = [
+        Swatch::Solid,
+        Swatch::Dashed(12, 6),
+        Swatch::Dashed(4, 4),
+        Swatch::Dashed(20, 5),
+        Swatch::Dashed(8, 3),
+    ];
     D[i % D.len()]
 }
 
@@ -144,8 +149,12 @@ pub(crate) fn draw_swatch<DB: DrawingBackend>(
     let e = |e: plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     match swatch {
         Swatch::None => Ok(()),
-        Swatch::Box => area.draw(&Rectangle::new([(x + 8, y - 7), (x + len - 8, y + 7)], c.filled())).map_err(e),
-        Swatch::Solid => area.draw(&PathElement::new(vec![(x, y), (x + len, y)], c.stroke_width(2))).map_err(e),
+        Swatch::Box => {
+            area.draw(&Rectangle::new([(x + 8, y - 7), (x + len - 8, y + 7)], c.filled())).map_err(e)
+        }
+        Swatch::Solid => {
+            area.draw(&PathElement::new(vec![(x, y), (x + len, y)], c.stroke_width(2))).map_err(e)
+        }
         Swatch::Dashed(on, off) => {
             let mut s = x;
             while s < x + len {

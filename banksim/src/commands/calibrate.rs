@@ -251,8 +251,7 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
             y: "predicted speedup (×)".into(),
             legend: String::new(),
         };
-        reports::scatter(p, &labels, &series, 0.10)
-        .map_err(anyhow::Error::from)
+        reports::scatter(p, &labels, &series, 0.10).map_err(anyhow::Error::from)
     })?;
 
     let mut out = std::io::stdout().lock();

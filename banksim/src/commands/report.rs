@@ -153,8 +153,12 @@ fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
         .chain(split.map(String::from))
         .collect();
     // told apart by the lines: the hardware fields (but the split) and the series' parameters
-    let lines: Vec<String> =
-        hw_cols.iter().filter(|c| Some(c.as_str()) != split).cloned().chain(series_cols.iter().cloned()).collect();
+    let lines: Vec<String> = hw_cols
+        .iter()
+        .filter(|c| Some(c.as_str()) != split)
+        .cloned()
+        .chain(series_cols.iter().cloned())
+        .collect();
     // sort charts and lines by their values, numbers as numbers (width 4 before 16)
     let key = |r: &Value, cols: &[String]| -> Vec<(f64, String)> {
         cols.iter().map(|c| (num(&r[c.as_str()]).unwrap_or(f64::MAX), value(r, c))).collect()
@@ -174,7 +178,11 @@ fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
                 None => {
                     let wl = r["workload"].as_str().unwrap_or("");
                     let fixed = words(r, &others);
-                    let sub = if fixed.is_empty() { format!("{wl} workload") } else { format!("{wl} workload · {fixed}") };
+                    let sub = if fixed.is_empty() {
+                        format!("{wl} workload")
+                    } else {
+                        format!("{wl} workload · {fixed}")
+                    };
                     groups.push((gk, sub, Vec::new()));
                     presets.push(Vec::new());
                     groups.len() - 1
@@ -201,7 +209,11 @@ fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
             let (_, sub, mut lines_of) = std::mem::take(&mut groups[g]);
             // numbers in order; names (presets) stay in the order the study lists them
             lines_of.sort_by(|a, b| {
-                a.0.iter().zip(&b.0).map(|(p, q)| p.0.total_cmp(&q.0)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
+                a.0.iter()
+                    .zip(&b.0)
+                    .map(|(p, q)| p.0.total_cmp(&q.0))
+                    .find(|o| o.is_ne())
+                    .unwrap_or(std::cmp::Ordering::Equal)
             });
             let series: Vec<reports::Series> = lines_of
                 .into_iter()
@@ -347,8 +359,7 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
                 subtitle: hw_words.clone(),
                 ..Default::default()
             };
-            reports::timeline(p, &labels, width, &rows)
-                .map_err(anyhow::Error::from)
+            reports::timeline(p, &labels, width, &rows).map_err(anyhow::Error::from)
         })?;
         items.push((
             "timeline.png".into(),

@@ -137,8 +137,13 @@ pub(crate) fn draw_bars<DB: DrawingBackend>(
             _ => String::new(),
         })
         .y_label_formatter(&tick(integer))
-        .x_label_style(("sans-serif", 13).into_font().transform(FontTransform::Rotate90))
         .label_style(("sans-serif", 14))
+        .x_label_style(("sans-serif", 13).into_font().transform(FontTransform::Rotate90).color(&BLACK).pos(
+            plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Left,
+                plotters::style::text_anchor::VPos::Center,
+            ),
+        ))
         .axis_desc_style(("sans-serif", 17))
         .draw()
         .map_err(err)?;

@@ -77,21 +77,25 @@ pub(crate) fn draw_heatmap<DB: DrawingBackend>(
         .margin(10)
         .x_label_area_size(56)
         .y_label_area_size(80)
-        .build_cartesian_2d((0u32..banks).into_segmented(), (0u32..waves).into_segmented())
+        .build_cartesian_2d(-0.5..banks as f64 - 0.5, -0.5..waves as f64 - 0.5)
         .map_err(err)?;
     let every = |n: u32| n.div_ceil(32).max(1);
     let (bx, wy) = (every(banks), every(waves));
-    let seg = |k: u32, v: &SegmentValue<u32>| match v {
-        SegmentValue::CenterOf(i) if i % k == 0 => i.to_string(),
-        _ => String::new(),
+    let seg = |k: u32, v: &f64| {
+        let i = v.round();
+        if (v - i).abs() < 1e-6 && i >= 0.0 && (i as u32).is_multiple_of(k) {
+            format!("{i}")
+        } else {
+            String::new()
+        }
     };
     chart
         .configure_mesh()
         .disable_mesh()
         .x_desc(if labels.x.is_empty() { "bank" } else { labels.x.as_str() })
         .y_desc(if labels.y.is_empty() { "wavefront (serialised pass)" } else { labels.y.as_str() })
-        .x_labels(banks as usize)
-        .y_labels(waves as usize)
+        .x_labels(banks as usize + 1)
+        .y_labels(waves as usize + 1)
         .x_label_formatter(&|v| seg(bx, v))
         .y_label_formatter(&|v| seg(wy, v))
         .label_style(("sans-serif", 13))
@@ -104,13 +108,10 @@ pub(crate) fn draw_heatmap<DB: DrawingBackend>(
         *e = (*e).min(c.lane);
     }
     let t = |lane: u32| if lanes > 1 { lane as f64 / (lanes - 1) as f64 } else { 0.0 };
-    let exact = |v: u32| SegmentValue::Exact(v);
     chart
         .draw_series(first.iter().map(|(&(w, b), &lane)| {
-            let mut r = Rectangle::new(
-                [(exact(b), exact(w)), (exact(b + 1), exact(w + 1))],
-                viridis(t(lane)).filled(),
-            );
+            let (b, w) = (b as f64, w as f64);
+            let mut r = Rectangle::new([(b - 0.5, w - 0.5), (b + 0.5, w + 0.5)], viridis(t(lane)).filled());
             r.set_margin(1, 1, 1, 1);
             r
         }))
@@ -125,7 +126,7 @@ pub(crate) fn draw_heatmap<DB: DrawingBackend>(
                         plotters::style::text_anchor::HPos::Center,
                         plotters::style::text_anchor::VPos::Center,
                     ));
-                Text::new(lane.to_string(), (SegmentValue::CenterOf(b), SegmentValue::CenterOf(w)), style)
+                Text::new(lane.to_string(), (b as f64, w as f64), style)
             }))
             .map_err(err)?;
     }
@@ -166,7 +167,7 @@ pub(crate) fn draw_timeline<DB: DrawingBackend>(
         .margin(10)
         .x_label_area_size(56)
         .y_label_area_size(80)
-        .build_cartesian_2d(0.0..end, (0u32..sms).into_segmented())
+        .build_cartesian_2d(0.0..end, -0.5..sms as f64 - 0.5)
         .map_err(err)?;
     let every = sms.div_ceil(24).max(1);
     chart
@@ -174,11 +175,15 @@ pub(crate) fn draw_timeline<DB: DrawingBackend>(
         .disable_mesh()
         .x_desc(if labels.x.is_empty() { "time (cycles)" } else { labels.x.as_str() })
         .y_desc(if labels.y.is_empty() { "SM" } else { labels.y.as_str() })
-        .y_labels(sms as usize)
+        .y_labels(sms as usize + 1)
         .x_label_formatter(&|v| format!("{}", v.round() as i64))
-        .y_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) if i % every == 0 => i.to_string(),
-            _ => String::new(),
+        .y_label_formatter(&|v| {
+            let i = v.round();
+            if (v - i).abs() < 1e-6 && i >= 0.0 && (i as u32).is_multiple_of(every) {
+                format!("{i}")
+            } else {
+                String::new()
+            }
         })
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 17))
@@ -188,9 +193,9 @@ pub(crate) fn draw_timeline<DB: DrawingBackend>(
         .draw_series(rows.iter().enumerate().flat_map(|(sm, row)| {
             row.iter().enumerate().map(move |(b, &u)| {
                 let x = b as f64 * bucket_cycles;
-                let sm = sm as u32;
+                let sm = sm as f64;
                 Rectangle::new(
-                    [(x, SegmentValue::Exact(sm)), (x + bucket_cycles, SegmentValue::Exact(sm + 1))],
+                    [(x, sm - 0.5), (x + bucket_cycles, sm + 0.5)],
                     viridis(u.clamp(0.0, 1.0)).filled(),
                 )
             })

@@ -26,8 +26,11 @@ pub struct Labels {
 }
 
 /// Series with identical points, drawn once: (labels, points).
-fn merge(series: &[Series]) -> Vec<(Vec<String>, Vec<(f64, f64)>)> {
-    let mut out: Vec<(Vec<String>, Vec<(f64, f64)>)> = Vec::new();
+/// Labels that share one set of points.
+type Merged = (Vec<String>, Vec<(f64, f64)>);
+
+fn merge(series: &[Series]) -> Vec<Merged> {
+    let mut out: Vec<Merged> = Vec::new();
     for (label, pts) in series {
         match out.iter_mut().find(|o| o.1 == *pts) {
             Some(o) => o.0.push(label.clone()),

@@ -167,7 +167,8 @@ fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
     for y in &ys {
         // group rows: workload (name + fixed params) -> line -> points
         type Key = Vec<(f64, String)>;
-        let mut groups: Vec<(Key, String, Vec<(Key, String, Vec<(f64, f64)>)>)> = Vec::new();
+        type Line = (Key, String, Vec<(f64, f64)>);
+        let mut groups: Vec<(Key, String, Vec<Line>)> = Vec::new();
         let mut presets: Vec<Vec<String>> = Vec::new();
         for r in rows {
             let (Some(xv), Some(yv)) = (num(&r[x.as_str()]), num(&r[y.as_str()])) else { continue };

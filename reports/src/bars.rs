@@ -1,7 +1,7 @@
 //! Bar charts: the conflict-degree histogram of a run and the advisor's wavefronts per
 //! candidate layout.
 
-use crate::common::{self, err, legend, tick, titled, with_legend, Drawn, Entry, ReportError};
+use crate::common::{self, err, legend, tick, tick_count, titled, with_legend, Drawn, Entry, ReportError};
 use crate::line::{wrap, Labels};
 use crate::style::{colour, Swatch, REFERENCE};
 use plotters::coord::Shift;
@@ -75,9 +75,13 @@ pub(crate) fn draw_histogram<DB: DrawingBackend>(
     legend(&side, if labels.legend.is_empty() { "op" } else { &labels.legend }, &entries)
 }
 
-/// A bar per labelled value (e.g. wavefronts per layout candidate), with a dashed
-/// reference line at `reference` (e.g. the current layout), explained in the legend as
-/// `reference_label`; bars below the line are drawn in another colour.
+/// A horizontal bar per labelled value (e.g. wavefronts per layout candidate), ranked
+/// top down, each name written in full at the left of its bar and its value at the
+/// bar's end, with a dashed reference line at `reference` (e.g. the current layout),
+/// explained in the legend as `reference_label`; bars below the line are drawn in
+/// another colour. `labels.x` names the bars: its words before " (" head the name
+/// column, a parenthesised explanation goes under the legend; `labels.y` is the
+/// value axis.
 pub fn bars(
     path: &Path,
     labels: &Labels,
@@ -91,6 +95,19 @@ pub fn bars(
     common::png(path, |root| draw_bars(root, labels, bars, reference, reference_label))
 }
 
+/// Characters per line of a bar's name before it wraps.
+const NAME_CHARS: usize = 28;
+/// Width of the name column at the left of the bars.
+const NAME_WIDTH: u32 = 250;
+
+fn value_text(v: f64, integer: bool) -> String {
+    if integer {
+        format!("{}", v.round() as i64)
+    } else {
+        tick(false)(&v)
+    }
+}
+
 pub(crate) fn draw_bars<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &Labels,
@@ -98,76 +115,98 @@ pub(crate) fn draw_bars<DB: DrawingBackend>(
     reference: f64,
     reference_label: &str,
 ) -> Drawn {
-    let top = bars.iter().map(|b| b.1).fold(reference, f64::max).max(1.0) * 1.1;
-    let n = bars.len() as u32;
-    // long layout names are cut; more than 40 bars: every other label
-    let every = (n as usize).div_ceil(40).max(1);
-    let names: Vec<String> = bars
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            if i % every != 0 {
-                return String::new();
-            }
-            let s: String = b.0.chars().take(22).collect();
-            if b.0.chars().count() > 22 {
-                format!("{s}…")
-            } else {
-                s
-            }
-        })
-        .collect();
+    // room at the bars' end for their values
+    let top = bars.iter().map(|b| b.1).fold(reference, f64::max).max(1.0) * 1.12;
+    let n = bars.len().max(1) as u32;
     let integer = bars.iter().all(|b| b.1.fract() == 0.0) && reference.fract() == 0.0;
+    let (heading, note) = match labels.x.split_once(" (") {
+        Some((h, rest)) => (h.to_string(), rest.trim_end_matches(')').to_string()),
+        None => (labels.x.clone(), String::new()),
+    };
     let body = titled(root, &labels.title, &labels.subtitle)?;
     let (plot, side) = with_legend(&body);
+    // row k from the top is segment n-1-k, so the first bar is drawn at the top
     let mut chart = ChartBuilder::on(&plot)
         .margin(10)
-        .x_label_area_size(170)
-        .y_label_area_size(80)
-        .build_cartesian_2d((0u32..n.saturating_sub(1)).into_segmented(), 0.0..top)
+        .margin_top(34)
+        .x_label_area_size(56)
+        .y_label_area_size(NAME_WIDTH)
+        .build_cartesian_2d(0.0..top, (0u32..n - 1).into_segmented())
         .map_err(err)?;
     chart
         .configure_mesh()
-        .disable_x_mesh()
-        .x_desc(labels.x.as_str())
-        .y_desc(labels.y.as_str())
-        .x_labels(n as usize)
-        .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => names.get(*i as usize).cloned().unwrap_or_default(),
-            _ => String::new(),
-        })
-        .y_label_formatter(&tick(integer))
-        .label_style(("sans-serif", 14))
-        .x_label_style(("sans-serif", 13).into_font().transform(FontTransform::Rotate90).color(&BLACK).pos(
-            plotters::style::text_anchor::Pos::new(
-                plotters::style::text_anchor::HPos::Left,
-                plotters::style::text_anchor::VPos::Center,
-            ),
-        ))
+        .disable_y_mesh()
+        .light_line_style(WHITE)
+        .x_desc(labels.y.as_str())
+        .y_labels(n as usize)
+        .y_label_formatter(&|_| String::new())
+        .x_label_formatter(&tick(integer))
+        .x_labels(tick_count(integer, 0.0, top))
+        .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 17))
         .draw()
         .map_err(err)?;
+    let row = |k: usize| n - 1 - k as u32;
     let (better, same) = (colour(2), colour(0));
     chart
-        .draw_series(bars.iter().enumerate().map(|(i, b)| {
+        .draw_series(bars.iter().enumerate().map(|(k, b)| {
             let c = if b.1 < reference { better } else { same };
             let mut r = Rectangle::new(
-                [(SegmentValue::Exact(i as u32), 0.0), (SegmentValue::Exact(i as u32 + 1), b.1)],
+                [(0.0, SegmentValue::Exact(row(k))), (b.1, SegmentValue::Exact(row(k) + 1))],
                 c.filled(),
             );
-            r.set_margin(0, 0, 3, 3);
+            r.set_margin(3, 3, 0, 0);
             r
         }))
         .map_err(err)?;
     chart
         .draw_series(DashedLineSeries::new(
-            [(SegmentValue::Exact(0), reference), (SegmentValue::Exact(n.max(1)), reference)],
+            [(reference, SegmentValue::Exact(0)), (reference, SegmentValue::Exact(n))],
             8,
             5,
             REFERENCE.stroke_width(2),
         ))
         .map_err(err)?;
-    let entries = [
+    // names at the left of their bars and values at their ends, in backend pixels
+    let (ox, oy) = root.get_base_pixel();
+    let pos = |hpos, vpos| plotters::style::text_anchor::Pos::new(hpos, vpos);
+    use plotters::style::text_anchor::{HPos, VPos};
+    let name_font = ("sans-serif", 15).into_font().color(&BLACK);
+    for (k, (name, v)) in bars.iter().enumerate() {
+        let (_, y_top) = chart.backend_coord(&(0.0, SegmentValue::Exact(row(k) + 1)));
+        let (x0, y_bottom) = chart.backend_coord(&(0.0, SegmentValue::Exact(row(k))));
+        let mid = (y_top + y_bottom) / 2 - oy;
+        let wrapped = wrap(name, NAME_CHARS);
+        let lines: Vec<&str> = wrapped.lines().collect();
+        let first = mid - 9 * (lines.len() as i32 - 1);
+        for (j, line) in lines.iter().enumerate() {
+            root.draw(&Text::new(
+                line.to_string(),
+                (x0 - ox - 8, first + 18 * j as i32),
+                name_font.clone().pos(pos(HPos::Right, VPos::Center)),
+            ))
+            .map_err(err)?;
+        }
+        let (x_end, _) = chart.backend_coord(&(*v, SegmentValue::Exact(row(k))));
+        let (x_ref, _) = chart.backend_coord(&(reference, SegmentValue::Exact(row(k))));
+        // clear of the dashed line when the bar ends at it
+        let x_end = if (x_end - x_ref).abs() < 4 { x_ref + 4 } else { x_end };
+        root.draw(&Text::new(
+            value_text(*v, integer),
+            (x_end - ox + 5, mid),
+            ("sans-serif", 13).into_font().color(&BLACK).pos(pos(HPos::Left, VPos::Center)),
+        ))
+        .map_err(err)?;
+    }
+    // the name column's heading, above the names
+    let (x0, y0) = chart.backend_coord(&(0.0, SegmentValue::Exact(n)));
+    root.draw(&Text::new(
+        heading,
+        (x0 - ox - 8, y0 - oy - 8),
+        ("sans-serif", 17).into_font().color(&BLACK).pos(pos(HPos::Right, VPos::Bottom)),
+    ))
+    .map_err(err)?;
+    let mut entries = vec![
         Entry {
             swatch: Swatch::Dashed(8, 5),
             marker: None,
@@ -178,9 +217,12 @@ pub(crate) fn draw_bars<DB: DrawingBackend>(
             swatch: Swatch::Box,
             marker: None,
             colour: better,
-            label: "below the line: fewer\nthan now".into(),
+            label: "left of the line: fewer\nthan now".into(),
         },
-        Entry { swatch: Swatch::Box, marker: None, colour: same, label: "at or above the line".into() },
+        Entry { swatch: Swatch::Box, marker: None, colour: same, label: "at or right of the line".into() },
     ];
+    if !note.is_empty() {
+        entries.push(Entry { swatch: Swatch::None, marker: None, colour: BLACK, label: wrap(&note, 28) });
+    }
     legend(&side, &labels.legend, &entries)
 }

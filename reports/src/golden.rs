@@ -146,19 +146,37 @@ fn advise_bars_golden() {
     let l = Labels {
         title: "t: wavefronts per candidate layout".into(),
         subtitle: "on h100".into(),
-        x: "layout".into(),
+        x: "layout (pad N: N elements added per row)".into(),
         y: "wavefronts (whole trace)".into(),
         legend: String::new(),
     };
+    let long = "a layout with a name much longer than the name column is wide";
     let bars = vec![
         ("as is".to_string(), 32.0),
         ("pad 1".to_string(), 1.0),
         ("transpose (AoS<->SoA)".to_string(), 32.0),
+        (long.to_string(), 2.0),
     ];
     let s = svg(|root| draw_bars(root, &l, &bars, 32.0, "current layout: 32 wavefronts"));
-    assert_words(&s, &l);
+    assert_eq!(count(&s, &l.title), 1);
+    assert_eq!(count(&s, &l.subtitle), 1);
+    assert_eq!(count(&s, &l.y), 1, "the value axis");
+    assert_eq!(count(&s, "layout"), 1, "the name column's heading");
+    assert!(texts(&s).iter().any(|t| t.contains("pad N: N elements")), "the names are explained");
     assert!(texts(&s).iter().any(|t| t.starts_with("current layout")), "the dashed line is explained");
     assert!(texts(&s).iter().any(|t| t.contains("fewer")), "the bar colours are explained");
-    assert_eq!(count(&s, "pad 1"), 1, "every bar labelled");
+    // every name in full (long ones wrapped, never cut), and every value at its bar
+    for name in ["as is", "pad 1", "transpose (AoS<->SoA)"] {
+        assert_eq!(count(&s, name), 1, "{name} in {:?}", texts(&s));
+    }
+    let words: Vec<String> =
+        texts(&s).iter().flat_map(|t| t.split(' ').map(String::from).collect::<Vec<_>>()).collect();
+    for w in long.split(' ') {
+        assert!(words.iter().any(|x| x == w), "{w} of the long name");
+    }
+    assert!(!texts(&s).iter().any(|t| t.contains('…')), "no name cut");
+    for v in ["1", "2", "32"] {
+        assert!(count(&s, v) >= 1, "value {v}");
+    }
     assert_eq!(png_size(|p| crate::bars(p, &l, &bars, 32.0, "current").expect("drawn")), (WIDTH, HEIGHT));
 }

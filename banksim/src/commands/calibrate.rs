@@ -11,18 +11,21 @@ use std::path::PathBuf;
 #[command(after_help = "Example (the H100 results under validate/results/h100/):
   validate/run_gpu_suite.sh OUT                       # on the GPU: measure.csv (MEASURE_ONLY=1 skips captures)
   CAPTURE_ONLY=1 validate/run_gpu_suite.sh CAPS       # anywhere, lavapipe too: CAPS/traces/*.csv
-  banksim calibrate --measured OUT/measure.csv --traces CAPS/traces --out validate/results/h100")]
+  banksim calibrate --measured OUT/measure.csv --traces CAPS/traces --out validate/results/h100
+Redraw the chart from an earlier run's files, without a GPU or captures:
+  banksim calibrate --redraw validate/results/h100    # reads predictions.csv (and the preset
+                                                      # name from calibration.ron), writes speedups.png")]
 pub struct CalibrateArgs {
     /// The suite: CSV `label,family,role,blocks,scale` (`#` lines are comments); the
     /// first variant of a family is its reference.
     #[arg(long, value_name = "SUITE.csv", default_value = "validate/suite.csv")]
     suite: PathBuf,
     /// Measured times: `banksim measure --csv` output (label and median_us columns).
-    #[arg(long, value_name = "MEASURE.csv")]
-    measured: PathBuf,
+    #[arg(long, value_name = "MEASURE.csv", required_unless_present = "redraw")]
+    measured: Option<PathBuf>,
     /// Folder of captured traces, one LABEL.csv (or .bsim) per variant.
-    #[arg(long, value_name = "DIR")]
-    traces: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "redraw")]
+    traces: Option<PathBuf>,
     /// Preset (or RON file) whose timing parameters the engine uses.
     #[arg(long, short, value_name = "PRESET|FILE", default_value = "h100")]
     config: String,
@@ -39,8 +42,13 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "C,C,..", value_delimiter = ',', default_value = "0.8,1,1.2")]
     issue_per_op: Vec<f64>,
     /// Output folder: predictions.csv, calibration.ron, speedups.png.
-    #[arg(long, value_name = "DIR")]
-    out: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "redraw")]
+    out: Option<PathBuf>,
+    /// Only redraw DIR/speedups.png from DIR/predictions.csv of an earlier run (the
+    /// preset's name from DIR/calibration.ron when there, else --config): no GPU, no
+    /// traces, no engine runs.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["measured", "traces", "out"])]
+    redraw: Option<PathBuf>,
 }
 
 /// How blocks per SM are found.
@@ -55,6 +63,14 @@ pub enum OccupancyArg {
 /// Runs `banksim calibrate`.
 #[cfg_attr(not(all(feature = "gpu", feature = "charts")), allow(unused_variables))]
 pub fn run(args: &CalibrateArgs) -> Result<()> {
+    #[cfg(feature = "charts")]
+    if let Some(dir) = &args.redraw {
+        return redraw::run(dir, &args.config);
+    }
+    #[cfg(not(feature = "charts"))]
+    if args.redraw.is_some() {
+        return Err(super::args::needs_feature("`banksim calibrate --redraw`", "charts"));
+    }
     #[cfg(all(feature = "gpu", feature = "charts"))]
     return run_fit(args);
     #[cfg(not(feature = "gpu"))]
@@ -161,35 +177,39 @@ fn read_measured(path: &Path) -> Result<HashMap<String, f64>> {
 
 #[cfg(all(feature = "gpu", feature = "charts"))]
 fn run_fit(args: &CalibrateArgs) -> Result<()> {
+    let (Some(measured_path), Some(traces_dir), Some(out_dir)) = (&args.measured, &args.traces, &args.out)
+    else {
+        bail!("--measured, --traces and --out are needed (or --redraw DIR)");
+    };
     if !(args.clock_mhz.is_finite() && args.clock_mhz > 0.0) {
         bail!("--clock-mhz {}: expected a positive number", args.clock_mhz);
     }
-    crate::output::declare_inputs([args.suite.as_path(), args.measured.as_path(), Path::new(&args.config)]);
-    crate::output::declare_folder(&args.traces);
+    crate::output::declare_inputs([args.suite.as_path(), measured_path.as_path(), Path::new(&args.config)]);
+    crate::output::declare_folder(&traces_dir);
     let hw = configs::load(&args.config)?;
     if hw.timing.is_none() {
         bail!("preset `{}` has no timing parameters", hw.name);
     }
     let suite = read_suite(&args.suite)?;
-    let measured = read_measured(&args.measured)?;
+    let measured = read_measured(&measured_path)?;
     let mut variants = Vec::with_capacity(suite.len());
     for row in suite {
         let Some(&t) = measured.get(&row.label) else {
             bail!(
                 "{}: variant `{}` of {} has no measurement",
-                args.measured.display(),
+                measured_path.display(),
                 row.label,
                 args.suite.display()
             );
         };
         let path = ["csv", "bsim"]
             .iter()
-            .map(|ext| args.traces.join(format!("{}.{ext}", row.label)))
+            .map(|ext| traces_dir.join(format!("{}.{ext}", row.label)))
             .find(|p| p.exists())
             .with_context(|| {
                 format!(
                     "{}: no trace {}.csv or {}.bsim for variant `{}`",
-                    args.traces.display(),
+                    traces_dir.display(),
                     row.label,
                     row.label,
                     row.label
@@ -207,7 +227,7 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
             requests,
         });
     }
-    std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("{}: cannot create", out_dir.display()))?;
 
     let families = variants.iter().map(|v| &v.family).collect::<std::collections::HashSet<_>>().len();
     let bar = ProgressBar::new(((variants.len() + families) * args.issue_per_op.len()) as u64);
@@ -225,34 +245,23 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
     })?;
     bar.finish_and_clear();
 
-    let csv_path = args.out.join("predictions.csv");
+    let csv_path = out_dir.join("predictions.csv");
     write_atomically(&csv_path, |w| -> Result<()> { Ok(write_predictions(w, &cal)?) })?;
-    let ron_path = args.out.join("calibration.ron");
+    let ron_path = out_dir.join("calibration.ron");
     let ron_text = calibration_ron(&hw, &cal, args)?;
     write_atomically(&ron_path, |w| -> Result<()> { Ok(w.write_all(ron_text.as_bytes())?) })?;
-    let png = args.out.join("speedups.png");
-    let series: Vec<reports::Series> = [Role::Fit, Role::Holdout]
+    let png = out_dir.join("speedups.png");
+    let points: Vec<redraw::Point> = cal
+        .predictions
         .iter()
-        .map(|&role| {
-            let pts = cal
-                .predictions
-                .iter()
-                .filter(|p| p.role == role && !p.reference)
-                .map(|p| (p.measured_speedup, p.predicted_speedup))
-                .collect();
-            (format!("{} variants", if role == Role::Fit { "fit" } else { "held-out" }), pts)
+        .filter(|p| !p.reference)
+        .map(|p| redraw::Point {
+            fit: p.role == Role::Fit,
+            measured: p.measured_speedup,
+            predicted: p.predicted_speedup,
         })
         .collect();
-    crate::output::write_via_path(&png, |p| {
-        let labels = reports::Labels {
-            title: format!("{}: predicted vs measured speedup", hw.name),
-            subtitle: "each variant's speedup over its family's conflict-free reference (× faster)".into(),
-            x: "measured speedup (×)".into(),
-            y: "predicted speedup (×)".into(),
-            legend: String::new(),
-        };
-        reports::scatter(p, &labels, &series, 0.10).map_err(anyhow::Error::from)
-    })?;
+    redraw::chart(&png, &hw.name, &points)?;
 
     let mut out = std::io::stdout().lock();
     print_summary(&mut out, &cal)?;
@@ -331,7 +340,7 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
      // operation; overlap: share of the engine's predicted change that shows in the\n\
      // measured time; both fitted on the `fit` families only.\n{body}\n",
         args.suite.display(),
-        args.measured.display(),
+        args.measured.as_deref().unwrap_or(Path::new("-")).display(),
         args.config,
         args.clock_mhz
     ))
@@ -387,3 +396,6 @@ fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result
     }
     Ok(())
 }
+
+#[cfg(feature = "charts")]
+mod redraw;

@@ -105,7 +105,6 @@ fn preset_of(ron: &Path) -> Option<String> {
 /// `banksim calibrate --redraw DIR`: DIR/predictions.csv to DIR/speedups.png.
 pub(crate) fn run(dir: &Path, config: &str) -> Result<()> {
     let csv = dir.join("predictions.csv");
-    crate::output::declare_inputs([csv.as_path()]);
     let points = read_predictions(&csv)?;
     let preset = preset_of(&dir.join("calibration.ron")).unwrap_or_else(|| config.to_string());
     let png = dir.join("speedups.png");

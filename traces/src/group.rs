@@ -407,7 +407,12 @@ fn request_order(trace: &Trace, warp_size: u32) -> Vec<u32> {
         blocks.push(one);
         rest = more;
     }
-    blocks.par_iter_mut().for_each(|b| b.sort_unstable_by_key(|&i| key(i)));
+    // (records already in request order, as written by `convert`, need no sort)
+    blocks.par_iter_mut().for_each(|b| {
+        if !b.windows(2).all(|w| key(w[0]) < key(w[1])) {
+            b.sort_unstable_by_key(|&i| key(i));
+        }
+    });
     order
 }
 

@@ -407,7 +407,36 @@ fn request_order(trace: &Trace, warp_size: u32) -> Vec<u32> {
         blocks.push(one);
         rest = more;
     }
-    blocks.par_iter_mut().for_each(|b| b.sort_unstable_by_key(|&i| key(i)));
+    // (records already in request order, as written by `convert`, need no sort)
+    blocks.par_iter_mut().for_each(|b| {
+        if b.windows(2).all(|w| key(w[0]) < key(w[1])) {
+            return;
+        }
+        // records in (step, thread) order, as generators write them: a stable
+        // counting sort by warp gives (warp, step, thread, index)
+        let st = |i: u32| (recs[i as usize].step, recs[i as usize].thread);
+        if b.windows(2).all(|w| st(w[0]) <= st(w[1])) {
+            let warp = |i: u32| (recs[i as usize].thread / warp_size) as usize;
+            let warps = b.iter().map(|&i| warp(i)).max().map_or(0, |w| w + 1);
+            if warps <= b.len() {
+                let mut at = vec![0usize; warps + 1];
+                for &i in b.iter() {
+                    at[warp(i) + 1] += 1;
+                }
+                for w in 1..=warps {
+                    at[w] += at[w - 1];
+                }
+                let mut sorted = vec![0u32; b.len()];
+                for &i in b.iter() {
+                    sorted[at[warp(i)]] = i;
+                    at[warp(i)] += 1;
+                }
+                b.copy_from_slice(&sorted);
+                return;
+            }
+        }
+        b.sort_unstable_by_key(|&i| key(i));
+    });
     order
 }
 

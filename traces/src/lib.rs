@@ -33,6 +33,7 @@ pub mod parallel;
 mod record;
 pub mod spec;
 pub mod text;
+mod text_line;
 
 pub use any_format::{read_any, read_input, ReadError};
 pub use error::{GroupError, TraceError};

@@ -19,6 +19,7 @@
 
 use crate::error::TraceError;
 use crate::record::{Record, Trace};
+use crate::text_line;
 use rayon::prelude::*;
 use sim_core::{is_valid_width, Op};
 use std::io::{Read, Write};
@@ -62,8 +63,31 @@ pub fn parse<R: Read>(reader: R, name: &str) -> Result<Trace, TraceError> {
 /// case in a few lines).
 #[doc(hidden)]
 pub fn parse_in_blocks<R: Read>(reader: R, name: &str, block_bytes: usize) -> Result<Trace, TraceError> {
+    parse_with(reader, name, block_bytes, parse_block)
+}
+
+/// [`parse_in_blocks`] on the general path alone (the CSV reader for every line): the
+/// oracle the fast path is tested against.
+#[doc(hidden)]
+pub fn parse_in_blocks_general<R: Read>(
+    reader: R,
+    name: &str,
+    block_bytes: usize,
+) -> Result<Trace, TraceError> {
+    parse_with(reader, name, block_bytes, parse_block_general)
+}
+
+/// Parses a block of whole lines (see [`parse_block`]).
+type BlockParser = fn(&[u8], u64, &str, &mut usize) -> Result<Block, TraceError>;
+
+fn parse_with<R: Read>(
+    reader: R,
+    name: &str,
+    block_bytes: usize,
+    parser: BlockParser,
+) -> Result<Trace, TraceError> {
     let mut trace = Trace::new(name);
-    trace.has_timing_columns = for_each_batch_in(reader, name, block_bytes, |records, lines, _| {
+    trace.has_timing_columns = for_each_batch_in(reader, name, block_bytes, parser, |records, lines, _| {
         trace.records.extend_from_slice(records);
         trace.lines.extend_from_slice(lines);
         Ok::<_, TraceError>(())
@@ -82,13 +106,14 @@ pub fn for_each_batch<R: Read, E: From<TraceError> + Send>(
     name: &str,
     f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E> + Send,
 ) -> Result<bool, E> {
-    for_each_batch_in(reader, name, BLOCK_BYTES, f)
+    for_each_batch_in(reader, name, BLOCK_BYTES, parse_block, f)
 }
 
 fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
     mut reader: R,
     name: &str,
     block_bytes: usize,
+    parser: BlockParser,
     mut f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E> + Send,
 ) -> Result<bool, E> {
     assert!(block_bytes > 0);
@@ -119,7 +144,7 @@ fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
         while at < text.len() {
             let rest = &text[at..];
             let Some(cut) = block_end(rest, block_bytes, eof) else { break };
-            let newlines = rest[..cut].iter().filter(|&&b| b == b'\n').count() as u64;
+            let newlines = memchr::memchr_iter(b'\n', &rest[..cut]).count() as u64;
             blocks.push((&rest[..cut], line));
             line += newlines;
             at += cut;
@@ -137,7 +162,7 @@ fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
         while columns == 0 && parsed < blocks.len() {
             debug_assert!(ready.is_empty(), "no records before the header");
             let (bytes, first) = blocks[parsed];
-            let (records, lines) = parse_block(bytes, first, name, &mut columns)?;
+            let (records, lines) = parser(bytes, first, name, &mut columns)?;
             f(&records, &lines, columns)?;
             parsed += 1;
         }
@@ -147,7 +172,7 @@ fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
             || -> Vec<Result<Block, TraceError>> {
                 blocks[parsed..]
                     .par_iter()
-                    .map(|&(bytes, first)| parse_block(bytes, first, name, &mut { columns }))
+                    .map(|&(bytes, first)| parser(bytes, first, name, &mut { columns }))
                     .collect()
             },
             || deliver(&mut f, std::mem::take(&mut ready), columns),
@@ -184,10 +209,8 @@ fn block_end(rest: &[u8], block: usize, eof: bool) -> Option<usize> {
         return Some(rest.len());
     }
     let after = |i: usize| i + 1;
-    rest[..rest.len().min(block)]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .or_else(|| rest.iter().position(|&b| b == b'\n'))
+    memchr::memrchr(b'\n', &rest[..rest.len().min(block)])
+        .or_else(|| memchr::memchr(b'\n', rest))
         .map(after)
         .or(eof.then_some(rest.len()))
 }
@@ -197,7 +220,54 @@ type Block = (Vec<Record>, Vec<u32>);
 
 /// Parses whole lines `bytes`, whose first line is line `first` of the file. With
 /// `*columns == 0` the first record is the header, which sets it.
+///
+/// Lines split at `\n` and plain records parsed from their bytes ([`crate::text_line`]);
+/// the header, anything unusual and every error on the general path below, line by line
+/// (a block with quotes or a lone `\r`: whole), so both give the same records and the
+/// same messages.
 fn parse_block(bytes: &[u8], first: u64, name: &str, columns: &mut usize) -> Result<Block, TraceError> {
+    if !text_line::plain_lines(bytes) {
+        return parse_block_general(bytes, first, name, columns);
+    }
+    let mut out: Block = (Vec::with_capacity(bytes.len() / 24), Vec::with_capacity(bytes.len() / 24));
+    let mut line = first;
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i + 1);
+        let whole = &bytes[start..end];
+        let text = text_line::strip_end(whole);
+        start = end;
+        // (a comment that ends the text with no line end is a record to the CSV reader)
+        let comment = text.first() == Some(&b'#') && whole.last() == Some(&b'\n');
+        if !text.is_empty() && !comment {
+            let fast =
+                if *columns == 0 || text[0] == b'#' { None } else { text_line::record(text, *columns) };
+            let at = u32::try_from(line).unwrap_or(u32::MAX);
+            match fast {
+                Some(r) => {
+                    out.0.push(r);
+                    out.1.push(at);
+                }
+                None => {
+                    let (records, lines) = parse_block_general(whole, line, name, columns)?;
+                    out.0.extend_from_slice(&records);
+                    out.1.extend_from_slice(&lines);
+                }
+            }
+        }
+        line += 1;
+    }
+    Ok(out)
+}
+
+/// [`parse_block`] through the CSV reader: quoting, lone `\r` line ends, and the exact
+/// messages.
+fn parse_block_general(
+    bytes: &[u8],
+    first: u64,
+    name: &str,
+    columns: &mut usize,
+) -> Result<Block, TraceError> {
     let mut rdr =
         csv::ReaderBuilder::new().has_headers(false).comment(Some(b'#')).flexible(true).from_reader(bytes);
     let mut out: Block = (Vec::with_capacity(bytes.len() / 24), Vec::with_capacity(bytes.len() / 24));

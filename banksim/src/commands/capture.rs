@@ -27,9 +27,13 @@ use std::path::PathBuf;
 pub struct CaptureArgs {
     #[command(flatten)]
     kernel: KernelArgs,
-    /// Where to write the trace (CSV, `block,thread,step,op,addr,bytes`).
+    /// Where to write the trace (CSV, `block,thread,step,op,addr,bytes`; `.bsim`: binary).
     #[arg(short, long, value_name = "OUT.csv", required_unless_present = "instrument_only")]
     out: Option<PathBuf>,
+    /// Output format (default: from the output's extension: `.bsim`, `.bin` binary,
+    /// else text).
+    #[arg(long, value_enum)]
+    to: Option<TraceFormat>,
     /// Also write the instrumented WGSL that runs.
     #[arg(long, value_name = "FILE.wgsl")]
     emit_wgsl: Option<PathBuf>,
@@ -49,7 +53,7 @@ pub fn run(args: &CaptureArgs) -> Result<()> {
 }
 
 #[cfg(feature = "gpu")]
-use crate::output::write_atomically;
+use crate::output::{write_atomically, write_trace, TraceFormat};
 #[cfg(feature = "gpu")]
 use anyhow::Context;
 #[cfg(feature = "gpu")]
@@ -101,7 +105,7 @@ fn run_gpu(args: &CaptureArgs) -> Result<()> {
         write_text(p, &c.wgsl)?;
     }
     let path = args.out.as_ref().context("--out is required")?;
-    write_atomically(path, |w| -> Result<()> { Ok(traces::text::write(&c.trace, w)?) })?;
+    write_trace(&c.trace, TraceFormat::choose(args.to, Some(path)), path)?;
     writeln!(out, "adapter: {}", c.adapter)?;
     writeln!(
         out,

@@ -1,7 +1,7 @@
 //! `banksim gen`: a synthetic trace from a generator (strided, tile, reduction, scan,
 //! aos, gemm, random).
 
-use crate::output::write_atomically;
+use crate::output::{write_trace, write_trace_to, TraceFormat};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::collections::BTreeMap;
@@ -16,9 +16,13 @@ pub struct GenArgs {
     kind: Option<String>,
     /// Parameters as NAME=VALUE, e.g. `pad=1 width=4`.
     params: Vec<String>,
-    /// Output trace file (default: standard output).
+    /// Output trace file (default: standard output); `.bsim` writes the binary format.
     #[arg(short, long, value_name = "OUT.csv")]
     out: Option<PathBuf>,
+    /// Output format (default: from the output's extension: `.bsim`, `.bin` binary,
+    /// else text).
+    #[arg(long, value_enum)]
+    to: Option<TraceFormat>,
     /// List the generators and their parameters.
     #[arg(long)]
     list: bool,
@@ -44,12 +48,19 @@ pub fn run(args: &GenArgs) -> Result<()> {
         params.insert(k.to_string(), v);
     }
     let trace = traces::spec::generate(kind, &params)?;
+    let format = TraceFormat::choose(args.to, args.out.as_deref());
     match &args.out {
         Some(path) => {
-            write_atomically(path, |f| -> Result<()> { Ok(traces::text::write(&trace, f)?) })?;
-            eprintln!("wrote {} records of {} to {}", trace.len(), trace.source, path.display());
+            write_trace(&trace, format, path)?;
+            eprintln!(
+                "wrote {} records of {} to {} ({})",
+                trace.len(),
+                trace.source,
+                path.display(),
+                format.name()
+            );
         }
-        None => traces::text::write(&trace, std::io::stdout().lock())?,
+        None => write_trace_to(&trace, format, std::io::stdout().lock())?,
     }
     Ok(())
 }

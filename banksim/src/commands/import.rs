@@ -1,7 +1,7 @@
 //! `banksim import`: convert an Accel-Sim kernel trace or NVBit `mem_trace` output into
 //! banksim's text trace. Glue only: the formats live in `traces::import`.
 
-use crate::output::write_atomically;
+use crate::output::{write_trace, TraceFormat};
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use sim_core::Op;
@@ -15,9 +15,13 @@ pub struct ImportArgs {
     /// The tool that wrote INPUT.
     #[arg(long, value_enum)]
     from: Source,
-    /// Where to write the trace (CSV, `block,thread,step,op,addr,bytes`).
+    /// Where to write the trace (CSV, `block,thread,step,op,addr,bytes`; `.bsim`: binary).
     #[arg(short, long, value_name = "OUT.csv")]
     out: PathBuf,
+    /// Output format (default: from the output's extension: `.bsim`, `.bin` binary,
+    /// else text).
+    #[arg(long, value_enum)]
+    to: Option<TraceFormat>,
     /// Base of the shared-memory window in the generic address space (hex), instead of
     /// the Accel-Sim header's `-shmem base_addr`.
     #[arg(long, value_name = "HEX", value_parser = parse_base)]
@@ -58,7 +62,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     let opts = Options { shmem_base: args.shmem_base, kernel: args.kernel };
     crate::output::declare_input(&args.input);
     let imported = import::read(&args.input, format, &opts)?;
-    write_atomically(&args.out, |w| -> Result<()> { Ok(traces::text::write(&imported.trace, w)?) })?;
+    write_trace(&imported.trace, TraceFormat::choose(args.to, Some(&args.out)), &args.out)?;
     let mut out = std::io::stdout().lock();
     print_stats(&mut out, &args.input, &args.out, imported.trace.len(), &imported.stats)?;
     Ok(())
@@ -126,6 +130,7 @@ fn print_stats(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::write_atomically;
 
     fn sample(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/tests/data").join(name)
@@ -138,7 +143,7 @@ mod tests {
     }
 
     fn args(from: Source, input: PathBuf, out: PathBuf) -> ImportArgs {
-        ImportArgs { from, out, shmem_base: None, kernel: None, input }
+        ImportArgs { from, out, to: None, shmem_base: None, kernel: None, input }
     }
 
     #[test]

@@ -185,13 +185,13 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
         bail!("--clock-mhz {}: expected a positive number", args.clock_mhz);
     }
     crate::output::declare_inputs([args.suite.as_path(), measured_path.as_path(), Path::new(&args.config)]);
-    crate::output::declare_folder(&traces_dir);
+    crate::output::declare_folder(traces_dir);
     let hw = configs::load(&args.config)?;
     if hw.timing.is_none() {
         bail!("preset `{}` has no timing parameters", hw.name);
     }
     let suite = read_suite(&args.suite)?;
-    let measured = read_measured(&measured_path)?;
+    let measured = read_measured(measured_path)?;
     let mut variants = Vec::with_capacity(suite.len());
     for row in suite {
         let Some(&t) = measured.get(&row.label) else {
@@ -227,7 +227,7 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
             requests,
         });
     }
-    std::fs::create_dir_all(&out_dir).with_context(|| format!("{}: cannot create", out_dir.display()))?;
+    std::fs::create_dir_all(out_dir).with_context(|| format!("{}: cannot create", out_dir.display()))?;
 
     let families = variants.iter().map(|v| &v.family).collect::<std::collections::HashSet<_>>().len();
     let bar = ProgressBar::new(((variants.len() + families) * args.issue_per_op.len()) as u64);

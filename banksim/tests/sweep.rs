@@ -182,7 +182,7 @@ fn reports_draw_every_chart_non_blank() {
     }
     for p in &pngs {
         let (w, h, ink, colours) = png_stats(p);
-        assert_eq!((w, h), (1000, 620), "{}", p.display());
+        assert_eq!((w, h), (1200, 700), "{}", p.display()); // every chart is 1200 x 700
         assert!(ink > 0.02, "{}: only {:.1}% drawn", p.display(), ink * 100.0);
         assert!(colours >= 4, "{}: {colours} colours", p.display());
     }

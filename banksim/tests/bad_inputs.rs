@@ -736,3 +736,35 @@ fn sigterm_leaves_no_temporary_file() {
     }
     assert!(common::stray_temporaries(&dir).is_empty(), "{:?}", common::stray_temporaries(&dir));
 }
+
+/// A file of one line repeated fails at its second record while it is read: an endless
+/// stream of it on standard input ends the run (the reader does not hold the whole file
+/// before grouping it).
+#[test]
+fn repeated_lines_fail_at_the_second_record_without_reading_on() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_banksim"))
+        .args(["run", "-"])
+        .env("CI", "1")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let line = b"0,0,0,ld,0,4\n".repeat(4096);
+    let limit: usize = 1 << 30; // far more than the reader may take before it fails
+    let mut written = 0;
+    let mut closed = stdin.write_all(H).is_err();
+    while !closed && written < limit {
+        closed = stdin.write_all(&line).is_err();
+        written += line.len();
+    }
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("<stdin>:3:") && err.contains("already has a record (line 2)"), "{err}");
+    assert!(closed, "the reader took {written} bytes of repeated lines without failing");
+}

@@ -72,6 +72,10 @@ pub enum TraceError {
         /// The CSV reader's message.
         message: String,
     },
+    /// Records that cannot form requests, found while reading (a thread's second record
+    /// for one step on the next line), before the rest of the file is read.
+    #[error(transparent)]
+    Group(#[from] GroupError),
 }
 
 /// Grouping records into warp requests failed.

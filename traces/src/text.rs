@@ -17,7 +17,7 @@
 //! the access itself is the first use), empty when the gap does not use it. Records may
 //! come in any order.
 
-use crate::error::TraceError;
+use crate::error::{GroupError, TraceError};
 use crate::record::{Record, Trace};
 use crate::text_line;
 use rayon::prelude::*;
@@ -101,6 +101,10 @@ fn parse_with<R: Read>(
 /// batch (1 MiB of text per thread). `f` takes a batch while the next one is
 /// parsed. Returns whether the trace has the optional timing columns; stops at `f`'s
 /// first error.
+///
+/// Two neighbouring records of one thread for the same step, which no request can hold,
+/// are an error here (the one grouping would give), so a file of one line repeated
+/// fails at its second record rather than after it was all read.
 pub fn for_each_batch<R: Read, E: From<TraceError> + Send>(
     reader: R,
     name: &str,
@@ -109,14 +113,41 @@ pub fn for_each_batch<R: Read, E: From<TraceError> + Send>(
     for_each_batch_in(reader, name, BLOCK_BYTES, parse_block, f)
 }
 
+/// `f`, after a check that no record repeats the (block, thread, step) of the one
+/// before it (across batches too): no request can hold both, and a file of one line
+/// repeated then fails at its second record instead of after it was all read. Other
+/// repeats are grouping's to find.
+fn refuse_repeats<E: From<TraceError>>(
+    name: &str,
+    mut f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E>,
+) -> impl FnMut(&[Record], &[u32], usize) -> Result<(), E> {
+    let mut last: Option<(Record, u32)> = None;
+    let name = name.to_string();
+    move |records, lines, columns| {
+        let key = |r: &Record| (r.block, r.thread, r.step);
+        let mut prev = last;
+        for (r, &line) in records.iter().zip(lines) {
+            if let Some((p, first_line)) = prev.filter(|(p, _)| key(p) == key(r)) {
+                let (block, thread, step) = key(&p);
+                let e = GroupError::Duplicate { file: name.clone(), line, first_line, block, thread, step };
+                return Err(TraceError::from(e).into());
+            }
+            prev = Some((*r, line));
+        }
+        last = prev;
+        f(records, lines, columns)
+    }
+}
+
 fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
     mut reader: R,
     name: &str,
     block_bytes: usize,
     parser: BlockParser,
-    mut f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E> + Send,
+    f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E> + Send,
 ) -> Result<bool, E> {
     assert!(block_bytes > 0);
+    let mut f = refuse_repeats(name, f);
     let mut columns = 0;
     // text read but not parsed yet (it starts at a line start), and its first line
     let mut text: Vec<u8> = Vec::new();

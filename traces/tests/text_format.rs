@@ -27,7 +27,9 @@ fn record() -> impl Strategy<Value = Record> {
 
 proptest! {
     #[test]
-    fn write_then_read_round_trips(records in prop::collection::vec(record(), 0..200)) {
+    fn write_then_read_round_trips(mut records in prop::collection::vec(record(), 0..200)) {
+        // a thread's second record for a step right after its first is refused on read
+        records.dedup_by_key(|r| (r.block, r.thread, r.step));
         let mut trace = Trace::new("generated");
         for r in &records {
             trace.push(*r);
@@ -37,6 +39,20 @@ proptest! {
         let back = text::parse(buf.as_slice(), "roundtrip.csv").unwrap();
         prop_assert_eq!(&back.records, &trace.records);
         prop_assert_eq!(back.lines.len(), records.len());
+    }
+
+    #[test]
+    fn a_repeated_record_is_refused_on_read(records in prop::collection::vec(record(), 1..50), at in any::<prop::sample::Index>()) {
+        let mut trace = Trace::new("generated");
+        for r in &records {
+            trace.push(*r);
+        }
+        let i = at.index(records.len());
+        trace.records.insert(i + 1, Record { addr: 0, ..records[i] });
+        let mut buf = Vec::new();
+        text::write(&trace, &mut buf).unwrap();
+        let err = text::parse(buf.as_slice(), "repeat.csv").unwrap_err().to_string();
+        prop_assert!(err.contains("already has a record"), "{}", err);
     }
 
     #[test]
@@ -126,19 +142,21 @@ proptest! {
     ) {
         // (every record gets a wait, so the header has all 9 columns)
         let records: Vec<Record> = records.into_iter().map(|r| Record { wait: Some(r.wait.unwrap_or(0)), ..r }).collect();
+        // a thread's second record for a step right after its first is an error too
+        let repeat = records.windows(2).any(|w| (w[0].block, w[0].thread, w[0].step) == (w[1].block, w[1].thread, w[1].step));
         let (bytes, lines) = text_with(&records, &comments, bad);
         let whole = text::parse_in_blocks(bytes.as_slice(), "t.csv", 1 << 30);
         let cut = text::parse_in_blocks(Pieces { bytes: &bytes, sizes, turn: 0 }, "t.csv", block);
         match (whole, cut) {
             (Ok(a), Ok(b)) => {
                 // (a bad line goes after record `at`: there is none past the last)
-                prop_assert!(bad.is_none_or(|(at, _)| at >= records.len()));
+                prop_assert!(bad.is_none_or(|(at, _)| at >= records.len()) && !repeat);
                 prop_assert_eq!(&a, &b);
                 prop_assert_eq!(&a.records, &records);
                 prop_assert_eq!(&a.lines, &lines);
             }
             (Err(a), Err(b)) => {
-                prop_assert!(bad.is_some_and(|(at, _)| at < records.len()));
+                prop_assert!(bad.is_some_and(|(at, _)| at < records.len()) || repeat);
                 prop_assert_eq!(a.to_string(), b.to_string());
             }
             (a, b) => prop_assert!(false, "whole: {:?}\ncut: {:?}", a.map(|t| t.len()), b.map(|t| t.len())),

@@ -127,6 +127,20 @@ const CASES: &[Case] = &[
         needles: &["t.csv:3", "mixes widths"],
     },
     Case {
+        what: "import onto its own input",
+        files: &[("m.txt", include_bytes!("../../traces/tests/data/memtrace_new.txt"))],
+        args: &["import", "--from", "nvbit-memtrace", "{dir}/m.txt", "--kernel", "1", "--out", "{dir}/m.txt"],
+        code: 1,
+        needles: &["m.txt: refusing to write over an input of this command"],
+    },
+    Case {
+        what: "capture onto its own kernel",
+        files: &[("k.wgsl", include_bytes!("../../validate/kernels/transpose32.wgsl"))],
+        args: &["capture", "{dir}/k.wgsl", "--dispatch", "1", "-o", "{dir}/k.wgsl"],
+        code: 1,
+        needles: &["k.wgsl: refusing to write over an input of this command"],
+    },
+    Case {
         what: "duplicate record",
         files: &[("t.csv", trace!("0,0,0,ld,0,4\n0,0,0,ld,4,4\n"))],
         args: &["run", "{dir}/t.csv"],
@@ -541,7 +555,9 @@ fn every_bad_input_fails_cleanly_with_place_and_problem() {
     let root: PathBuf = std::env::temp_dir().join(format!("banksim-bad-{}", std::process::id()));
     let mut failures = Vec::new();
     for (i, case) in CASES.iter().enumerate() {
-        if case.args[0] == "report" && !cfg!(feature = "charts") {
+        if (case.args[0] == "report" && !cfg!(feature = "charts"))
+            || (case.args[0] == "capture" && !cfg!(feature = "gpu"))
+        {
             continue; // fails earlier, for want of the feature
         }
         let dir = root.join(format!("case{i}"));
@@ -767,4 +783,42 @@ fn repeated_lines_fail_at_the_second_record_without_reading_on() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("<stdin>:3:") && err.contains("already has a record (line 2)"), "{err}");
     assert!(closed, "the reader took {written} bytes of repeated lines without failing");
+}
+
+/// A field of 10 MB is named in the error cut short, with its length, not echoed whole.
+#[test]
+fn a_huge_field_is_cut_short_in_the_message() {
+    let dir = case_dir("huge");
+    let mut text = b"block,thread,step,op,addr,bytes\n0,0,0,ld,".to_vec();
+    text.extend(std::iter::repeat_n(b'9', 10_000_000));
+    text.extend(b",4\n");
+    std::fs::write(dir.join("t.csv"), &text).unwrap();
+    let o = banksim(&["run", dir.join("t.csv").to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.len() < 1000, "{} bytes of message", err.len());
+    assert!(err.contains("t.csv:2: column 5 `addr`") && err.contains("(10000000 bytes in all)"), "{err}");
+}
+
+/// A report whose plot spec draws nothing fails, leaving no index behind.
+#[cfg(feature = "charts")]
+#[test]
+fn a_report_that_draws_nothing_fails() {
+    let dir = case_dir("noplot");
+    let study = dir.join("s.ron");
+    std::fs::write(
+        &study,
+        r#"(name: "s", presets: ["h100"], workloads: [(gen: "strided", params: {"stride": [1, 2]})],
+            plot: (x: "no_such_column", y: ["degree"]))"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = banksim(&["sweep", study.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rep = dir.join("rep");
+    let o = banksim(&["report", out.to_str().unwrap(), "-o", rep.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("nothing to draw"), "{err}");
+    assert!(!rep.join("index.md").exists() && common::stray_temporaries(&dir).is_empty());
 }

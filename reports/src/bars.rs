@@ -1,7 +1,9 @@
 //! Bar charts: the conflict-degree histogram of a run and the advisor's wavefronts per
 //! candidate layout.
 
-use crate::common::{self, err, legend, tick, tick_count, titled, with_legend, Drawn, Entry, ReportError};
+use crate::common::{
+    self, chart_on, err, legend, tick, tick_count, titled, with_legend, Drawn, Entry, ReportError,
+};
 use crate::line::{wrap, Labels};
 use crate::style::{colour, Swatch, REFERENCE};
 use plotters::coord::Shift;
@@ -32,12 +34,8 @@ pub(crate) fn draw_histogram<DB: DrawingBackend>(
     let (plot, side) = with_legend(&body);
     let k = series.len().max(1) as f64;
     let top = (max_n as f64 * 1.1).max(1.0);
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(10)
-        .x_label_area_size(56)
-        .y_label_area_size(80)
-        .build_cartesian_2d(0.5f64..max_deg as f64 + 0.5, 0.0..top)
-        .map_err(err)?;
+    let mut chart =
+        chart_on(&plot, 80).build_cartesian_2d(0.5f64..max_deg as f64 + 0.5, 0.0..top).map_err(err)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -126,11 +124,8 @@ pub(crate) fn draw_bars<DB: DrawingBackend>(
     let body = titled(root, &labels.title, &labels.subtitle)?;
     let (plot, side) = with_legend(&body);
     // row k from the top is segment n-1-k, so the first bar is drawn at the top
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(10)
+    let mut chart = chart_on(&plot, NAME_WIDTH)
         .margin_top(34)
-        .x_label_area_size(56)
-        .y_label_area_size(NAME_WIDTH)
         .build_cartesian_2d(0.0..top, (0u32..n - 1).into_segmented())
         .map_err(err)?;
     chart

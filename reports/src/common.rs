@@ -154,6 +154,17 @@ pub(crate) fn legend<DB: DrawingBackend>(
 
 /// Tick labels: integers without a decimal point when the axis holds integer data
 /// (and no label between integers), else up to 3 significant decimals.
+/// A chart builder on `plot` with the house margins: room below for the x ticks and
+/// axis name, room left for `y_label_width` pixels of y ticks and axis name.
+pub(crate) fn chart_on<'a, 'b, DB: DrawingBackend>(
+    plot: &'a DrawingArea<DB, Shift>,
+    y_label_width: u32,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut b = ChartBuilder::on(plot);
+    b.margin(10).x_label_area_size(56).y_label_area_size(y_label_width);
+    b
+}
+
 pub(crate) fn tick(integer: bool) -> impl Fn(&f64) -> String {
     move |v: &f64| {
         if integer {

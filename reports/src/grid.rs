@@ -1,7 +1,7 @@
 //! Grids coloured on a scale, each with its colour bar: the bank × lane picture of one
 //! request and the per-SM pipe timeline.
 
-use crate::common::{self, err, titled, with_legend, Drawn, ReportError};
+use crate::common::{self, chart_on, err, titled, with_legend, Drawn, ReportError};
 use crate::line::{wrap, Labels};
 use crate::style::viridis;
 use plotters::coord::Shift;
@@ -73,10 +73,7 @@ pub(crate) fn draw_heatmap<DB: DrawingBackend>(
     let lanes = cells.iter().map(|c| c.lane + 1).max().unwrap_or(1);
     let body = titled(root, &labels.title, &labels.subtitle)?;
     let (plot, side) = with_legend(&body);
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(10)
-        .x_label_area_size(56)
-        .y_label_area_size(80)
+    let mut chart = chart_on(&plot, 80)
         .build_cartesian_2d(-0.5..banks as f64 - 0.5, -0.5..waves as f64 - 0.5)
         .map_err(err)?;
     let every = |n: u32| n.div_ceil(32).max(1);
@@ -163,12 +160,7 @@ pub(crate) fn draw_timeline<DB: DrawingBackend>(
     let body = titled(root, &labels.title, &labels.subtitle)?;
     let (plot, side) = with_legend(&body);
     let sms = rows.len() as u32;
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(10)
-        .x_label_area_size(56)
-        .y_label_area_size(80)
-        .build_cartesian_2d(0.0..end, -0.5..sms as f64 - 0.5)
-        .map_err(err)?;
+    let mut chart = chart_on(&plot, 80).build_cartesian_2d(0.0..end, -0.5..sms as f64 - 0.5).map_err(err)?;
     let every = sms.div_ceil(24).max(1);
     chart
         .configure_mesh()

@@ -1,7 +1,10 @@
 //! Line charts of sweeps (one line per series) and the calibration scatter.
 
-use crate::common::{self, err, legend, tick, tick_count, titled, with_legend, Drawn, Entry, ReportError};
+use crate::common::{
+    self, chart_on, err, legend, tick, tick_count, titled, with_legend, Drawn, Entry, ReportError,
+};
 use crate::style::{colour, dash, marker, with_marker, Marker, Swatch};
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -104,24 +107,12 @@ pub(crate) fn draw_line_chart<DB: DrawingBackend>(
 
     let body = titled(root, &labels.title, &labels.subtitle)?;
     let (plot, side) = with_legend(&body);
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(10)
-        .x_label_area_size(56)
-        .y_label_area_size(80)
-        .build_cartesian_2d(x0..x1, y0..top)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc(labels.x.as_str())
-        .y_desc(labels.y.as_str())
+    let mut chart = chart_on(&plot, 80).build_cartesian_2d(x0..x1, y0..top).map_err(err)?;
+    grey_mesh(&mut chart.configure_mesh(), labels)
         .x_labels(tick_count(xi, x0, x1))
         .y_labels(tick_count(yi, y0, top))
         .x_label_formatter(&tick(xi))
         .y_label_formatter(&tick(yi))
-        .label_style(("sans-serif", 15))
-        .axis_desc_style(("sans-serif", 17))
-        .light_line_style(RGBColor(246, 246, 246))
-        .bold_line_style(RGBColor(205, 205, 205))
         .draw()
         .map_err(err)?;
     let mut entries = Vec::new();
@@ -179,22 +170,10 @@ pub(crate) fn draw_scatter<DB: DrawingBackend>(
     let hi = (hi * 1.08).max(1e-9);
     let body = titled(root, &labels.title, &labels.subtitle)?;
     let (plot, side) = with_legend(&body);
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(10)
-        .x_label_area_size(56)
-        .y_label_area_size(80)
-        .build_cartesian_2d(0.0..hi, 0.0..hi)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc(labels.x.as_str())
-        .y_desc(labels.y.as_str())
+    let mut chart = chart_on(&plot, 80).build_cartesian_2d(0.0..hi, 0.0..hi).map_err(err)?;
+    grey_mesh(&mut chart.configure_mesh(), labels)
         .x_label_formatter(&tick(false))
         .y_label_formatter(&tick(false))
-        .label_style(("sans-serif", 15))
-        .axis_desc_style(("sans-serif", 17))
-        .light_line_style(RGBColor(246, 246, 246))
-        .bold_line_style(RGBColor(205, 205, 205))
         .draw()
         .map_err(err)?;
     let grey = RGBColor(120, 120, 120);
@@ -223,4 +202,22 @@ pub(crate) fn draw_scatter<DB: DrawingBackend>(
         entries.push(Entry { swatch: Swatch::None, marker: Some(m), colour: c, label: wrap(label, 24) });
     }
     legend(&side, &labels.legend, &entries)
+}
+
+/// The mesh of the line and scatter charts: axis names from `labels`, light grey grid.
+fn grey_mesh<'m, 'a, 'b, X, Y, DB>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+    labels: &Labels,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: Ranged,
+    Y: Ranged,
+    DB: DrawingBackend,
+{
+    mesh.x_desc(labels.x.as_str())
+        .y_desc(labels.y.as_str())
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 17))
+        .light_line_style(RGBColor(246, 246, 246))
+        .bold_line_style(RGBColor(205, 205, 205))
 }

@@ -822,3 +822,29 @@ fn a_report_that_draws_nothing_fails() {
     assert!(err.contains("nothing to draw"), "{err}");
     assert!(!rep.join("index.md").exists() && common::stray_temporaries(&dir).is_empty());
 }
+
+/// `banksim import -` reads the CUDA trace from standard input, as from the file.
+#[test]
+fn import_reads_standard_input() {
+    use std::io::Write;
+    let dir = case_dir("import-stdin");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/tests/data/memtrace_new.txt");
+    let (a, b) = (dir.join("a.csv"), dir.join("b.csv"));
+    let args = ["import", "--from", "nvbit-memtrace", "--kernel", "1", "--out"];
+    let mut from_file = args.to_vec();
+    from_file.extend([a.to_str().unwrap(), sample]);
+    let o = banksim(&from_file);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut from_stdin = args.to_vec();
+    from_stdin.extend([b.to_str().unwrap(), "-"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_banksim"))
+        .args(&from_stdin)
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&std::fs::read(sample).unwrap()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}

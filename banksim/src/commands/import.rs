@@ -31,7 +31,7 @@ pub struct ImportArgs {
     #[arg(long, value_name = "ID")]
     kernel: Option<u64>,
     /// The trace: `kernel-N.traceg` (plain or .xz) for accelsim, the tool's stdout for
-    /// nvbit-memtrace (plain or .xz).
+    /// nvbit-memtrace (plain or .xz); `-` reads standard input.
     input: PathBuf,
 }
 

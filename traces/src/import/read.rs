@@ -5,23 +5,22 @@ use super::error::ImportError;
 use super::options::{Format, Options};
 use super::stats::Imported;
 use super::{accelsim, nvbit};
+use crate::input::Input;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 /// The xz container's magic bytes.
 const XZ_MAGIC: [u8; 6] = [0xFD, b'7', b'z', b'X', b'Z', 0x00];
 
-/// Reads and converts a trace file of `format`. Files compressed with xz are recognised
-/// by their content and decompressed on the fly.
+/// Reads and converts a trace file of `format` (`-`: standard input; a pipe or FIFO is
+/// read as a stream). Files compressed with xz are recognised by their content and
+/// decompressed on the fly.
 pub fn read(path: &Path, format: Format, opts: &Options) -> Result<Imported, ImportError> {
     let io = |source| ImportError::Io { path: path.into(), source };
-    let file = std::fs::File::open(path).map_err(io)?;
-    if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
-        return Err(io(std::io::Error::other("is a directory, expected a trace file")));
-    }
-    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let input = Input::open(path).map_err(io)?;
+    let name = input.name().to_string();
+    let mut reader = BufReader::with_capacity(1 << 16, input.into_reader());
     let xz = reader.fill_buf().map_err(io)?.starts_with(&XZ_MAGIC);
-    let name = path.display().to_string();
     if xz {
         let decoder = liblzma::bufread::XzDecoder::new_multi_decoder(reader);
         parse(BufReader::with_capacity(1 << 16, decoder), &name, format, opts)

@@ -94,7 +94,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
 }
 
 /// The Vulkan loader's window-system probes print `error: XDG_RUNTIME_DIR is invalid or
-/// not set` on a machine without a session (a server, CI), though nothing is wrong for a
+/// not set` on a machine with no user logged in (a server, CI), though nothing is wrong for a
 /// compute kernel: without a valid one, point it at a private folder of our own
 /// (still single-threaded here, before any GPU code runs).
 fn quiet_gpu_loader() {

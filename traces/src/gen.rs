@@ -85,7 +85,7 @@ pub fn lanes_addrs(elems: &[Option<u32>], bytes: u32) -> (Vec<u16>, Vec<u32>) {
     elems.iter().enumerate().filter_map(|(t, e)| e.map(|e| (t as u16, e * bytes))).unzip()
 }
 
-/// The wgpu stride sweep of `shared/groundtruth/h100/wgpu_stridebench.rs`, generated on
+/// The wgpu stride sweep of `validate/probe/wgpu_stridebench.rs`, generated on
 /// the fly (138 M requests at full size are never stored): `blocks` workgroups of
 /// `threads` invocations; each invocation stores `sh[i] = i` for its share of the
 /// 8192-word array, meets a barrier, then chases `v = sh[v]` `iters` times from

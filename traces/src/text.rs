@@ -78,7 +78,7 @@ pub fn parse_in_blocks_general<R: Read>(
 }
 
 /// Parses a block of whole lines (see [`parse_block`]).
-type BlockParser = fn(&[u8], u64, &str, &mut usize) -> Result<Block, TraceError>;
+type BlockParser = fn(&[u8], u64, &str, &mut usize) -> Block;
 
 fn parse_with<R: Read>(
     reader: R,
@@ -157,7 +157,7 @@ fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
     // (more than that after a pass that found no whole line: a line longer than that)
     let mut want = jobs * block_bytes;
     // blocks parsed but not handed to `f` yet
-    let mut ready: Vec<Result<Block, TraceError>> = Vec::new();
+    let mut ready: Vec<Block> = Vec::new();
     while !eof || !text.is_empty() {
         // read until `jobs` blocks are complete, or to the end
         if !eof && text.len() < want {
@@ -193,14 +193,13 @@ fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
         while columns == 0 && parsed < blocks.len() {
             debug_assert!(ready.is_empty(), "no records before the header");
             let (bytes, first) = blocks[parsed];
-            let (records, lines) = parser(bytes, first, name, &mut columns)?;
-            f(&records, &lines, columns)?;
+            deliver(&mut f, vec![parser(bytes, first, name, &mut columns)], columns)?;
             parsed += 1;
         }
         // this batch's blocks, while `f` takes the last batch's (so that a caller's
         // serial work overlaps the parse)
         let (parts, delivered) = rayon::join(
-            || -> Vec<Result<Block, TraceError>> {
+            || -> Vec<Block> {
                 blocks[parsed..]
                     .par_iter()
                     .map(|&(bytes, first)| parser(bytes, first, name, &mut { columns }))
@@ -219,15 +218,19 @@ fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
     Ok(columns > 6)
 }
 
-/// Hands parsed blocks to `f` in order, up to the first error.
+/// Hands parsed blocks to `f` in order, up to the first error: the records of a block
+/// before its error go to `f` first, so an error `f` finds in them (a repeated record)
+/// is reported before a later line's, however the text was cut into blocks.
 fn deliver<E: From<TraceError>>(
     f: &mut impl FnMut(&[Record], &[u32], usize) -> Result<(), E>,
-    parts: Vec<Result<Block, TraceError>>,
+    parts: Vec<Block>,
     columns: usize,
 ) -> Result<(), E> {
     for part in parts {
-        let (records, lines) = part?;
-        f(&records, &lines, columns)?;
+        f(&part.records, &part.lines, columns)?;
+        if let Some(e) = part.error {
+            return Err(e.into());
+        }
     }
     Ok(())
 }
@@ -246,8 +249,18 @@ fn block_end(rest: &[u8], block: usize, eof: bool) -> Option<usize> {
         .or(eof.then_some(rest.len()))
 }
 
-/// A block's records and their lines.
-type Block = (Vec<Record>, Vec<u32>);
+/// A block's records and their lines, up to its first error, if any.
+struct Block {
+    records: Vec<Record>,
+    lines: Vec<u32>,
+    error: Option<TraceError>,
+}
+
+impl Block {
+    fn with_capacity(bytes: usize) -> Block {
+        Block { records: Vec::with_capacity(bytes / 24), lines: Vec::with_capacity(bytes / 24), error: None }
+    }
+}
 
 /// Parses whole lines `bytes`, whose first line is line `first` of the file. With
 /// `*columns == 0` the first record is the header, which sets it.
@@ -256,11 +269,11 @@ type Block = (Vec<Record>, Vec<u32>);
 /// the header, anything unusual and every error on the general path below, line by line
 /// (a block with quotes or a lone `\r`: whole), so both give the same records and the
 /// same messages.
-fn parse_block(bytes: &[u8], first: u64, name: &str, columns: &mut usize) -> Result<Block, TraceError> {
+fn parse_block(bytes: &[u8], first: u64, name: &str, columns: &mut usize) -> Block {
     if !text_line::plain_lines(bytes) {
         return parse_block_general(bytes, first, name, columns);
     }
-    let mut out: Block = (Vec::with_capacity(bytes.len() / 24), Vec::with_capacity(bytes.len() / 24));
+    let mut out = Block::with_capacity(bytes.len());
     let mut line = first;
     let mut start = 0;
     while start < bytes.len() {
@@ -276,19 +289,23 @@ fn parse_block(bytes: &[u8], first: u64, name: &str, columns: &mut usize) -> Res
             let at = u32::try_from(line).unwrap_or(u32::MAX);
             match fast {
                 Some(r) => {
-                    out.0.push(r);
-                    out.1.push(at);
+                    out.records.push(r);
+                    out.lines.push(at);
                 }
                 None => {
-                    let (records, lines) = parse_block_general(whole, line, name, columns)?;
-                    out.0.extend_from_slice(&records);
-                    out.1.extend_from_slice(&lines);
+                    let general = parse_block_general(whole, line, name, columns);
+                    out.records.extend_from_slice(&general.records);
+                    out.lines.extend_from_slice(&general.lines);
+                    if general.error.is_some() {
+                        out.error = general.error;
+                        return out;
+                    }
                 }
             }
         }
         line += 1;
     }
-    Ok(out)
+    out
 }
 
 /// [`parse_block`] through the CSV reader: quoting, lone `\r` line ends, and the exact
@@ -298,17 +315,31 @@ fn parse_block_general(
     first: u64,
     name: &str,
     columns: &mut usize,
-) -> Result<Block, TraceError> {
+) -> Block {
+    let mut out = Block::with_capacity(bytes.len());
+    if let Err(e) = parse_general_into(&mut out, bytes, first, name, columns) {
+        out.error = Some(e);
+    }
+    out
+}
+
+/// [`parse_block_general`]'s records into `out`, up to the first error.
+fn parse_general_into(
+    out: &mut Block,
+    bytes: &[u8],
+    first: u64,
+    name: &str,
+    columns: &mut usize,
+) -> Result<(), TraceError> {
     let mut rdr =
         csv::ReaderBuilder::new().has_headers(false).comment(Some(b'#')).flexible(true).from_reader(bytes);
-    let mut out: Block = (Vec::with_capacity(bytes.len() / 24), Vec::with_capacity(bytes.len() / 24));
     let mut record = csv::ByteRecord::new();
     // the line of byte `seen`
     let (mut line, mut seen) = (first, 0);
     loop {
         let more = rdr.read_byte_record(&mut record).map_err(|e| csv_error(name, bytes, first, &e))?;
         if !more {
-            return Ok(out);
+            return Ok(());
         }
         // The line from the byte offset. The CSV reader's position is where it began to
         // look for the record: before the comment and empty lines it skipped, which its
@@ -338,8 +369,8 @@ fn parse_block_general(
         if n != *columns {
             return Err(TraceError::FieldCount { file: name.into(), line, expected: *columns, found: n });
         }
-        out.0.push(parse_record(&fields[..n], name, line)?);
-        out.1.push(u32::try_from(line).unwrap_or(u32::MAX));
+        out.records.push(parse_record(&fields[..n], name, line)?);
+        out.lines.push(u32::try_from(line).unwrap_or(u32::MAX));
     }
 }
 

@@ -10,11 +10,8 @@ type Row = BTreeMap<String, String>;
 
 /// Runs `banksim advise GEN` and returns its CSV rows (rank 0 = as is).
 fn advise(gen: &str) -> Vec<Row> {
-    let csv = std::env::temp_dir().join(format!(
-        "banksim-advise-{}-{}.csv",
-        std::process::id(),
-        gen.replace([':', ',', '='], "_")
-    ));
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("advise.csv");
     let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
         .args(["advise", gen, "--csv", csv.to_str().unwrap()])
         .output()

@@ -124,7 +124,8 @@ fn bad_input_exits_non_zero_with_a_clear_message() {
                 "--banks",
                 "64",
             ],
-            vec!["beyond".into()],
+            // (the output is made before the trace is read: a mistyped path fails at once)
+            vec!["/no/such/dir/out.csv".into(), "cannot create".into()],
         ),
         (vec!["frobnicate"], vec!["unrecognized subcommand".into()]),
     ];
@@ -438,4 +439,59 @@ fn text_traces_in_block_order_stream_to_the_totals_of_a_whole_read() {
             assert!(err.contains(&needle), "{extra}: `{err}` lacks `{needle}`");
         }
     }
+}
+
+/// A text trace of `blocks` blocks of 64 threads x 16 steps (stores and loads of
+/// strides that depend on the block), the blocks' records in the order of `order`,
+/// two blocks' records interleaved at a time.
+fn blocks_text(order: &[u32]) -> String {
+    let mut s = String::from("block,thread,step,op,addr,bytes\n");
+    let record = |b: u32, i: u32| {
+        let (t, step) = (i % 64, i / 64);
+        let op = if step % 4 == 0 { "st" } else { "ld" };
+        format!("{b},{t},{step},{op},{},4\n", (t * (b % 7 + 1) * 4 + step * 256) % 49152)
+    };
+    for pair in order.chunks(2) {
+        for i in 0..64 * 16 {
+            for &b in pair {
+                s += &record(b, i);
+            }
+        }
+    }
+    s
+}
+
+/// A trace whose blocks are not in order gives the rows and totals of the same trace in
+/// block order, when it is sorted in memory, through sorted runs on disk, and from
+/// standard input; the runs' temporary folder is gone after.
+#[test]
+fn blocks_out_of_order_are_sorted_with_bounded_memory() {
+    let order: Vec<u32> = (0..48).map(|i| (i * 29) % 48).collect();
+    let mut sorted = order.clone();
+    sorted.sort_unstable();
+    let (shuffled, in_order) = (tmp("shuffled.csv"), tmp("in-order.csv"));
+    std::fs::write(&shuffled, blocks_text(&order)).unwrap();
+    std::fs::write(&in_order, blocks_text(&sorted)).unwrap();
+    let rows = |trace: &PathBuf, extra: &[&str], name: &str| {
+        let out = tmp(name);
+        let spill = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_banksim"));
+        cmd.args(["run", "--per-request", out.to_str().unwrap()]).args(extra).env("TMPDIR", spill.path());
+        let o = if trace.as_os_str() == "-" {
+            cmd.arg("-").stdin(std::fs::File::open(&shuffled).unwrap()).output().unwrap()
+        } else {
+            cmd.arg(trace).output().unwrap()
+        };
+        let (summary, err) = text(&o);
+        assert!(o.status.success(), "{err}");
+        assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 0, "runs left in TMPDIR");
+        // (the first line names the trace)
+        (std::fs::read_to_string(out).unwrap(), summary.lines().skip(1).collect::<Vec<_>>().join("\n"))
+    };
+    let want = rows(&in_order, &[], "want.csv");
+    assert_eq!(want.0.lines().count(), 1 + 48 * 2 * 16);
+    for (extra, name) in [(&[][..], "memory.csv"), (&["--sort-memory", "1"][..], "spilled.csv")] {
+        assert_eq!(rows(&shuffled, extra, name), want, "{extra:?}");
+    }
+    assert_eq!(rows(&PathBuf::from("-"), &["--sort-memory", "1"], "stdin.csv"), want);
 }

@@ -31,6 +31,7 @@ pub mod import;
 pub mod input;
 pub mod parallel;
 mod record;
+pub mod sort;
 pub mod spec;
 pub mod text;
 mod text_line;

@@ -45,7 +45,7 @@ pub struct EngineArgs {
     #[arg(long, value_name = "BYTES")]
     pub smem_per_block: Option<u32>,
     /// Write per-SM cycles, pipe utilisation and stalls as CSV.
-    #[arg(long, value_name = "OUT.csv")]
+    #[arg(long, value_name = "OUT.csv", requires = "cycles")]
     pub per_sm: Option<std::path::PathBuf>,
     /// Simulate a dispatch of N blocks: block b does what the trace's block b mod B does
     /// (B blocks in the trace). For a capture of a few workgroups of a kernel whose
@@ -61,6 +61,24 @@ pub struct EngineArgs {
     /// the preset's `gap_issue_fraction` (the whole gap).
     #[arg(long, value_name = "CYCLES", requires = "cycles")]
     pub issue_per_op: Option<f64>,
+}
+
+/// The memory bound of sorting a text trace whose blocks are not in order.
+#[derive(Args)]
+pub struct SortArgs {
+    /// Memory for sorting a text trace whose blocks are not in order (block ids go down
+    /// somewhere), in MiB: past it, sorted runs of records are written to a temporary
+    /// folder (under `TMPDIR`, about 32 bytes a record) and merged. A trace in block
+    /// order streams and needs none.
+    #[arg(long, value_name = "MiB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1 << 20))]
+    pub sort_memory: u32,
+}
+
+impl SortArgs {
+    /// The bound in bytes.
+    pub fn bytes(&self) -> usize {
+        (self.sort_memory as usize) << 20
+    }
 }
 
 /// What a request without a `dep` value waits for.

@@ -5,6 +5,7 @@
 //! `.bin`: binary), else it is the other format than the input's. The output is written
 //! through [`AtomicFile`], so an interrupted conversion leaves no partial file.
 
+use super::args::SortArgs;
 use crate::output::is_stdio;
 use crate::output::AtomicFile;
 use crate::pipeline::{simulate, stream};
@@ -18,14 +19,17 @@ use std::path::{Path, PathBuf};
 pub struct ConvertArgs {
     /// The trace to read (text or binary, told apart by the binary magic).
     ///
-    /// Text to binary streams where the text's block ids never go down (memory stays
-    /// bounded whatever the size); other conversions read the whole trace.
+    /// Text to binary streams with bounded memory whatever the size (sorting the records
+    /// by block where the text's block ids go down somewhere); other conversions read
+    /// the whole trace.
     input: PathBuf,
     /// Where to write the converted trace.
     output: PathBuf,
     /// Output format (default: from OUT's extension, else the other format than IN's).
     #[arg(long, value_enum)]
     to: Option<Format>,
+    #[command(flatten)]
+    sort: SortArgs,
 }
 
 /// A trace file format.
@@ -62,11 +66,10 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
         Format::Binary => Format::Text,
     });
     let records = match (from, to) {
-        // a text trace whose blocks come in order streams (else it is read whole)
-        (Format::Text, Format::Binary) if input.is_file() => match stream_to_binary(input, &args.output)? {
-            Some(records) => records,
-            None => convert_whole(simulate::open_trace(&args.input)?, &args.output, to)?,
-        },
+        // a text trace streams, sorted by block where its blocks are not in order
+        (Format::Text, Format::Binary) => {
+            stream_to_binary(&args.input, input, &args.output, args.sort.bytes())?
+        }
         _ => convert_whole(input, &args.output, to)?,
     };
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
@@ -106,36 +109,38 @@ fn convert_whole(input: traces::Input, output: &Path, to: Format) -> Result<u64>
     Ok(trace.len() as u64)
 }
 
-/// Writes the text trace at `input` to `output` in the binary format block by block (see
-/// [`stream::text_blocks`]); `None` (and no file) where its blocks are not in order. A
-/// trace with the `wait` column is written with a wait after every gap (an empty one is
-/// stored as none).
-fn stream_to_binary(input: traces::Input, output: &Path) -> Result<Option<u64>> {
+/// Writes the text trace `input` (opened from `path`) to `output` in the binary format
+/// block by block, in block order (see [`stream::text_in_block_order`]: streamed, or
+/// sorted with about `sort_memory` bytes). A trace with the `wait` column is written
+/// with a wait after every gap (an empty one is stored as none).
+fn stream_to_binary(path: &Path, input: traces::Input, output: &Path, sort_memory: usize) -> Result<u64> {
     use traces::binary::Writer;
-    let mut writer: Option<Writer<AtomicFile>> = None;
-    let mut records = 0u64;
     let name = input.name().to_string();
-    let in_order = stream::text_blocks(input, |columns, blocks| -> Result<()> {
-        let w = match writer.as_mut() {
-            Some(w) => w,
-            None => {
-                let out = create(output)?;
-                let w = if columns > 8 {
-                    Writer::with_waits(out, &name)?
-                } else {
-                    Writer::new(out, &name, columns > 6)?
-                };
-                writer.insert(w)
-            }
-        };
-        records += blocks.len() as u64;
-        w.push_trace(&blocks).with_context(|| format!("{}: cannot write", output.display()))
-    })?;
-    if !in_order {
-        return Ok(None);
-    }
+    let start = || Ok::<_, anyhow::Error>((None::<Writer<AtomicFile>>, 0u64));
+    let (writer, records) = stream::text_in_block_order(
+        path,
+        input,
+        sort_memory,
+        start,
+        |(writer, records), columns, blocks| {
+            let w = match writer.as_mut() {
+                Some(w) => w,
+                None => {
+                    let out = create(output)?;
+                    let w = if columns > 8 {
+                        Writer::with_waits(out, &name)?
+                    } else {
+                        Writer::new(out, &name, columns > 6)?
+                    };
+                    writer.insert(w)
+                }
+            };
+            *records += blocks.len() as u64;
+            w.push_trace(&blocks).with_context(|| format!("{}: cannot write", output.display()))
+        },
+    )?;
     let w = writer.expect("a trace has a header");
     let out = w.finish().with_context(|| format!("{}: cannot write", output.display()))?;
     out.commit()?;
-    Ok(Some(records))
+    Ok(records)
 }

@@ -77,20 +77,12 @@ pub fn timings_by_index<'a>(
     move |i| it.next_if(|t| t.index as usize == i)
 }
 
-/// The first request with the most wavefronts: its description and its bank x lane
-/// cells; `None` for a trace without requests.
-pub fn worst_picture(hw: &Hardware, requests: &Requests) -> Option<(String, Vec<sim_core::Cell>)> {
+/// The index of the first request with the most wavefronts; `None` for no requests.
+pub fn worst_request(hw: &Hardware, requests: &Requests) -> Option<usize> {
     let mut model = BankModel::new(hw);
-    let worst = requests
+    requests
         .iter()
         .enumerate()
         .max_by_key(|(i, r)| (model.evaluate(&r.warp_request()).wavefronts, std::cmp::Reverse(*i)))
-        .map(|(i, _)| i)?;
-    let r = requests.get(worst);
-    let (o, cells) = model.picture(&r.warp_request());
-    let what = format!(
-        "block {} warp {} step {} ({} {}-byte, {} wavefronts)",
-        r.block, r.warp, r.step, r.op, r.bytes, o.wavefronts
-    );
-    Some((what, cells))
+        .map(|(i, _)| i)
 }

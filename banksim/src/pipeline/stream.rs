@@ -11,7 +11,8 @@
 use super::check::{access_problem, check_records, thread_problem};
 use super::error::{Error, Result};
 use super::simulate::Loaded;
-use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest, SliceOutcome};
+use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest, Outcome, SliceOutcome};
+use std::path::Path;
 use traces::binary::{Chunk, RawChunk, Reader};
 use traces::Input;
 use traces::{block_runs, Record, RequestRef, Requests, Trace};
@@ -237,14 +238,27 @@ fn accesses_fit(hw: &Hardware, r: &MaskedRequest<'_>) -> bool {
     }
 }
 
-/// Simulates the text trace at `path` on the bank model, block by block; `None` (having
-/// read up to there) where a record's block comes after a later block's: then the trace
-/// has to be read whole ([`traces::text::read`]), to put its records in order.
-pub fn run_text(input: Input, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Option<Streamed>> {
+/// Simulates the text trace `input` (opened from `path`) on the bank model, a set of
+/// whole blocks at a time in block order ([`text_in_block_order`]: streamed, or sorted
+/// with about `sort_memory` bytes).
+pub fn run_text(
+    path: &Path,
+    input: Input,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+    sort_memory: usize,
+) -> Result<Streamed> {
     use rayon::prelude::*;
-    let mut total =
-        Streamed { source: input.name().to_string(), records: 0, requests: 0, summary: Summary::default() };
-    let in_order = text_blocks(input, |_, done| -> Result<()> {
+    let source = input.name().to_string();
+    let start = || {
+        Ok::<_, Error>(Streamed {
+            source: source.clone(),
+            records: 0,
+            requests: 0,
+            summary: Summary::default(),
+        })
+    };
+    text_in_block_order(path, input, sort_memory, start, |total, _, done| {
         // runs of whole blocks, checked, grouped and simulated side by side; their totals
         // (or the first problem) taken in file order
         let parts: Vec<Result<Part>> = block_runs(&done.records, 1 << 14)
@@ -252,16 +266,12 @@ pub fn run_text(input: Input, hw: &Hardware, threads_per_block: Option<u32>) -> 
             .map_init(
                 || BankModel::new(hw),
                 |model, run| {
-                    let mut part = Trace::new(done.source.as_str());
-                    part.records.extend_from_slice(&done.records[run.clone()]);
-                    part.lines.extend_from_slice(&done.lines[run]);
-                    check_records(&part, hw, threads_per_block)?;
-                    let requests = Requests::group(&part, hw.warp)?;
+                    let (requests, records) = group_run(&done, run, hw, threads_per_block)?;
                     let mut summary = Summary::default();
                     for r in requests.iter() {
                         summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
                     }
-                    Ok(Part { summary, records: part.len() as u64, requests: requests.len() as u64 })
+                    Ok(Part { summary, records, requests: requests.len() as u64 })
                 },
             )
             .collect();
@@ -272,8 +282,166 @@ pub fn run_text(input: Input, hw: &Hardware, threads_per_block: Option<u32>) -> 
             total.requests += part.requests;
         }
         Ok(())
+    })
+}
+
+/// The records `run` of `done` (whole blocks), checked and grouped: their requests and
+/// the number of records.
+fn group_run(
+    done: &Trace,
+    run: std::ops::Range<usize>,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+) -> Result<(Requests, u64)> {
+    let mut part = Trace::new(done.source.as_str());
+    part.records.extend_from_slice(&done.records[run.clone()]);
+    part.lines.extend_from_slice(&done.lines[run]);
+    check_records(&part, hw, threads_per_block)?;
+    Ok((Requests::group(&part, hw.warp)?, part.len() as u64))
+}
+
+/// Warp requests of whole blocks, in (block, warp, step) order, with each one's
+/// bank-model outcome.
+pub struct Evaluated {
+    /// The requests.
+    pub requests: Requests,
+    /// The outcome of each request.
+    pub outcomes: Vec<Outcome>,
+}
+
+/// Reads the trace `input` (opened from `path`, either format), checks it, groups it
+/// into warp requests and evaluates each on the bank model, handing them to `f` in
+/// (block, warp, step) order a run of whole blocks at a time: what writes a row per
+/// request, with memory bounded whatever the trace's size. Binary chunks are worked on
+/// side by side (`map` as in [`open`]); a text trace goes through
+/// [`text_in_block_order`] (`sort_memory`). Returns the trace's name and records read.
+pub fn for_each_evaluated<E: From<Error> + From<traces::TraceError> + Send>(
+    path: &Path,
+    input: Input,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+    map: bool,
+    sort_memory: usize,
+    mut f: impl FnMut(&Evaluated) -> Result<(), E> + Send,
+) -> Result<(String, u64), E> {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let source = input.name().to_string();
+    if !(input.is_binary() || input.looks_binary()) {
+        let records = text_in_block_order(
+            path,
+            input,
+            sort_memory,
+            || Ok::<_, E>(0u64),
+            |records, _, done| {
+                let parts: Vec<Result<(Evaluated, u64)>> = block_runs(&done.records, 1 << 14)
+                    .into_par_iter()
+                    .map_init(
+                        || BankModel::new(hw),
+                        |model, run| {
+                            let (requests, n) = group_run(&done, run, hw, threads_per_block)?;
+                            let outcomes =
+                                requests.iter().map(|r| model.evaluate(&r.warp_request())).collect();
+                            Ok((Evaluated { requests, outcomes }, n))
+                        },
+                    )
+                    .collect();
+                for part in parts {
+                    let (part, n) = part?;
+                    f(&part)?;
+                    *records += n;
+                }
+                Ok(())
+            },
+        )?;
+        return Ok((source, records));
+    }
+    let reader = open(input, map)?;
+    let (mut records, mut failed) = (0u64, None);
+    // (once `f` fails, the chunks still read are passed over)
+    let stop = AtomicBool::new(false);
+    let read = traces::parallel::for_each_chunk(
+        reader,
+        || (Chunk::default(), BankModel::new(hw)),
+        |(chunk, model), raw| -> Result<(Evaluated, u64)> {
+            if stop.load(Ordering::Relaxed) {
+                return Ok((Evaluated { requests: Requests::new(hw.warp), outcomes: Vec::new() }, 0));
+            }
+            raw.decode_lazy(chunk)?;
+            chunk.split(hw.warp)?;
+            let mut part =
+                Evaluated { requests: Requests::new(hw.warp), outcomes: Vec::with_capacity(chunk.len()) };
+            for r in chunk.iter() {
+                check_request(&r, hw, threads_per_block, &source, raw)?;
+                part.outcomes.push(model.evaluate(&r.warp_request()));
+                part.requests.push_ref(&r);
+            }
+            Ok((part, chunk.records() as u64))
+        },
+        |(part, n)| {
+            if failed.is_none() {
+                match f(&part) {
+                    Ok(()) => records += n,
+                    Err(e) => {
+                        failed = Some(e);
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+        },
+    );
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    read?;
+    Ok((source, records))
+}
+
+/// Hands the text trace `input` (opened from `path`) to `blocks` a set of whole blocks
+/// at a time, in block order (each block's records in file order), with the header's
+/// column count, at least once (a trace of no records is one empty set); `blocks`
+/// works on a state that `start` makes. Memory stays bounded whatever the trace's size:
+/// - a file whose blocks come in order (block ids never go down, as `capture`,
+///   `convert` and `gen` write them) streams as it is read ([`text_blocks`]);
+/// - a file whose blocks are not in order is read again from its start, with a fresh
+///   state (the first is dropped: whatever it wrote goes with it), its records sorted
+///   by block with about `sort_memory` bytes of buffer and sorted runs spilled to a
+///   temporary folder ([`traces::sort::BlockSorter`]); so is standard input, which
+///   cannot be read twice.
+pub fn text_in_block_order<S: Send, E: From<Error> + From<traces::TraceError> + Send>(
+    path: &Path,
+    input: Input,
+    sort_memory: usize,
+    mut start: impl FnMut() -> Result<S, E>,
+    mut blocks: impl FnMut(&mut S, usize, Trace) -> Result<(), E> + Send,
+) -> Result<S, E> {
+    let input = if input.is_file() {
+        let mut state = start()?;
+        if text_blocks(input, |columns, t| blocks(&mut state, columns, t))? {
+            return Ok(state);
+        }
+        drop(state);
+        super::simulate::open_trace(path)?
+    } else {
+        input
+    };
+    let mut state = start()?;
+    let source = input.name().to_string();
+    let mut sorter = traces::sort::BlockSorter::new(&source, sort_memory);
+    let mut columns = 0;
+    traces::text::for_each_batch(input.into_reader(), &source, |records, lines, header| {
+        columns = header;
+        sorter.push(records, lines)
     })?;
-    Ok(in_order.then_some(total))
+    let mut any = false;
+    sorter.finish(|t| {
+        any = true;
+        blocks(&mut state, columns, t)
+    })?;
+    if !any {
+        blocks(&mut state, columns, Trace::new(source.as_str()))?;
+    }
+    Ok(state)
 }
 
 /// Reads the text trace at `path` a set of whole blocks at a time, where its blocks come
@@ -349,27 +517,54 @@ mod tests {
         path
     }
 
+    /// Totals of the trace at `path`, read whole and grouped at once.
+    fn whole(path: &std::path::Path, hw: &Hardware) -> (u64, u64, Summary) {
+        let trace = traces::text::read(path).unwrap();
+        let mut model = BankModel::new(hw);
+        let mut summary = Summary::default();
+        let requests = Requests::group(&trace, hw.warp).unwrap();
+        for r in requests.iter() {
+            summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+        }
+        (trace.len() as u64, requests.len() as u64, summary)
+    }
+
     #[test]
-    fn blocks_in_order_stream_and_others_are_read_whole() {
+    fn blocks_in_any_order_give_the_totals_of_the_whole_trace() {
         let hw = configs::preset("h100").unwrap();
         // (81 blocks of 256 records: two runs of blocks, simulated side by side)
         let blocks: Vec<u32> = (0..80).chain([90]).collect();
-        let ordered = trace_file("ordered.csv", &blocks);
-        let t = run_text(Input::open(&ordered).unwrap(), &hw, None).unwrap().expect("blocks in order stream");
-        // the totals of the whole trace, grouped at once
-        let trace = traces::text::read(&ordered).unwrap();
-        let mut model = BankModel::new(&hw);
-        let mut whole = Summary::default();
-        let requests = Requests::group(&trace, hw.warp).unwrap();
-        for r in requests.iter() {
-            whole.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+        let shuffled: Vec<u32> = (0..80).rev().chain([90, 85]).collect();
+        for (name, blocks) in [("ordered.csv", blocks), ("shuffled.csv", shuffled)] {
+            let path = trace_file(name, &blocks);
+            // (memory 0: a sorted run per few thousand records, merged)
+            for memory in [1 << 30, 0] {
+                let t = run_text(&path, Input::open(&path).unwrap(), &hw, None, memory).unwrap();
+                assert_eq!((t.records, t.requests, t.summary), whole(&path, &hw), "{name} {memory}");
+            }
+            let mut rows = 0;
+            let (_, records) =
+                for_each_evaluated(&path, Input::open(&path).unwrap(), &hw, None, false, 0, |e| {
+                    assert!(e
+                        .requests
+                        .iter()
+                        .zip(e.requests.iter().skip(1))
+                        .all(|(a, b)| a.block <= b.block));
+                    assert_eq!(e.requests.len(), e.outcomes.len());
+                    rows += e.requests.len() as u64;
+                    Ok::<_, Error>(())
+                })
+                .unwrap();
+            assert_eq!((records, rows), (whole(&path, &hw).0, whole(&path, &hw).1));
         }
-        assert_eq!((t.records, t.requests), (trace.len() as u64, requests.len() as u64));
-        assert_eq!(t.summary, whole);
-        assert!(block_runs(&trace.records, 1 << 14).len() > 1);
-        // a block after a later one: read whole instead
-        let unordered = trace_file("unordered.csv", &[0, 2, 1]);
-        assert!(run_text(Input::open(&unordered).unwrap(), &hw, None).unwrap().is_none());
+        assert!(
+            block_runs(
+                &traces::text::read(&trace_file("b.csv", &[0, 1, 2, 3, 4, 5])).unwrap().records,
+                1 << 10
+            )
+            .len()
+                > 1
+        );
     }
 
     #[test]

@@ -1,14 +1,17 @@
 //! `banksim run`: simulate a trace file and print wavefronts and conflicts by op; with
 //! options, the cycle engine, per-request and per-SM CSV and a run folder for `report`.
 
-use super::args::{hardware, with_threads, DepArg, EngineArgs, HardwareArgs};
-use crate::output::rows::{self, PictureRow, RequestRow, SmRow, TimedRequestRow};
+mod sink;
+
+use super::args::{hardware, with_threads, DepArg, EngineArgs, HardwareArgs, SortArgs};
+use crate::output::rows::{self, SmRow, TimedRequestRow};
 use crate::output::{tables, write_atomically, write_csv, AtomicFile};
 use crate::pipeline::{simulate, stream};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use sim_core::engine::{self, DepPolicy, EngineOptions, EngineReport, RequestTiming};
 use sim_core::Hardware;
+use sink::RequestSink;
 use std::path::{Path, PathBuf};
 use traces::Requests;
 
@@ -26,6 +29,8 @@ pub struct RunArgs {
     out: Option<PathBuf>,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    sort: SortArgs,
     /// Read a binary trace with positional reads, not mapped into memory. Mapping is
     /// faster on one core (no copy out of the page cache; on many threads it measured
     /// about even), but a file that another process truncates while banksim decodes it
@@ -45,37 +50,37 @@ pub struct RunArgs {
 pub fn run(args: &RunArgs) -> Result<()> {
     let hw = hardware(&args.hw)?;
     let e = &args.engine;
-    // a binary trace that only needs the bank model streams: memory stays bounded
-    let only_totals = !e.cycles && args.per_request.is_none() && args.out.is_none();
     // the trace is opened once (`-`: standard input) and its format told from its first bytes
     let input = simulate::open_trace(&args.trace)?;
     let binary = input.is_binary() || input.looks_binary();
-    if only_totals && binary {
-        let t =
-            with_threads(e.threads, || stream::run_binary(input, &hw, e.threads_per_block, !args.no_mmap))??;
+    let (tpb, map, sort) = (e.threads_per_block, !args.no_mmap, args.sort.bytes());
+    if !e.cycles {
+        // the bank model alone streams, whatever the trace's size and order
+        let (source, records, requests, summary) = if args.per_request.is_none() && args.out.is_none() {
+            let t = if binary {
+                with_threads(e.threads, || stream::run_binary(input, &hw, tpb, map))??
+            } else {
+                with_threads(e.threads, || stream::run_text(&args.trace, input, &hw, tpb, sort))??
+            };
+            (t.source, t.records, t.requests, t.summary)
+        } else {
+            let mut sink = RequestSink::create(args.per_request.as_deref(), args.out.as_deref())?;
+            let (source, records) = with_threads(e.threads, || {
+                stream::for_each_evaluated(&args.trace, input, &hw, tpb, map, sort, |part| sink.take(part))
+            })??;
+            let (summary, requests) = sink.finish(&source, &hw)?;
+            (source, records, requests, summary)
+        };
         let mut out = std::io::stdout().lock();
-        tables::print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
+        tables::print_totals(&mut out, &source, records, requests, &hw, &summary)?;
         return Ok(());
     }
-    // so does a text trace whose blocks come in order (else it is read whole; a stream,
-    // which cannot be read again, is read whole at once)
-    let input = if only_totals && input.is_file() {
-        let streamed = with_threads(e.threads, || stream::run_text(input, &hw, e.threads_per_block))?;
-        if let Some(t) = streamed? {
-            let mut out = std::io::stdout().lock();
-            tables::print_totals(&mut out, &t.source, t.records, t.requests, &hw, &t.summary)?;
-            return Ok(());
-        }
-        simulate::open_trace(&args.trace)?
-    } else {
-        input
-    };
-    // the cycle engine and the per-request outputs need every request at once: a binary
-    // trace is split into them chunk by chunk, a text trace's records are grouped
+    // the cycle engine needs every request at once: a binary trace is split into them
+    // chunk by chunk, a text trace's records are grouped
     let loaded = if binary {
-        with_threads(e.threads, || stream::load_binary(input, &hw, e.threads_per_block, !args.no_mmap))??
+        with_threads(e.threads, || stream::load_binary(input, &hw, tpb, map))??
     } else {
-        with_threads(e.threads, || simulate::load_text(input, &hw, e.threads_per_block))??
+        with_threads(e.threads, || simulate::load_text(input, &hw, tpb))??
     };
     let (source, records, requests) = (loaded.source, loaded.records, loaded.requests);
     let stretched = e.grid.is_some() || e.cycles_per_op != 1.0;
@@ -156,10 +161,7 @@ fn write_requests(
         if failed.is_some() {
             return;
         }
-        let (op, active, conflicts) = (r.op.name(), r.lanes.len(), o.conflicts());
-        let (block, warp, step, bytes) = (r.block, r.warp, r.step, r.bytes);
-        let (wavefronts, ideal) = (o.wavefronts, o.ideal);
-        let request = RequestRow { block, warp, step, op, bytes, active, wavefronts, ideal, conflicts };
+        let request = sink::request_row(r, o);
         let written = match timing.as_mut() {
             None => w.serialize(request),
             Some(at) => {
@@ -202,7 +204,7 @@ fn write_per_sm(f: &mut AtomicFile, r: &EngineReport) -> Result<()> {
     Ok(write_csv(f, rows::SM_HEADER, rows)?)
 }
 
-/// The run folder `banksim report` reads.
+/// The run folder `banksim report` reads, with the engine's timings.
 fn write_run_folder(
     dir: &Path,
     source: &str,
@@ -213,32 +215,8 @@ fn write_run_folder(
 ) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     write_atomically(&dir.join("requests.csv"), |f| write_requests(f, hw, requests, timings).map(|_| ()))?;
-    // the picture of the first request with the most wavefronts
-    let mut what = String::new();
-    if let Some((w, cells)) = simulate::worst_picture(hw, requests) {
-        what = w;
-        let rows = cells.into_iter().map(|c| PictureRow {
-            wavefront: c.wavefront,
-            bank: c.bank,
-            lane: c.lane,
-            word: c.word,
-        });
-        write_atomically(&dir.join("picture.csv"), |f| {
-            Ok::<_, anyhow::Error>(write_csv(f, rows::PICTURE_HEADER, rows)?)
-        })?;
-    }
-    let summary = serde_json::json!({
-        "trace": source,
-        "hardware": hw.name,
-        "banks": hw.banks,
-        "warp": hw.warp,
-        "pipe_cycles_per_wavefront": hw.timing.as_ref().map(|t| t.pipe_cycles_per_wavefront),
-        "cycles": report.map(|r| r.cycles),
-        "picture": what,
-    });
-    write_atomically(&dir.join("summary.json"), |f| {
-        Ok::<_, anyhow::Error>(serde_json::to_writer_pretty(f, &summary)?)
-    })
+    let worst = simulate::worst_request(hw, requests).map(|i| requests.get(i));
+    sink::write_folder_rest(dir, source, hw, worst, report.map(|r| r.cycles))
 }
 
 /// The most cycles per IR operation `--cycles-per-op` takes.

@@ -15,6 +15,10 @@ use clap::{Parser, Subcommand};
 #[command(after_help = "Start with `banksim demo`, then `banksim run --config h100 TRACE.csv`.\n\
 Trace format: CSV with the header `block,thread,step,op,addr,bytes[,gap,dep]` (see README).")]
 struct Cli {
+    /// Draw no progress bars (they are drawn on standard error only when it is a
+    /// terminal, and cleared when the work ends).
+    #[arg(long, short, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -57,7 +61,9 @@ enum Command {
 fn main() {
     // an interrupted command leaves no temporary file behind
     banksim::output::cleanup::install_signal_handler();
-    let command = Cli::parse().command;
+    let cli = Cli::parse();
+    banksim::output::progress::set_quiet(cli.quiet);
+    let command = cli.command;
     if matches!(command, Command::Capture(_) | Command::Measure(_) | Command::Calibrate(_)) {
         quiet_gpu_loader();
     }

@@ -495,3 +495,29 @@ fn blocks_out_of_order_are_sorted_with_bounded_memory() {
     }
     assert_eq!(rows(&PathBuf::from("-"), &["--sort-memory", "1"], "stdin.csv"), want);
 }
+
+/// `script` runs `banksim ARGS` on a pseudo-terminal; what the terminal showed.
+fn on_a_terminal(args: &str) -> String {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let command = format!("{} {args} > /dev/null", env!("CARGO_BIN_EXE_banksim"));
+    let o = Command::new("script")
+        .args(["-q", "-e", "-c", &command, log.path().to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .output()
+        .expect("`script` (util-linux) runs a command on a pseudo-terminal");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read_to_string(log.path()).unwrap()
+}
+
+/// Reading a trace draws a bar on a terminal, none with --quiet, and none when standard
+/// error is not a terminal.
+#[test]
+fn progress_shows_on_a_terminal_only() {
+    let trace = tmp("progress.csv");
+    std::fs::write(&trace, blocks_text(&(0..16).collect::<Vec<_>>())).unwrap();
+    let t = trace.to_str().unwrap();
+    assert!(on_a_terminal(&format!("run {t}")).contains(&format!("reading {t}")));
+    assert!(!on_a_terminal(&format!("run --quiet {t}")).contains("reading"));
+    let o = banksim(&["run", t]);
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", text(&o).1);
+}

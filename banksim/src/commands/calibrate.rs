@@ -80,11 +80,11 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
 }
 
 #[cfg(all(feature = "gpu", feature = "charts"))]
+use crate::output::progress;
+#[cfg(all(feature = "gpu", feature = "charts"))]
 use crate::output::write_atomically;
 #[cfg(all(feature = "gpu", feature = "charts"))]
 use anyhow::{bail, Context};
-#[cfg(all(feature = "gpu", feature = "charts"))]
-use indicatif::{ProgressBar, ProgressStyle};
 #[cfg(all(feature = "gpu", feature = "charts"))]
 use std::collections::HashMap;
 #[cfg(all(feature = "gpu", feature = "charts"))]
@@ -230,8 +230,8 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
     std::fs::create_dir_all(out_dir).with_context(|| format!("{}: cannot create", out_dir.display()))?;
 
     let families = variants.iter().map(|v| &v.family).collect::<std::collections::HashSet<_>>().len();
-    let bar = ProgressBar::new(((variants.len() + families) * args.issue_per_op.len()) as u64);
-    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} engine runs {msg}").expect("template"));
+    let runs = ((variants.len() + families) * args.issue_per_op.len()) as u64;
+    let bar = progress::steps(runs, "engine runs", "calibrating");
     if args.issue_per_op.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
         bail!("--issue-per-op {:?}: each must be a non-negative number", args.issue_per_op);
     }
@@ -240,10 +240,10 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
         OccupancyArg::Limits => Occupancy::Limits,
     };
     let cal = predict_suite(&hw, &variants, args.clock_mhz, &occupancy, &args.issue_per_op, &|label| {
-        bar.set_message(label.to_string());
+        bar.say(label.to_string());
         bar.inc(1);
     })?;
-    bar.finish_and_clear();
+    drop(bar);
 
     let csv_path = out_dir.join("predictions.csv");
     write_atomically(&csv_path, |w| -> Result<()> { Ok(write_predictions(w, &cal)?) })?;

@@ -53,7 +53,7 @@ pub fn run(args: &CaptureArgs) -> Result<()> {
 }
 
 #[cfg(feature = "gpu")]
-use crate::output::{write_atomically, write_trace, TraceFormat};
+use crate::output::{progress, write_atomically, write_trace, TraceFormat};
 #[cfg(feature = "gpu")]
 use anyhow::Context;
 #[cfg(feature = "gpu")]
@@ -97,15 +97,19 @@ fn run_gpu(args: &CaptureArgs) -> Result<()> {
         }
         return Ok(());
     }
+    let bar = progress::spinner("opening the GPU");
     let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
     let mut opts = CaptureOptions::new(kopts);
     opts.initial_records = args.capacity;
+    bar.say(format!("capturing {file}"));
     let c = validate::capture::capture(&gpu, &src, &file, &opts)?;
     if let Some(p) = &args.emit_wgsl {
         write_text(p, &c.wgsl)?;
     }
     let path = args.out.as_ref().context("--out is required")?;
+    bar.say(format!("writing {} records to {}", c.trace.len(), path.display()));
     write_trace(&c.trace, TraceFormat::choose(args.to, Some(path)), path)?;
+    drop(bar);
     writeln!(out, "adapter: {}", c.adapter)?;
     writeln!(
         out,

@@ -6,8 +6,8 @@
 //! through [`AtomicFile`], so an interrupted conversion leaves no partial file.
 
 use super::args::SortArgs;
-use crate::output::is_stdio;
 use crate::output::AtomicFile;
+use crate::output::{is_stdio, progress};
 use crate::pipeline::{simulate, stream};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -97,6 +97,7 @@ fn create(output: &Path) -> Result<AtomicFile> {
 
 /// Reads the whole trace at `input` and writes it to `output` in format `to`; the records.
 fn convert_whole(input: traces::Input, output: &Path, to: Format) -> Result<u64> {
+    let _bar = progress::spinner(&format!("converting {}", input.name()));
     let trace = traces::read_input(input)?;
     let mut out = create(output)?;
     match to {

@@ -1,7 +1,7 @@
 //! `banksim import`: convert an Accel-Sim kernel trace or NVBit `mem_trace` output into
 //! banksim's text trace. Glue only: the formats live in `traces::import`.
 
-use crate::output::{write_trace, TraceFormat};
+use crate::output::{progress, write_trace, TraceFormat};
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use sim_core::Op;
@@ -61,8 +61,14 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     }
     let opts = Options { shmem_base: args.shmem_base, kernel: args.kernel };
     crate::output::declare_input(&args.input);
-    let imported = import::read(&args.input, format, &opts)?;
+    let input = traces::Input::open(&args.input)
+        .map_err(|source| import::ImportError::Io { path: args.input.clone(), source })?;
+    let name = input.name().to_string();
+    let bar = progress::bytes(input.file_len(), &format!("importing {name}"));
+    let imported = import::read_from(bar.wrap_read(input.into_reader()), &args.input, &name, format, &opts)?;
+    bar.say(format!("writing {}", args.out.display()));
     write_trace(&imported.trace, TraceFormat::choose(args.to, Some(&args.out)), &args.out)?;
+    drop(bar);
     let mut out = std::io::stdout().lock();
     print_stats(&mut out, &args.input, &args.out, imported.trace.len(), &imported.stats)?;
     Ok(())

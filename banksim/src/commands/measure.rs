@@ -67,7 +67,9 @@ fn run_gpu(args: &MeasureArgs) -> Result<()> {
     }
     let (src, kopts) = args.kernel.load()?;
     let file = args.kernel.kernel.display().to_string();
+    let bar = crate::output::progress::spinner("opening the GPU");
     let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
+    bar.say(format!("measuring {file}: {} warm-up and {} timed runs", args.warmup, args.reps));
     let label = args.label.clone().unwrap_or_else(|| file.clone());
     let opts = MeasureOptions {
         label,
@@ -77,6 +79,7 @@ fn run_gpu(args: &MeasureArgs) -> Result<()> {
         zero_init_workgroup: !args.no_zero_init,
     };
     let m = validate::measure::measure(&gpu, &src, &file, &opts)?;
+    drop(bar);
     if let Some(p) = &args.json {
         write_atomically(p, |w| -> Result<()> { Ok(serde_json::to_writer_pretty(w, &m)?) })?;
     }

@@ -3,6 +3,7 @@
 //! (see [`super::slurm`]).
 
 use super::args::with_threads;
+use crate::output::progress;
 use crate::study::expanded::build_workload;
 use crate::study::journal::read_journal;
 use crate::study::results::{write_results, Columns};
@@ -10,7 +11,6 @@ use crate::study::{metrics, Expanded};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use configs::study::ShardPlan;
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
@@ -116,13 +116,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     let kill_after: Option<usize> =
         std::env::var("BANKSIM_SWEEP_KILL_AFTER").ok().and_then(|v| v.parse().ok());
     let written = std::sync::atomic::AtomicUsize::new(0);
-    let bar = ProgressBar::new(todo.len() as u64).with_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} cells, {elapsed} elapsed, ETA {eta}")
-            .expect("valid template"),
-    );
-    if std::env::var_os("CI").is_some() {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let bar = progress::steps(todo.len() as u64, "cells", "sweep");
     let results: Vec<Result<()>> = with_threads(args.threads, || {
         todo.par_iter()
             .map(|cell| {
@@ -150,7 +144,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             })
             .collect()
     })?;
-    bar.finish_and_clear();
+    drop(bar);
     results.into_iter().collect::<Result<Vec<()>>>()?;
     done = read_journal(&journal_path, &hash)?;
     let rows: Vec<Map<String, Value>> = cells

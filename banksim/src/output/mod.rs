@@ -4,6 +4,7 @@
 
 pub mod atomic;
 pub mod cleanup;
+pub mod progress;
 pub mod rows;
 pub mod tables;
 pub mod target;

@@ -11,6 +11,7 @@
 use super::check::{access_problem, check_records, thread_problem};
 use super::error::{Error, Result};
 use super::simulate::Loaded;
+use crate::output::progress;
 use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest, Outcome, SliceOutcome};
 use std::path::Path;
 use traces::binary::{Chunk, RawChunk, Reader};
@@ -43,6 +44,11 @@ struct Part {
     requests: u64,
 }
 
+/// A bar over the bytes of `input` read.
+fn reading(input: &Input) -> progress::Progress {
+    progress::bytes(input.file_len(), &format!("reading {}", input.name()))
+}
+
 /// A binary trace reader of `input` (a regular file read by position, or a stream read
 /// in turn); with `map`, a file's chunks are read from it mapped into memory
 /// ([`Reader::map_payloads`]).
@@ -62,12 +68,16 @@ pub fn run_binary(
     threads_per_block: Option<u32>,
     map: bool,
 ) -> Result<Streamed> {
+    let bar = reading(&input);
     let reader = open(input, map)?;
     let source = reader.name().to_string();
     let total = traces::parallel::fold_chunks(
         reader,
         || Slot { chunk: Chunk::default(), model: BankModel::new(hw) },
-        |s, raw| simulate_chunk(s, raw, hw, threads_per_block, &source),
+        |s, raw| {
+            bar.reached(raw.offset());
+            simulate_chunk(s, raw, hw, threads_per_block, &source)
+        },
         |total: &mut Part, part| {
             total.summary.merge(&part.summary);
             total.records += part.records;
@@ -172,6 +182,7 @@ fn check_request(
 /// (1.3 GB for the million requests of the benchmark mix) and their sort by (block,
 /// warp, step) was most of `banksim run --cycles`'s time.
 pub fn load_binary(input: Input, hw: &Hardware, threads_per_block: Option<u32>, map: bool) -> Result<Loaded> {
+    let bar = reading(&input);
     let reader = open(input, map)?;
     let source = reader.name().to_string();
     let mut total = Loaded { source: source.clone(), records: 0, requests: Requests::new(hw.warp) };
@@ -179,6 +190,7 @@ pub fn load_binary(input: Input, hw: &Hardware, threads_per_block: Option<u32>, 
         reader,
         Chunk::default,
         |chunk, raw| -> Result<(Requests, u64)> {
+            bar.reached(raw.offset());
             raw.decode_lazy(chunk)?;
             chunk.split(hw.warp)?;
             let mut part = Requests::new(hw.warp);
@@ -356,6 +368,7 @@ pub fn for_each_evaluated<E: From<Error> + From<traces::TraceError> + Send>(
         )?;
         return Ok((source, records));
     }
+    let bar = reading(&input);
     let reader = open(input, map)?;
     let (mut records, mut failed) = (0u64, None);
     // (once `f` fails, the chunks still read are passed over)
@@ -367,6 +380,7 @@ pub fn for_each_evaluated<E: From<Error> + From<traces::TraceError> + Send>(
             if stop.load(Ordering::Relaxed) {
                 return Ok((Evaluated { requests: Requests::new(hw.warp), outcomes: Vec::new() }, 0));
             }
+            bar.reached(raw.offset());
             raw.decode_lazy(chunk)?;
             chunk.split(hw.warp)?;
             let mut part =
@@ -429,10 +443,16 @@ pub fn text_in_block_order<S: Send, E: From<Error> + From<traces::TraceError> + 
     let source = input.name().to_string();
     let mut sorter = traces::sort::BlockSorter::new(&source, sort_memory);
     let mut columns = 0;
-    traces::text::for_each_batch(input.into_reader(), &source, |records, lines, header| {
+    let bar = reading(&input);
+    traces::text::for_each_batch(bar.wrap_read(input.into_reader()), &source, |records, lines, header| {
         columns = header;
         sorter.push(records, lines)
     })?;
+    drop(bar);
+    let _merging = match sorter.runs() {
+        0 => progress::spinner(&format!("sorting {source} by block")),
+        n => progress::spinner(&format!("merging {n} sorted runs of {source}")),
+    };
     let mut any = false;
     sorter.finish(|t| {
         any = true;
@@ -456,7 +476,8 @@ pub fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
 ) -> Result<bool, E> {
     let mut unordered = false;
     let source = input.name().to_string();
-    let file = input.into_reader();
+    let bar = reading(&input);
+    let file = bar.wrap_read(input.into_reader());
     // records of the blocks not whole yet (the last block read, and the batch after it)
     let mut open = Trace::new(source.as_str());
     let mut columns = 0;

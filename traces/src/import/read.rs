@@ -16,16 +16,28 @@ const XZ_MAGIC: [u8; 6] = [0xFD, b'7', b'z', b'X', b'Z', 0x00];
 /// read as a stream). Files compressed with xz are recognised by their content and
 /// decompressed on the fly.
 pub fn read(path: &Path, format: Format, opts: &Options) -> Result<Imported, ImportError> {
-    let io = |source| ImportError::Io { path: path.into(), source };
-    let input = Input::open(path).map_err(io)?;
+    let input = Input::open(path).map_err(|source| ImportError::Io { path: path.into(), source })?;
     let name = input.name().to_string();
-    let mut reader = BufReader::with_capacity(1 << 16, input.into_reader());
+    read_from(input.into_reader(), path, &name, format, opts)
+}
+
+/// [`read`] from `reader`, the contents of `path` (named `name` in messages): what a
+/// caller that watches the bytes go by (a progress bar) calls.
+pub fn read_from(
+    reader: impl std::io::Read,
+    path: &Path,
+    name: &str,
+    format: Format,
+    opts: &Options,
+) -> Result<Imported, ImportError> {
+    let io = |source| ImportError::Io { path: path.into(), source };
+    let mut reader = BufReader::with_capacity(1 << 16, reader);
     let xz = reader.fill_buf().map_err(io)?.starts_with(&XZ_MAGIC);
     if xz {
         let decoder = liblzma::bufread::XzDecoder::new_multi_decoder(reader);
-        parse(BufReader::with_capacity(1 << 16, decoder), &name, format, opts)
+        parse(BufReader::with_capacity(1 << 16, decoder), name, format, opts)
     } else {
-        parse(reader, &name, format, opts)
+        parse(reader, name, format, opts)
     }
 }
 

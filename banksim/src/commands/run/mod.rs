@@ -5,7 +5,7 @@ mod sink;
 
 use super::args::{hardware, with_threads, DepArg, EngineArgs, HardwareArgs, SortArgs};
 use crate::output::rows::{self, SmRow, TimedRequestRow};
-use crate::output::{tables, write_atomically, write_csv, AtomicFile};
+use crate::output::{progress, tables, write_atomically, write_csv, AtomicFile};
 use crate::pipeline::{simulate, stream};
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -122,6 +122,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
             per_request: args.per_request.is_some() || args.out.is_some(),
         };
         let work = sim_core::replicate::Replicated::new(&requests, e.grid, e.cycles_per_op);
+        let _bar =
+            progress::spinner(&format!("cycle engine: {} warp requests", engine::Workload::len(&work)));
         Some(with_threads(e.threads, || engine::run(&hw, &work, &opts))??)
     } else {
         None

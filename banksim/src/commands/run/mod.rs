@@ -41,8 +41,9 @@ pub struct RunArgs {
     /// The trace: text CSV (`block,thread,step,op,addr,bytes[,gap,dep[,wait]]`) or
     /// binary (`banksim convert`), told apart by its first bytes.
     ///
-    /// Without --cycles, --per-request or --out, a binary trace, or a text trace whose
-    /// block ids never go down, is streamed: memory stays bounded whatever its size.
+    /// Without --cycles, any trace streams, memory bounded whatever its size: a binary
+    /// trace or a text trace in block order as it is read, another text trace sorted by
+    /// block (see --sort-memory). --cycles holds every request in memory.
     trace: PathBuf,
 }
 

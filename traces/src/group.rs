@@ -2,7 +2,7 @@
 //! (block, warp, step).
 
 use crate::error::GroupError;
-use crate::record::Trace;
+use crate::record::{Record, Trace};
 use sim_core::{Op, WarpRequest, LANE_NUMBERS};
 
 /// Warp requests ordered by (block, warp, step): one header each, lanes and addresses
@@ -114,23 +114,34 @@ impl<'a> RequestRef<'a> {
 impl Requests {
     /// Groups `trace` into requests of `warp_size`-lane warps.
     pub fn group(trace: &Trace, warp_size: u32) -> Result<Requests, GroupError> {
+        Requests::group_records(&trace.source, &trace.records, &trace.lines, warp_size)
+    }
+
+    /// [`Requests::group`] of the records `recs` of the trace `source`, with the line of
+    /// each (`lines`, as long as `recs`): a part of a trace, grouped without a copy.
+    pub fn group_records(
+        source: &str,
+        recs: &[Record],
+        lines: &[u32],
+        warp_size: u32,
+    ) -> Result<Requests, GroupError> {
         if !(warp_size.is_power_of_two() && warp_size <= 64) {
             return Err(GroupError::WarpSize { warp: warp_size });
         }
-        let recs = &trace.records;
-        let order = request_order(trace, warp_size);
-        let file = || trace.source.clone();
+        assert_eq!(recs.len(), lines.len(), "a line for every record");
+        let order = request_order(recs, warp_size);
+        let file = || source.to_string();
         let mut out = Requests { warp_size, ..Requests::default() };
         let mut prev: Option<u32> = None;
         for &i in &order {
             let r = &recs[i as usize];
-            let line = trace.lines[i as usize];
+            let line = lines[i as usize];
             let warp = r.thread / warp_size;
             let lane = (r.thread % warp_size) as u16;
             if let Some(p) = prev {
                 let q = &recs[p as usize];
                 if q.block == r.block && q.thread == r.thread && q.step == r.step {
-                    let (first_line, line) = ordered_lines(trace.lines[p as usize], line);
+                    let (first_line, line) = ordered_lines(lines[p as usize], line);
                     return Err(GroupError::Duplicate {
                         file: file(),
                         line,
@@ -387,9 +398,8 @@ impl sim_core::engine::Workload for Requests {
 /// Record indices in (block, warp, step, thread, index) order. Where the records come
 /// block by block (any order within a block), as most traces do, each block is sorted
 /// on its own, blocks side by side on the current rayon pool; otherwise all at once.
-fn request_order(trace: &Trace, warp_size: u32) -> Vec<u32> {
+fn request_order(recs: &[Record], warp_size: u32) -> Vec<u32> {
     use rayon::prelude::*;
-    let recs = &trace.records;
     // within a block: (warp, step, thread, index) in one integer
     let key = |i: u32| {
         let r = &recs[i as usize];
@@ -412,30 +422,35 @@ fn request_order(trace: &Trace, warp_size: u32) -> Vec<u32> {
         if b.windows(2).all(|w| key(w[0]) < key(w[1])) {
             return;
         }
-        // records in (step, thread) order, as generators write them: a stable
-        // counting sort by warp gives (warp, step, thread, index)
-        let st = |i: u32| (recs[i as usize].step, recs[i as usize].thread);
-        if b.windows(2).all(|w| st(w[0]) <= st(w[1])) {
-            let warp = |i: u32| (recs[i as usize].thread / warp_size) as usize;
-            let warps = b.iter().map(|&i| warp(i)).max().map_or(0, |w| w + 1);
-            if warps <= b.len() {
-                let mut at = vec![0usize; warps + 1];
-                for &i in b.iter() {
-                    at[warp(i) + 1] += 1;
-                }
-                for w in 1..=warps {
-                    at[w] += at[w - 1];
-                }
-                let mut sorted = vec![0u32; b.len()];
-                for &i in b.iter() {
-                    sorted[at[warp(i)]] = i;
-                    at[warp(i)] += 1;
-                }
-                b.copy_from_slice(&sorted);
-                return;
+        // a stable counting sort by warp, then each warp's records by (step, thread,
+        // index) where they are not in that order yet: records in (step, thread) order
+        // (as generators write them), or in several such runs, need no comparison sort
+        let warp = |i: u32| (recs[i as usize].thread / warp_size) as usize;
+        let warps = b.iter().map(|&i| warp(i)).max().map_or(0, |w| w + 1);
+        if warps > b.len() {
+            b.sort_unstable_by_key(|&i| key(i));
+            return;
+        }
+        let mut at = vec![0usize; warps + 1];
+        for &i in b.iter() {
+            at[warp(i) + 1] += 1;
+        }
+        for w in 1..=warps {
+            at[w] += at[w - 1];
+        }
+        let starts = at.clone();
+        let mut sorted = vec![0u32; b.len()];
+        for &i in b.iter() {
+            sorted[at[warp(i)]] = i;
+            at[warp(i)] += 1;
+        }
+        for w in 0..warps {
+            let one = &mut sorted[starts[w]..starts[w + 1]];
+            if !one.windows(2).all(|p| key(p[0]) < key(p[1])) {
+                one.sort_unstable_by_key(|&i| key(i));
             }
         }
-        b.sort_unstable_by_key(|&i| key(i));
+        b.copy_from_slice(&sorted);
     });
     order
 }

@@ -28,120 +28,159 @@ pub(crate) fn strip_end(line: &[u8]) -> &[u8] {
 
 /// A record line of `columns` fields (6 to 9), or `None` where the general path must
 /// decide (it may still accept the line, or name what is wrong with it).
+///
+/// One pass over the line's bytes: each field is parsed where it starts and must end at
+/// a comma (or at the line's end, for the last). Fields with spaces or leading `+`, and
+/// numbers longer than 10 digits, are left to the general path.
 #[inline]
 pub(crate) fn record(line: &[u8], columns: usize) -> Option<Record> {
-    let mut f: [&[u8]; 9] = [&[]; 9];
-    let mut n = 0;
-    let mut start = 0;
-    // (a plain loop: lines are short, too short for a vector search to pay)
-    for (comma, _) in line.iter().enumerate().filter(|&(_, &c)| c == b',') {
-        if n + 1 >= columns {
+    let mut c = Cursor { s: line, at: 0 };
+    fields(&mut c, columns).filter(|_| c.at == line.len())
+}
+
+/// The fields of a record from `c` on, `c` left at the end of the last one.
+#[inline]
+fn fields(c: &mut Cursor<'_>, columns: usize) -> Option<Record> {
+    let block = c.uint()?;
+    c.comma()?;
+    let thread = c.uint()?;
+    c.comma()?;
+    let step = c.uint()?;
+    c.comma()?;
+    let op = c.op()?;
+    c.comma()?;
+    let (addr, bytes) = if op == Op::Barrier {
+        // ignored, but the general path checks the line is text (a field ends at a
+        // comma or the line's end)
+        if !c.field().is_ascii() {
             return None;
         }
-        f[n] = &line[start..comma];
-        n += 1;
-        start = comma + 1;
-    }
-    f[n] = &line[start..];
-    n += 1;
-    if n != columns {
-        return None;
-    }
-    let block = digits(f[0])?;
-    let thread = digits(f[1])?;
-    let step = digits(f[2])?;
-    let op = match f[3].trim_ascii() {
-        b"ld" => Op::Load,
-        b"st" => Op::Store,
-        b"atom" => Op::Atomic,
-        b"red" => Op::Reduction,
-        b"bar" => Op::Barrier,
-        _ => return None,
-    };
-    let (addr, bytes) = if op == Op::Barrier {
-        // ignored, but the general path checks the line is text
-        if !f[4].is_ascii() || !f[5].is_ascii() {
+        c.comma()?;
+        if !c.field().is_ascii() {
             return None;
         }
         (0, 0)
     } else {
-        let a = f[4].trim_ascii();
-        let addr = match a.strip_prefix(b"0x").or_else(|| a.strip_prefix(b"0X")) {
-            Some(hex) => hex_digits(hex)?,
-            None => digits(a)?,
+        let addr = if matches!(c.s.get(c.at..c.at + 2), Some(b"0x" | b"0X")) {
+            c.at += 2;
+            c.hex()?
+        } else {
+            c.uint()?
         };
-        let bytes = u8::try_from(digits(f[5])?).ok().filter(|&b| is_valid_width(b))?;
+        c.comma()?;
+        let bytes = u8::try_from(c.uint()?).ok().filter(|&b| is_valid_width(b))?;
         addr.checked_add(bytes as u32)?;
         (addr, bytes)
     };
-    let gap = if n > 6 { optional(f[6])?.unwrap_or(0) } else { 0 };
-    let dep = if n > 7 {
-        match f[7].trim_ascii() {
+    let mut gap = 0;
+    let (mut dep, mut wait) = (None, None);
+    if columns > 6 {
+        c.comma()?;
+        gap = c.optional_uint()?.unwrap_or(0);
+    }
+    if columns > 7 {
+        c.comma()?;
+        dep = match c.field() {
             b"" => None,
             b"0" => Some(false),
             b"1" => Some(true),
             _ => return None,
+        };
+    }
+    if columns > 8 {
+        c.comma()?;
+        wait = c.optional_uint()?;
+        if wait.is_some_and(|w| w > gap) {
+            return None;
         }
-    } else {
-        None
-    };
-    let wait = if n > 8 {
-        match optional(f[8])? {
-            Some(w) if w > gap => return None,
-            w => w,
-        }
-    } else {
-        None
-    };
+    }
     Some(Record { block, thread, step, op, addr, bytes, gap, dep, wait })
 }
 
-/// A field that may be empty: `Some(None)` when it is, `None` when it is not a number.
-#[inline]
-fn optional(field: &[u8]) -> Option<Option<u32>> {
-    let t = field.trim_ascii();
-    if t.is_empty() {
-        Some(None)
-    } else {
-        digits(t).map(Some)
-    }
+/// A position in a line being parsed.
+struct Cursor<'a> {
+    s: &'a [u8],
+    at: usize,
 }
 
-/// A field of decimal digits (surrounding ASCII whitespace allowed) below 2^32.
-#[inline]
-fn digits(field: &[u8]) -> Option<u32> {
-    let t = field.trim_ascii();
-    if t.is_empty() || t.len() > 10 {
-        return None;
+impl Cursor<'_> {
+    /// Steps over the comma that ends a field; `None` where there is none.
+    #[inline]
+    fn comma(&mut self) -> Option<()> {
+        (self.s.get(self.at) == Some(&b',')).then(|| self.at += 1)
     }
-    let mut v: u64 = 0;
-    for &c in t {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
+
+    /// The field's bytes, up to the next comma or the line's end.
+    #[inline]
+    fn field(&mut self) -> &[u8] {
+        let rest = &self.s[self.at..];
+        let n = rest.iter().position(|&c| matches!(c, b',' | b'\n' | b'\r')).unwrap_or(rest.len());
+        self.at += n;
+        &rest[..n]
+    }
+
+    /// Decimal digits (1 to 10 of them) below 2^32.
+    #[inline]
+    fn uint(&mut self) -> Option<u32> {
+        let start = self.at;
+        let mut v: u64 = 0;
+        while let Some(&c) = self.s.get(self.at) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v * 10 + d as u64;
+            self.at += 1;
+        }
+        let n = self.at - start;
+        if n == 0 || n > 10 {
             return None;
         }
-        v = v * 10 + d as u64;
+        u32::try_from(v).ok()
     }
-    u32::try_from(v).ok()
-}
 
-/// Hex digits (either case) below 2^32.
-#[inline]
-fn hex_digits(t: &[u8]) -> Option<u32> {
-    if t.is_empty() {
-        return None;
+    /// An empty field (`Some(None)`) or [`Cursor::uint`].
+    #[inline]
+    fn optional_uint(&mut self) -> Option<Option<u32>> {
+        match self.s.get(self.at) {
+            None | Some(b',') => Some(None),
+            _ => self.uint().map(Some),
+        }
     }
-    let mut v: u32 = 0;
-    for &c in t {
-        let d = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            b'A'..=b'F' => c - b'A' + 10,
+
+    /// Hex digits (either case, at least one) below 2^32.
+    #[inline]
+    fn hex(&mut self) -> Option<u32> {
+        let start = self.at;
+        let mut v: u32 = 0;
+        while let Some(&c) = self.s.get(self.at) {
+            let d = match c {
+                b'0'..=b'9' => c - b'0',
+                b'a'..=b'f' => c - b'a' + 10,
+                b'A'..=b'F' => c - b'A' + 10,
+                _ => break,
+            };
+            v = v.checked_mul(16)?.checked_add(d as u32)?;
+            self.at += 1;
+        }
+        (self.at > start).then_some(v)
+    }
+
+    /// One of the five op names of the text format.
+    #[inline]
+    fn op(&mut self) -> Option<Op> {
+        let rest = &self.s[self.at..];
+        let (op, n) = match rest.first()? {
+            b'l' if rest.starts_with(b"ld") => (Op::Load, 2),
+            b's' if rest.starts_with(b"st") => (Op::Store, 2),
+            b'a' if rest.starts_with(b"atom") => (Op::Atomic, 4),
+            b'r' if rest.starts_with(b"red") => (Op::Reduction, 3),
+            b'b' if rest.starts_with(b"bar") => (Op::Barrier, 3),
             _ => return None,
         };
-        v = v.checked_mul(16)?.checked_add(d as u32)?;
+        self.at += n;
+        Some(op)
     }
-    Some(v)
 }
 
 #[cfg(test)]
@@ -158,14 +197,17 @@ mod tests {
 
     #[test]
     fn digits_and_hex() {
-        assert_eq!(digits(b" 42 "), Some(42));
-        assert_eq!(digits(b"4294967295"), Some(u32::MAX));
-        assert_eq!(digits(b"4294967296"), None);
-        assert_eq!(digits(b"+4"), None);
-        assert_eq!(digits(b""), None);
-        assert_eq!(hex_digits(b"fFfFfFfF"), Some(u32::MAX));
-        assert_eq!(hex_digits(b"100000000"), None);
-        assert_eq!(hex_digits(b"0g"), None);
+        let uint = |s: &[u8]| Cursor { s, at: 0 }.uint();
+        let hex = |s: &[u8]| Cursor { s, at: 0 }.hex();
+        assert_eq!(uint(b"42,"), Some(42));
+        assert_eq!(uint(b"4294967295"), Some(u32::MAX));
+        assert_eq!(uint(b"4294967296"), None);
+        assert_eq!(uint(b"00000000001"), None);
+        assert_eq!(uint(b"+4"), None);
+        assert_eq!(uint(b""), None);
+        assert_eq!(hex(b"fFfFfFfF"), Some(u32::MAX));
+        assert_eq!(hex(b"100000000"), None);
+        assert_eq!(hex(b"g"), None);
     }
 
     #[test]
@@ -178,6 +220,10 @@ mod tests {
         assert_eq!((r.gap, r.dep, r.wait), (5, Some(true), Some(5)));
         assert!(record(b"1,2,3,st,8,4,5,1,6", 9).is_none());
         assert!(record(b"1,2,3,gld,8,4", 6).is_none());
+        assert!(record(b"1,2,3,ldx,8,4", 6).is_none());
+        assert!(record(b"1, 2,3,ld,8,4", 6).is_none());
+        assert!(record(b"1,2,3,ld,0x,4", 6).is_none());
+        assert_eq!(record(b"1,2,3,st,8,4,,,", 9).map(|r| (r.gap, r.dep, r.wait)), Some((0, None, None)));
         assert!(record(b"1,2,3,ld,4294967292,4", 6).is_none());
         assert_eq!(record(b"0,0,0,bar,x,y", 6).unwrap().op, Op::Barrier);
     }

@@ -3,15 +3,26 @@
 
 use super::error::{Error, Result};
 use sim_core::{Hardware, Op};
-use traces::Trace;
+use traces::{Record, Trace};
 
 /// Every access must lie inside the preset's shared memory, be naturally aligned (the
 /// hardware faults on a misaligned access), and come from a thread inside the block.
 pub fn check_records(trace: &Trace, hw: &Hardware, threads_per_block: Option<u32>) -> Result<()> {
-    for (r, &line) in trace.records.iter().zip(&trace.lines) {
+    check_slice(&trace.source, &trace.records, &trace.lines, hw, threads_per_block)
+}
+
+/// [`check_records`] of the records `records` of the trace `source`, with their lines.
+pub fn check_slice(
+    source: &str,
+    records: &[Record],
+    lines: &[u32],
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+) -> Result<()> {
+    for (r, &line) in records.iter().zip(lines) {
         let at = || match line {
-            0 => trace.source.clone(),
-            l => format!("{}:{l}", trace.source),
+            0 => source.to_string(),
+            l => format!("{source}:{l}"),
         };
         if let Some(problem) = thread_problem(r.thread, threads_per_block) {
             return Err(Error::Check { at: at(), problem });

@@ -8,7 +8,7 @@
 //! `banksim capture` and `convert` write them) streams too: a block is grouped and simulated once a record of a
 //! later block is read. Memory is a batch of text and the blocks still open.
 
-use super::check::{access_problem, check_records, thread_problem};
+use super::check::{access_problem, check_slice, thread_problem};
 use super::error::{Error, Result};
 use super::simulate::Loaded;
 use crate::output::progress;
@@ -305,11 +305,9 @@ fn group_run(
     hw: &Hardware,
     threads_per_block: Option<u32>,
 ) -> Result<(Requests, u64)> {
-    let mut part = Trace::new(done.source.as_str());
-    part.records.extend_from_slice(&done.records[run.clone()]);
-    part.lines.extend_from_slice(&done.lines[run]);
-    check_records(&part, hw, threads_per_block)?;
-    Ok((Requests::group(&part, hw.warp)?, part.len() as u64))
+    let (records, lines) = (&done.records[run.clone()], &done.lines[run]);
+    check_slice(&done.source, records, lines, hw, threads_per_block)?;
+    Ok((Requests::group_records(&done.source, records, lines, hw.warp)?, records.len() as u64))
 }
 
 /// Warp requests of whole blocks, in (block, warp, step) order, with each one's
@@ -481,11 +479,12 @@ pub fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
     // records of the blocks not whole yet (the last block read, and the batch after it)
     let mut open = Trace::new(source.as_str());
     let mut columns = 0;
+    // (the blocks still open, at most one, are moved out rather than the whole ones)
     let mut close = |open: &mut Trace, upto: usize, columns: usize| -> Result<(), E> {
-        let mut done = Trace::new(source.as_str());
-        done.records.extend(open.records.drain(..upto));
-        done.lines.extend(open.lines.drain(..upto));
-        blocks(columns, done)
+        let mut rest = Trace::new(source.as_str());
+        rest.records = open.records.split_off(upto);
+        rest.lines = open.lines.split_off(upto);
+        blocks(columns, std::mem::replace(open, rest))
     };
     let read = traces::text::for_each_batch(
         file,

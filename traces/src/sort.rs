@@ -30,8 +30,8 @@ const RUN_BUFFER: usize = 64 << 10;
 const BATCH: usize = 1 << 16;
 
 /// Sorts records into block order with about `memory` bytes of buffer (see the module).
-/// Records of one block keep their file order where their lines go up in file order
-/// (as a file's do).
+/// Records of one block keep their order (a stable sort, and runs merged in the order
+/// they were written).
 pub struct BlockSorter {
     source: String,
     /// Records buffered, with their lines.
@@ -52,7 +52,8 @@ impl BlockSorter {
         BlockSorter {
             source: source.to_string(),
             buffer: Vec::new(),
-            capacity: (memory / BUFFERED_BYTES).max(4096),
+            // (a stable sort takes scratch memory of up to half the buffer)
+            capacity: (memory / (BUFFERED_BYTES * 3 / 2)).max(4096),
             dir: None,
             runs: Vec::new(),
             in_order: true,
@@ -86,8 +87,8 @@ impl BlockSorter {
     /// Sorts the buffer by block, in place (file order within a block).
     fn sort_buffer(&mut self) {
         if !self.in_order {
-            // (a file's lines go up in file order; no scratch memory, as a stable sort takes)
-            self.buffer.sort_unstable_by_key(|&(r, line)| (r.block, line));
+            // (stable: records of one line, as an import makes, keep their order)
+            self.buffer.sort_by_key(|(r, _)| r.block);
         }
     }
 
@@ -150,11 +151,14 @@ impl BlockSorter {
     }
 }
 
-/// The k-way merge of sorted runs: the next record by (block, line).
+/// The k-way merge of sorted runs: the next record by (block, run); runs were written
+/// in file order, each sorted stably, so records of one block come in file order.
 struct Merge {
     readers: Vec<BufReader<std::fs::File>>,
-    /// The head of each run that has one: (block, line, run), smallest first.
-    heads: BinaryHeap<std::cmp::Reverse<(u32, u32, usize)>>,
+    /// The head of each run that has one: (block, run), smallest first.
+    heads: BinaryHeap<std::cmp::Reverse<(u32, usize)>>,
+    /// The line of the record at the head of each run.
+    head_lines: Vec<u32>,
     /// The record at the head of each run.
     next: Vec<Option<Record>>,
     source: String,
@@ -162,12 +166,18 @@ struct Merge {
 
 impl Merge {
     fn open(runs: &[std::path::PathBuf], source: &str) -> Result<Merge, TraceError> {
-        let mut m =
-            Merge { readers: Vec::new(), heads: BinaryHeap::new(), next: Vec::new(), source: source.into() };
+        let mut m = Merge {
+            readers: Vec::new(),
+            heads: BinaryHeap::new(),
+            head_lines: Vec::new(),
+            next: Vec::new(),
+            source: source.into(),
+        };
         for path in runs {
             let file = std::fs::File::open(path).map_err(|e| m.error(e))?;
             m.readers.push(BufReader::with_capacity(RUN_BUFFER, file));
             m.next.push(None);
+            m.head_lines.push(0);
             m.advance(m.readers.len() - 1)?;
         }
         Ok(m)
@@ -187,8 +197,9 @@ impl Merge {
         match self.readers[i].read_exact(&mut buf) {
             Ok(()) => {
                 let (r, line) = decode(&buf);
-                self.heads.push(std::cmp::Reverse((r.block, line, i)));
+                self.heads.push(std::cmp::Reverse((r.block, i)));
                 self.next[i] = Some(r);
+                self.head_lines[i] = line;
                 Ok(())
             }
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
@@ -200,8 +211,9 @@ impl Merge {
     }
 
     fn next(&mut self) -> Result<Option<(Record, u32)>, TraceError> {
-        let Some(std::cmp::Reverse((_, line, i))) = self.heads.pop() else { return Ok(None) };
+        let Some(std::cmp::Reverse((_, i))) = self.heads.pop() else { return Ok(None) };
         let r = self.next[i].take().expect("a run in the heap has a head");
+        let line = self.head_lines[i];
         self.advance(i)?;
         Ok(Some((r, line)))
     }
@@ -276,7 +288,8 @@ mod tests {
         for (n, &b) in blocks.iter().cycle().take(5000).enumerate() {
             records.push(record(b, n as u32, n as u32));
         }
-        let lines: Vec<u32> = (0..records.len() as u32).map(|i| i * 2 + 3).collect();
+        // (several records to a line, as an import makes)
+        let lines: Vec<u32> = (0..records.len() as u32).map(|i| i / 40 + 3).collect();
         let mut want: Vec<(Record, u32)> = records.iter().copied().zip(lines.iter().copied()).collect();
         want.sort_by_key(|(r, _)| r.block);
         for (memory, cut) in [(1 << 30, 5000), (1 << 30, 7), (0, 333), (4096 * BUFFERED_BYTES / 3, 1000)] {

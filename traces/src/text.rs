@@ -502,10 +502,23 @@ pub fn write<W: Write>(trace: &Trace, mut out: W) -> std::io::Result<()> {
     } else {
         6
     };
-    writeln!(out, "{}", COLUMNS[..columns].join(","))?;
-    for r in &trace.records {
+    write_header(columns, &mut out)?;
+    write_records(&trace.records, columns, &mut out)?;
+    out.flush()
+}
+
+/// Writes the header of a text trace of `columns` columns (6, 8 or 9): for a writer that
+/// streams records with [`write_records`].
+pub fn write_header<W: Write>(columns: usize, mut out: W) -> std::io::Result<()> {
+    writeln!(out, "{}", COLUMNS[..columns].join(","))
+}
+
+/// Writes `records` as lines of `columns` columns (6: no timing; 8: `gap`, `dep`; 9:
+/// and `wait`, which the records must fit: a gap or dep with 6 columns is left out).
+pub fn write_records<W: Write>(records: &[Record], columns: usize, mut out: W) -> std::io::Result<()> {
+    for r in records {
         write!(out, "{},{},{},{},{},{}", r.block, r.thread, r.step, r.op, r.addr, r.bytes)?;
-        if timing {
+        if columns > 6 {
             let dep = match r.dep {
                 None => "",
                 Some(false) => "0",
@@ -513,7 +526,7 @@ pub fn write<W: Write>(trace: &Trace, mut out: W) -> std::io::Result<()> {
             };
             write!(out, ",{},{}", r.gap, dep)?;
         }
-        if waits {
+        if columns > 8 {
             match r.wait {
                 Some(w) => write!(out, ",{w}")?,
                 None => write!(out, ",")?,
@@ -521,5 +534,5 @@ pub fn write<W: Write>(trace: &Trace, mut out: W) -> std::io::Result<()> {
         }
         writeln!(out)?;
     }
-    out.flush()
+    Ok(())
 }

@@ -1,7 +1,8 @@
 //! `banksim import`: convert an Accel-Sim kernel trace or NVBit `mem_trace` output into
 //! banksim's text trace. Glue only: the formats live in `traces::import`.
 
-use crate::output::{progress, write_trace, TraceFormat};
+use super::args::SortArgs;
+use crate::output::{progress, StreamedTrace, TraceFormat};
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use sim_core::Op;
@@ -30,8 +31,14 @@ pub struct ImportArgs {
     /// the launches when the output has none).
     #[arg(long, value_name = "ID")]
     kernel: Option<u64>,
+    #[command(flatten)]
+    sort: SortArgs,
     /// The trace: `kernel-N.traceg` (plain or .xz) for accelsim, the tool's stdout for
     /// nvbit-memtrace (plain or .xz); `-` reads standard input.
+    ///
+    /// The output is written in block order (each block's records in the input's
+    /// order). An Accel-Sim trace streams: memory stays bounded whatever its size. A
+    /// mem_trace file is held whole (its warps are numbered once the kernel is read).
     input: PathBuf,
 }
 
@@ -64,13 +71,26 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     let input = traces::Input::open(&args.input)
         .map_err(|source| import::ImportError::Io { path: args.input.clone(), source })?;
     let name = input.name().to_string();
+    // records go through a sort by block (bounded memory: sorted runs spill to disk) to
+    // the output, written a set of whole blocks at a time
     let bar = progress::bytes(input.file_len(), &format!("importing {name}"));
-    let imported = import::read_from(bar.wrap_read(input.into_reader()), &args.input, &name, format, &opts)?;
+    let mut sorter = traces::sort::BlockSorter::new(&name, args.sort.bytes());
+    let reader = bar.wrap_read(input.into_reader());
+    let stats = import::read_each(reader, &args.input, &name, format, &opts, &mut |part| {
+        sorter.push(&part.records, &part.lines).map_err(|e| import::ImportError::Output(e.into()))
+    })?;
     bar.say(format!("writing {}", args.out.display()));
-    write_trace(&imported.trace, TraceFormat::choose(args.to, Some(&args.out)), &args.out)?;
+    let mut out =
+        StreamedTrace::create(&args.out, TraceFormat::choose(args.to, Some(&args.out)), &name, false)?;
+    let mut records = 0;
+    sorter.finish(|blocks| {
+        records += blocks.len();
+        out.push(&blocks)
+    })?;
+    out.finish()?;
     drop(bar);
     let mut out = std::io::stdout().lock();
-    print_stats(&mut out, &args.input, &args.out, imported.trace.len(), &imported.stats)?;
+    print_stats(&mut out, &args.input, &args.out, records, &stats)?;
     Ok(())
 }
 
@@ -149,7 +169,15 @@ mod tests {
     }
 
     fn args(from: Source, input: PathBuf, out: PathBuf) -> ImportArgs {
-        ImportArgs { from, out, to: None, shmem_base: None, kernel: None, input }
+        ImportArgs {
+            from,
+            out,
+            to: None,
+            shmem_base: None,
+            kernel: None,
+            sort: SortArgs { sort_memory: 64 },
+            input,
+        }
     }
 
     #[test]
@@ -160,7 +188,11 @@ mod tests {
         let written = traces::text::read(&out).unwrap();
         let direct =
             import::read(&sample("accelsim_sample.traceg"), Format::AccelSim, &Options::default()).unwrap();
-        assert_eq!(written.records, direct.trace.records);
+        // (written in block order, each block's records in the file's order)
+        let mut in_block_order = direct.trace.records.clone();
+        in_block_order.sort_by_key(|r| r.block);
+        assert_ne!(in_block_order, direct.trace.records, "the sample's blocks are not in order");
+        assert_eq!(written.records, in_block_order);
         assert_eq!(written.len(), 304);
         // only the output is left in the folder: the temporary file was renamed
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);

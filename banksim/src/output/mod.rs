@@ -13,4 +13,4 @@ pub mod trace_file;
 pub use atomic::{append, write_atomically, write_via_path, AtomicFile, OutputError};
 pub use rows::write_csv;
 pub use target::{check_target, declare_folder, declare_input, declare_inputs, is_stdio, STDIO};
-pub use trace_file::{write_trace, write_trace_to, TraceFormat};
+pub use trace_file::{write_trace, write_trace_to, StreamedTrace, TraceFormat};

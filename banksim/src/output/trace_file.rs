@@ -1,10 +1,11 @@
 //! A whole trace written to a file in either format: text (CSV) or binary, chosen by
 //! `--to`, else by the file's extension (`.bsim`, `.bin`: binary; anything else: text).
-//! `gen`, `import` and `capture` write this way; the binary format is streamed chunk
-//! by chunk ([`traces::binary::Writer`]) through the atomic output file.
+//! `gen` and `capture` write this way, `import` block by block ([`StreamedTrace`]); the
+//! binary format is streamed chunk by chunk ([`traces::binary::Writer`]) through the
+//! atomic output file.
 
-use super::atomic::write_atomically;
-use anyhow::Result;
+use super::atomic::{write_atomically, AtomicFile};
+use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::Path;
 
@@ -60,6 +61,60 @@ pub fn write_trace(trace: &traces::Trace, format: TraceFormat, path: &Path) -> R
         write_trace_to(trace, format, &mut *f)?;
         Ok(f.flush()?)
     })
+}
+
+/// A trace written to a file a set of whole blocks at a time, in block order, in either
+/// format, under a temporary name until [`StreamedTrace::finish`]: what streams `import`
+/// without holding the trace.
+pub struct StreamedTrace {
+    out: Out,
+    path: std::path::PathBuf,
+}
+
+enum Out {
+    /// The writer and the number of columns.
+    Text(AtomicFile, usize),
+    Binary(traces::binary::Writer<AtomicFile>),
+}
+
+impl StreamedTrace {
+    /// A trace named `name` at `path` in `format`, with the `gap` and `dep` columns when
+    /// `timing` (text: 8 columns, else 6).
+    pub fn create(path: &Path, format: TraceFormat, name: &str, timing: bool) -> Result<StreamedTrace> {
+        let file = AtomicFile::with_capacity(path, 1 << 20)?;
+        let out = match format {
+            TraceFormat::Text => {
+                let columns = if timing { 8 } else { 6 };
+                let mut file = file;
+                traces::text::write_header(columns, &mut file)?;
+                Out::Text(file, columns)
+            }
+            TraceFormat::Binary => Out::Binary(traces::binary::Writer::new(file, name, timing)?),
+        };
+        Ok(StreamedTrace { out, path: path.to_path_buf() })
+    }
+
+    /// Appends whole blocks, each after the blocks pushed before.
+    pub fn push(&mut self, blocks: &traces::Trace) -> Result<()> {
+        let cannot = || format!("{}: cannot write", self.path.display());
+        match &mut self.out {
+            Out::Text(f, columns) => {
+                traces::text::write_records(&blocks.records, *columns, f).with_context(cannot)
+            }
+            Out::Binary(w) => w.push_trace(blocks).with_context(cannot),
+        }
+    }
+
+    /// Finishes the file and puts it in place.
+    pub fn finish(self) -> Result<()> {
+        let cannot = || format!("{}: cannot write", self.path.display());
+        let mut file = match self.out {
+            Out::Text(f, _) => f,
+            Out::Binary(w) => w.finish().with_context(cannot)?,
+        };
+        file.flush().with_context(cannot)?;
+        Ok(file.commit()?)
+    }
 }
 
 #[cfg(test)]

@@ -81,20 +81,44 @@ struct Parser<'a> {
     opts: &'a Options,
     header: Header,
     window: Window,
+    /// Records not handed to `sink` yet.
     trace: Trace,
+    sink: &'a mut dyn FnMut(&Trace) -> Result<(), ImportError>,
     stats: ImportStats,
     /// Line of each block's `thread block =` line, by linear id.
     blocks: HashMap<u32, u64>,
 }
 
+/// Records handed to the sink at once.
+const BATCH: usize = 1 << 16;
+
 /// Converts an Accel-Sim kernel trace read from `reader`; `name` is used in messages.
 pub fn parse<R: BufRead>(reader: R, name: &str, opts: &Options) -> Result<Imported, ImportError> {
+    let mut trace = Trace::new(name);
+    let stats = parse_each(reader, name, opts, &mut |part: &Trace| {
+        trace.records.extend_from_slice(&part.records);
+        trace.lines.extend_from_slice(&part.lines);
+        Ok(())
+    })?;
+    Ok(Imported { trace, stats })
+}
+
+/// [`parse`] handing the records to `sink` a batch at a time, in file order, as they are
+/// read: memory stays bounded whatever the file's size. Returns the statistics; stops
+/// at `sink`'s first error.
+pub fn parse_each<R: BufRead>(
+    reader: R,
+    name: &str,
+    opts: &Options,
+    sink: &mut dyn FnMut(&Trace) -> Result<(), ImportError>,
+) -> Result<ImportStats, ImportError> {
     let mut p = Parser {
         file: name,
         opts,
         header: Header::default(),
         window: Window::new(opts.shmem_base),
         trace: Trace::new(name),
+        sink,
         stats: ImportStats::default(),
         blocks: HashMap::new(),
     };
@@ -162,6 +186,7 @@ pub fn parse<R: BufRead>(reader: R, name: &str, opts: &Options) -> Result<Import
             format!("the file ends inside the thread block opened at line {}: expected `#END_TB` (truncated file?)", b.begin),
         ));
     }
+    p.flush()?;
     p.stats.lines = lines.line;
     let h = &p.header;
     p.stats.kernel = Some(Kernel {
@@ -170,10 +195,20 @@ pub fn parse<R: BufRead>(reader: R, name: &str, opts: &Options) -> Result<Import
         grid: h.grid,
         block: h.block,
     });
-    Ok(Imported { trace: p.trace, stats: p.stats })
+    Ok(p.stats)
 }
 
 impl Parser<'_> {
+    /// Hands the records read so far to the sink.
+    fn flush(&mut self) -> Result<(), ImportError> {
+        if !self.trace.is_empty() {
+            (self.sink)(&self.trace)?;
+            self.trace.records.clear();
+            self.trace.lines.clear();
+        }
+        Ok(())
+    }
+
     fn malformed(&self, line: u64, field: &'static str, expected: &str, found: &str) -> ImportError {
         ImportError::malformed(self.file, line, field, expected, found)
     }
@@ -445,6 +480,9 @@ impl Parser<'_> {
             self.trace.lines.push(u32::try_from(line).unwrap_or(u32::MAX));
         }
         *self.stats.kept.entry(op).or_insert(0) += 1;
+        if self.trace.len() >= BATCH {
+            self.flush()?;
+        }
         Ok(true)
     }
 

@@ -14,6 +14,9 @@ pub enum ImportError {
         /// The cause.
         source: std::io::Error,
     },
+    /// What took the records (writing them out, say) failed.
+    #[error(transparent)]
+    Output(Box<dyn std::error::Error + Send + Sync>),
     /// A field of a line does not parse.
     #[error("{file}:{line}: {field}: expected {expected}, found `{found}`")]
     Malformed {

@@ -83,5 +83,5 @@ mod window;
 
 pub use error::ImportError;
 pub use options::{Format, Options};
-pub use read::{parse, read, read_from};
+pub use read::{parse, read, read_each, read_from};
 pub use stats::{ImportStats, Imported, Kernel};

@@ -41,6 +41,40 @@ pub fn read_from(
     }
 }
 
+/// [`read_from`] handing the records to `sink` a batch at a time, in file order: an
+/// Accel-Sim trace as it is read (memory bounded whatever its size); a `mem_trace` file,
+/// whose warps are numbered once every record of the kernel is read, in one batch at
+/// the end. Returns the statistics.
+pub fn read_each(
+    reader: impl std::io::Read,
+    path: &Path,
+    name: &str,
+    format: Format,
+    opts: &Options,
+    sink: &mut dyn FnMut(&crate::Trace) -> Result<(), ImportError>,
+) -> Result<super::ImportStats, ImportError> {
+    let io = |source| ImportError::Io { path: path.into(), source };
+    let mut reader = BufReader::with_capacity(1 << 16, reader);
+    let xz = reader.fill_buf().map_err(io)?.starts_with(&XZ_MAGIC);
+    let each =
+        |r: &mut dyn BufRead, sink: &mut dyn FnMut(&crate::Trace) -> Result<(), ImportError>| match format {
+            Format::AccelSim => accelsim::parse_each(r, name, opts, sink),
+            Format::NvbitMemtrace => {
+                let imported = nvbit::parse(r, name, opts)?;
+                if !imported.trace.is_empty() {
+                    sink(&imported.trace)?;
+                }
+                Ok(imported.stats)
+            }
+        };
+    if xz {
+        let decoder = liblzma::bufread::XzDecoder::new_multi_decoder(reader);
+        each(&mut BufReader::with_capacity(1 << 16, decoder), sink)
+    } else {
+        each(&mut reader, sink)
+    }
+}
+
 /// Converts a trace of `format` from a reader (decompressed); `name` is used in messages.
 pub fn parse<R: BufRead>(
     reader: R,

@@ -74,7 +74,7 @@ pub struct StreamedTrace {
 enum Out {
     /// The writer and the number of columns.
     Text(AtomicFile, usize),
-    Binary(traces::binary::Writer<AtomicFile>),
+    Binary(Box<traces::binary::Writer<AtomicFile>>),
 }
 
 impl StreamedTrace {
@@ -89,7 +89,7 @@ impl StreamedTrace {
                 traces::text::write_header(columns, &mut file)?;
                 Out::Text(file, columns)
             }
-            TraceFormat::Binary => Out::Binary(traces::binary::Writer::new(file, name, timing)?),
+            TraceFormat::Binary => Out::Binary(Box::new(traces::binary::Writer::new(file, name, timing)?)),
         };
         Ok(StreamedTrace { out, path: path.to_path_buf() })
     }

@@ -310,12 +310,7 @@ fn parse_block(bytes: &[u8], first: u64, name: &str, columns: &mut usize) -> Blo
 
 /// [`parse_block`] through the CSV reader: quoting, lone `\r` line ends, and the exact
 /// messages.
-fn parse_block_general(
-    bytes: &[u8],
-    first: u64,
-    name: &str,
-    columns: &mut usize,
-) -> Block {
+fn parse_block_general(bytes: &[u8], first: u64, name: &str, columns: &mut usize) -> Block {
     let mut out = Block::with_capacity(bytes.len());
     if let Err(e) = parse_general_into(&mut out, bytes, first, name, columns) {
         out.error = Some(e);

@@ -1,5 +1,6 @@
 //! `banksim bench`: simulation speed (warp requests per second) of the bank model and of
-//! the cycle engine at several thread counts.
+//! the cycle engine at several thread counts, and of whole `banksim run` processes (plain,
+//! `--cycles`, `--cycles --per-request`) on a binary trace of the same workload.
 
 use super::args::with_threads;
 use anyhow::Result;

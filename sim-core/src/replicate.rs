@@ -16,45 +16,49 @@
 use crate::engine::{EngineRequest, Workload};
 
 /// `template` repeated to `blocks` blocks, gaps scaled by a cycles-per-operation factor.
-pub struct Replicated<'a> {
-    template: &'a dyn Workload,
-    /// Number of distinct template blocks and the first request of each (plus the end).
-    starts: Vec<usize>,
+///
+/// Generic over the template (a `&dyn Workload` works too) so that the engine, generic
+/// over its workload, inlines the template's accessors; every lookup is O(1) (each
+/// template request's block number and scaled gap are kept), and the replicated
+/// workload's block starts are kept too, so the engine needs no pass over its requests
+/// to find its blocks.
+pub struct Replicated<'a, W: Workload + ?Sized = dyn Workload + 'a> {
+    template: &'a W,
+    /// Number of distinct template blocks.
+    distinct: u32,
     /// Blocks of the replicated workload (numbered densely from 0).
     blocks: u32,
-    /// Per template request: its gap and wait in cycles.
-    gaps: Vec<(u32, Option<u32>)>,
+    /// Per template request: its gap and wait in cycles, and its block's number among
+    /// the template's blocks.
+    each: Vec<Each>,
+    /// The first request of each block of the replicated workload.
+    starts: Vec<usize>,
     len: usize,
 }
 
-impl<'a> Replicated<'a> {
+/// A template request's scaled gap and wait, and its template block's number.
+#[derive(Clone, Copy)]
+struct Each {
+    gap: u32,
+    wait: Option<u32>,
+    block: u32,
+}
+
+impl<'a, W: Workload + ?Sized> Replicated<'a, W> {
     /// `template`'s blocks repeated to `blocks` blocks (`None`: as many as it has), its
     /// gaps multiplied by `cycles_per_op`.
-    pub fn new(template: &'a dyn Workload, blocks: Option<u32>, cycles_per_op: f64) -> Replicated<'a> {
+    pub fn new(template: &'a W, blocks: Option<u32>, cycles_per_op: f64) -> Replicated<'a, W> {
         let n = template.len();
-        let mut starts = vec![0];
-        for i in 1..n {
-            if template.request(i).block != template.request(i - 1).block {
-                starts.push(i);
-            }
-        }
-        if n > 0 {
-            starts.push(n);
-        } else {
-            starts.clear();
-        }
-        let distinct = starts.len().saturating_sub(1) as u32;
-        let blocks = blocks.unwrap_or(distinct);
-        let len = match (blocks.checked_div(distinct), blocks.checked_rem(distinct)) {
-            (Some(full), Some(part)) => full as usize * n + starts[part as usize],
-            _ => 0,
-        };
-        // gaps: per warp, differences of the rounded running total of operations
-        let mut gaps = Vec::with_capacity(n);
+        // per warp, gaps are differences of the rounded running total of operations
+        let mut each = Vec::with_capacity(n);
+        let mut template_starts = Vec::new();
         let mut key = (u32::MAX, u32::MAX);
         let (mut ops, mut cycles) = (0u64, 0u64);
         for i in 0..n {
             let r = template.request(i);
+            if i == 0 || r.block != key.0 {
+                template_starts.push(i);
+            }
             if (r.block, r.warp) != key {
                 key = (r.block, r.warp);
                 (ops, cycles) = (0, 0);
@@ -64,10 +68,26 @@ impl<'a> Replicated<'a> {
             let wait = r.wait.map(|w| cycles_of(at(ops + w.min(r.gap) as u64) - cycles));
             ops += r.gap as u64;
             let total = at(ops);
-            gaps.push((cycles_of(total - cycles), wait));
+            let block = template_starts.len() as u32 - 1;
+            each.push(Each { gap: cycles_of(total - cycles), wait, block });
             cycles = total;
         }
-        Replicated { template, starts, blocks, gaps, len }
+        let distinct = template_starts.len() as u32;
+        let blocks = blocks.unwrap_or(distinct);
+        // block b of the replicated workload is template block b mod B of replica b / B
+        let starts: Vec<usize> = match distinct {
+            0 => Vec::new(),
+            _ => (0..blocks as usize)
+                .map(|b| b / distinct as usize * n + template_starts[b % distinct as usize])
+                .collect(),
+        };
+        let len = match (blocks.checked_div(distinct), blocks.checked_rem(distinct)) {
+            (Some(full), Some(part)) => {
+                full as usize * n + template_starts.get(part as usize).copied().unwrap_or(n)
+            }
+            _ => 0,
+        };
+        Replicated { template, distinct, blocks, each, starts, len }
     }
 
     /// Blocks in the replicated workload.
@@ -76,25 +96,37 @@ impl<'a> Replicated<'a> {
     }
 }
 
-impl Workload for Replicated<'_> {
+impl<W: Workload + ?Sized> Workload for Replicated<'_, W> {
+    #[inline]
     fn len(&self) -> usize {
         self.len
     }
 
+    #[inline]
     fn request(&self, i: usize) -> EngineRequest<'_> {
-        let n = self.template.len();
-        let (replica, j) = (i / n, i % n);
+        let n = self.each.len();
+        // (most runs are one replica: no division)
+        let (replica, j) = if i < n { (0, i) } else { (i / n, i % n) };
         let mut r = self.template.request(j);
         // the template's k-th block (whatever its id) becomes block replica * B + k
-        let k = self.starts.partition_point(|&s| s <= j) - 1;
-        let distinct = (self.starts.len() - 1) as u32;
-        r.block = replica as u32 * distinct + k as u32;
-        (r.gap, r.wait) = self.gaps[j];
+        let e = self.each[j];
+        r.block = replica as u32 * self.distinct + e.block;
+        (r.gap, r.wait) = (e.gap, e.wait);
         r
+    }
+
+    #[inline]
+    fn block(&self, i: usize) -> u32 {
+        let n = self.each.len();
+        (i / n) as u32 * self.distinct + self.each[i % n].block
     }
 
     fn extent(&self, warp: u32) -> Option<(u32, u32)> {
         self.template.extent(warp)
+    }
+
+    fn block_starts(&self) -> Option<&[usize]> {
+        Some(&self.starts)
     }
 }
 

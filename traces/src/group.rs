@@ -281,6 +281,28 @@ impl Requests {
         Requests { warp_size, ..Requests::default() }
     }
 
+    /// Makes room for `requests` more requests of `lanes` active lanes in all.
+    pub fn reserve(&mut self, requests: usize, lanes: usize) {
+        self.heads.reserve(requests);
+        self.addrs.reserve(lanes);
+    }
+
+    /// Leaves no requests, keeping the buffers (to be filled again).
+    pub fn clear(&mut self) {
+        let warp_size = self.warp_size;
+        let (mut heads, mut lanes, mut addrs, mut starts) = (
+            std::mem::take(&mut self.heads),
+            std::mem::take(&mut self.lanes),
+            std::mem::take(&mut self.addrs),
+            std::mem::take(&mut self.block_starts),
+        );
+        heads.clear();
+        lanes.clear();
+        addrs.clear();
+        starts.clear();
+        *self = Requests { warp_size, heads, lanes, addrs, block_starts: starts, ..Requests::default() };
+    }
+
     /// Appends a request; requests must come in (block, warp, step) order, lanes
     /// ascending and below the warp size. For generators that build requests directly.
     #[allow(clippy::too_many_arguments)]

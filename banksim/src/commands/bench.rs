@@ -1,5 +1,6 @@
 //! `banksim bench`: simulation speed (warp requests per second) of the bank model and of
-//! the cycle engine at several thread counts.
+//! the cycle engine at several thread counts, and of whole `banksim run` processes (plain,
+//! `--cycles`, `--cycles --per-request`) on a binary trace of the same workload.
 
 use super::args::with_threads;
 use anyhow::Result;
@@ -20,6 +21,10 @@ pub struct BenchArgs {
     /// Chase steps per invocation of that workload.
     #[arg(long, default_value_t = 1024)]
     iters: u32,
+    /// Workgroups of the binary trace timed through whole `banksim run` processes (0:
+    /// none).
+    #[arg(long, default_value_t = 264)]
+    run_blocks: u32,
 }
 
 /// Runs `banksim bench`.
@@ -61,6 +66,90 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             rate / (base.1 * threads as f64 / base.0 as f64),
             base.0
         )?;
+    }
+    if args.run_blocks > 0 {
+        whole_runs(&mut out, args)?;
+    }
+    Ok(())
+}
+
+/// Times whole `banksim run` processes (start, reading and checking the trace, the
+/// simulation, the output, exit) on the stride-sweep workload of `args.run_blocks`
+/// workgroups written as a binary trace to a temporary file: the figures a user sees,
+/// beside the inner loops' above. Each figure is the best of 3 runs.
+fn whole_runs(out: &mut impl Write, args: &BenchArgs) -> Result<()> {
+    let work = traces::gen::StrideBench::new(args.run_blocks, 256, args.iters, 1, 0);
+    let dir = tempfile::tempdir()?;
+    let trace = dir.path().join("sweep.bsim");
+    let mut w =
+        traces::binary::Writer::new(std::io::BufWriter::new(std::fs::File::create(&trace)?), "sweep", true)?;
+    // block by block; the barrier (no lanes in the workload) as one record per thread
+    let mut block = traces::Trace::new("sweep");
+    for i in 0..work.len() {
+        let r = work.request(i);
+        let step = (i % (work.len() / args.run_blocks as usize / 8)) as u32;
+        let lanes: Vec<(u16, u32)> = match r.op {
+            sim_core::Op::Barrier => (0..32).map(|l| (l, 0)).collect(),
+            _ => r.lanes.iter().copied().zip(r.addrs.iter().copied()).collect(),
+        };
+        for (lane, addr) in lanes {
+            let bytes = if r.op == sim_core::Op::Barrier { 0 } else { r.bytes };
+            block.push(traces::Record {
+                block: r.block,
+                thread: r.warp * 32 + lane as u32,
+                step,
+                op: r.op,
+                addr,
+                bytes,
+                gap: r.gap,
+                dep: r.dep,
+                wait: None,
+            });
+        }
+        if i + 1 == work.len() || work.request(i + 1).block != r.block {
+            w.push_trace(&block)?;
+            block = traces::Trace::new("sweep");
+        }
+    }
+    w.finish()?.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    let n = work.len() as f64;
+    writeln!(
+        out,
+        "whole `banksim run` processes, {} workgroups ({} warp requests) from a binary trace:",
+        args.run_blocks,
+        work.len()
+    )?;
+    let exe = std::env::current_exe()?;
+    let csv = dir.path().join("requests.csv");
+    let paths: [(&str, Vec<&std::ffi::OsStr>); 3] = [
+        ("run", vec![]),
+        ("run --cycles", vec!["--cycles".as_ref()]),
+        ("run --cycles --per-request", vec!["--cycles".as_ref(), "--per-request".as_ref(), csv.as_os_str()]),
+    ];
+    for (what, extra) in &paths {
+        for &threads in &args.threads {
+            let mut best = f64::INFINITY;
+            for _ in 0..3 {
+                let t = std::time::Instant::now();
+                let status = std::process::Command::new(&exe)
+                    .arg("run")
+                    .args(extra)
+                    .arg("--threads")
+                    .arg(threads.to_string())
+                    .arg(&trace)
+                    .stdout(std::process::Stdio::null())
+                    .status()?;
+                if !status.success() {
+                    anyhow::bail!("`banksim {what}` on the benchmark's trace failed ({status})");
+                }
+                best = best.min(t.elapsed().as_secs_f64());
+            }
+            writeln!(
+                out,
+                "{what:>28}, {threads} threads: {:.2} M warp-requests/s ({best:.2} s)",
+                n / best / 1e6
+            )?;
+        }
     }
     Ok(())
 }

@@ -17,6 +17,9 @@ pub struct Loaded {
     pub records: u64,
     /// The warp requests, in (block, warp, step) order.
     pub requests: Requests,
+    /// Their bank-model totals, where the loader took them on the way (else
+    /// [`summarize`] makes a pass over the requests).
+    pub summary: Option<Summary>,
 }
 
 /// Opens the trace at `path` (`-`: standard input) once, its first bytes read to tell
@@ -44,7 +47,7 @@ pub fn load_text(input: Input, hw: &Hardware, threads_per_block: Option<u32>) ->
     drop(bar);
     check_records(&trace, hw, threads_per_block)?;
     let requests = Requests::group(&trace, hw.warp)?;
-    Ok(Loaded { source: trace.source.clone(), records: trace.len() as u64, requests })
+    Ok(Loaded { source: trace.source.clone(), records: trace.len() as u64, requests, summary: None })
 }
 
 /// Groups `trace` (generated or read) into requests and returns their totals.

@@ -111,12 +111,28 @@ fn simulate_chunk(
     source: &str,
 ) -> Result<Part> {
     raw.decode_lazy(&mut s.chunk)?;
-    // Requests as lane masks, affine ones through the model's memo. Anything amiss (a
-    // lane beyond the block, an address beyond shared memory or misaligned) and chunks
-    // with per-lane attributes take the request-by-request path below, which finds the
-    // first problem in (block, warp, step) order and says what it is.
-    // Whole slices go through the model's memo of slices, recalled, evaluated and
-    // remembered here, not inside the model (see `BankModel::recall_slice`).
+    if let Some(part) = quick_totals(s, hw, threads_per_block) {
+        return Ok(part);
+    }
+    s.chunk.split(hw.warp)?;
+    let mut summary = Summary::default();
+    for r in s.chunk.iter() {
+        check_request(&r, hw, threads_per_block, source, raw)?;
+        summary.add(r.op, r.lanes.len(), s.model.evaluate(&r.warp_request()));
+    }
+    Ok(Part { summary, records: s.chunk.records() as u64, requests: s.chunk.len() as u64 })
+}
+
+/// The bank-model totals of the chunk `s` holds (decoded, not split), its requests as
+/// lane masks, affine ones through the model's memo; `None` where anything is amiss (a
+/// lane beyond the block, an address beyond shared memory or misaligned) or the chunk
+/// has per-lane attributes: then the request-by-request path, which finds the first
+/// problem in (block, warp, step) order and says what it is, decides. `Some`: every
+/// request of the chunk passes [`check_request`].
+///
+/// Whole slices go through the model's memo of slices, recalled, evaluated and
+/// remembered here, not inside the model (see `BankModel::recall_slice`).
+fn quick_totals(s: &mut Slot, hw: &Hardware, threads_per_block: Option<u32>) -> Option<Part> {
     let mut summary = Summary::default();
     let mut requests = 0;
     let model = &mut s.model;
@@ -132,16 +148,7 @@ fn simulate_chunk(
         requests += o.requests as u64;
         Ok(())
     });
-    if let Ok(true) = fine {
-        return Ok(Part { summary, records: s.chunk.records() as u64, requests });
-    }
-    s.chunk.split(hw.warp)?;
-    let mut summary = Summary::default();
-    for r in s.chunk.iter() {
-        check_request(&r, hw, threads_per_block, source, raw)?;
-        summary.add(r.op, r.lanes.len(), s.model.evaluate(&r.warp_request()));
-    }
-    Ok(Part { summary, records: s.chunk.records() as u64, requests: s.chunk.len() as u64 })
+    matches!(fine, Ok(true)).then(|| Part { summary, records: s.chunk.records() as u64, requests })
 }
 
 /// Checks one request of the chunk `raw` of the binary trace `source`: its threads within
@@ -175,7 +182,8 @@ fn check_request(
 /// [`run_binary`] checks them (`map` as in [`open`]): every thread decodes the next chunk
 /// and splits it into requests (a chunk holds whole runs of one 64-thread slice, so its
 /// requests are in (block, warp, step) order on their own), and the parts are appended
-/// in chunk order.
+/// in chunk order. The bank-model totals come with them, taken as [`run_binary`] takes
+/// them on each chunk's slices (no second pass over the requests).
 ///
 /// The same requests as reading the trace's records and grouping them
 /// ([`Requests::group`]), without holding the records: those took about 40 bytes each
@@ -185,24 +193,51 @@ pub fn load_binary(input: Input, hw: &Hardware, threads_per_block: Option<u32>, 
     let bar = reading(&input);
     let reader = open(input, map)?;
     let source = reader.name().to_string();
-    let mut total = Loaded { source: source.clone(), records: 0, requests: Requests::new(hw.warp) };
+    let mut total = Loaded {
+        source: source.clone(),
+        records: 0,
+        requests: Requests::new(hw.warp),
+        summary: Some(Summary::default()),
+    };
+    // parts merged, kept for later chunks: their memory is reused, not given back to the
+    // system and taken (and zeroed) again for every chunk
+    let spares = std::sync::Mutex::new(Vec::new());
     traces::parallel::for_each_chunk(
         reader,
-        Chunk::default,
-        |chunk, raw| -> Result<(Requests, u64)> {
+        || Slot { chunk: Chunk::default(), model: BankModel::new(hw) },
+        |s, raw| -> Result<(Requests, Part)> {
             bar.reached(raw.offset());
-            raw.decode_lazy(chunk)?;
-            chunk.split(hw.warp)?;
-            let mut part = Requests::new(hw.warp);
-            for r in chunk.iter() {
-                check_request(&r, hw, threads_per_block, &source, raw)?;
+            raw.decode_lazy(&mut s.chunk)?;
+            // the totals and the checks of `run_binary` on the chunk's slices, where they
+            // apply (far faster than request by request), before the split
+            let quick = quick_totals(s, hw, threads_per_block);
+            s.chunk.split(hw.warp)?;
+            let spare = spares.lock().unwrap_or_else(|p| p.into_inner()).pop();
+            let mut part = spare.unwrap_or_else(|| Requests::new(hw.warp));
+            part.clear();
+            part.reserve(s.chunk.len(), s.chunk.records());
+            let mut summary = Summary::default();
+            for r in s.chunk.iter() {
+                if quick.is_none() {
+                    check_request(&r, hw, threads_per_block, &source, raw)?;
+                    summary.add(r.op, r.lanes.len(), s.model.evaluate(&r.warp_request()));
+                }
                 part.push_ref(&r);
             }
-            Ok((part, chunk.records() as u64))
+            let totals = quick.unwrap_or(Part {
+                summary,
+                records: s.chunk.records() as u64,
+                requests: s.chunk.len() as u64,
+            });
+            Ok((part, totals))
         },
-        |(part, records)| {
+        |(part, totals)| {
             total.requests.append(&part);
-            total.records += records;
+            spares.lock().unwrap_or_else(|p| p.into_inner()).push(part);
+            total.records += totals.records;
+            if let Some(s) = total.summary.as_mut() {
+                s.merge(&totals.summary);
+            }
         },
     )?;
     Ok(total)

@@ -84,6 +84,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         with_threads(e.threads, || simulate::load_text(input, &hw, tpb))??
     };
     let (source, records, requests) = (loaded.source, loaded.records, loaded.requests);
+    let loaded_summary = loaded.summary;
     let stretched = e.grid.is_some() || e.cycles_per_op != 1.0;
     if stretched && (args.per_request.is_some() || args.out.is_some()) {
         bail!("--grid and --cycles-per-op give cycles for a workload other than the trace's requests: they do not combine with --per-request or --out");
@@ -132,7 +133,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let timings = report.as_ref().map(|r| r.requests.as_slice());
     let summary = match &args.per_request {
         Some(path) => write_atomically(path, |f| write_requests(f, &hw, &requests, timings))?,
-        None => simulate::summarize(&hw, &requests, |_, _, _| {}),
+        None => match loaded_summary {
+            Some(summary) => summary,
+            None => simulate::summarize(&hw, &requests, |_, _, _| {}),
+        },
     };
     if let Some(dir) = &args.out {
         write_run_folder(dir, &source, &hw, &requests, timings, report.as_ref())?;
@@ -229,10 +233,18 @@ pub const MAX_CYCLES_PER_OP: f64 = 1e6;
 /// 32-bit gaps: a larger one is an error naming the limit, never a saturated count.
 fn check_gap_cycles(requests: &Requests, cycles_per_op: f64) -> Result<()> {
     use sim_core::engine::Workload;
+    let too_long = |ops: u32| (ops as f64 * cycles_per_op).ceil() + 1.0 > u32::MAX as f64;
+    let ops = |i: usize| {
+        let r = requests.request(i);
+        r.gap.max(r.wait.unwrap_or(0))
+    };
+    // (the longest gap first: only if it is too long are the requests searched in order)
+    if !too_long((0..requests.len()).map(ops).max().unwrap_or(0)) {
+        return Ok(());
+    }
     for i in 0..requests.len() {
         let r = requests.request(i);
-        let ops = r.gap.max(r.wait.unwrap_or(0)) as f64;
-        if (ops * cycles_per_op).ceil() + 1.0 > u32::MAX as f64 {
+        if too_long(ops(i)) {
             bail!(
                 "request {i} (block {}): a gap of {} operations at --cycles-per-op {cycles_per_op} is above the limit of {} cycles a gap may take",
                 r.block,

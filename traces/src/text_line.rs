@@ -129,11 +129,14 @@ impl Cursor<'_> {
             if d > 9 {
                 break;
             }
-            v = v * 10 + d as u64;
             self.at += 1;
+            // (more than 10 digits: the general path says what is wrong)
+            if self.at - start > 10 {
+                return None;
+            }
+            v = v * 10 + d as u64;
         }
-        let n = self.at - start;
-        if n == 0 || n > 10 {
+        if self.at == start {
             return None;
         }
         u32::try_from(v).ok()
@@ -203,6 +206,7 @@ mod tests {
         assert_eq!(uint(b"4294967295"), Some(u32::MAX));
         assert_eq!(uint(b"4294967296"), None);
         assert_eq!(uint(b"00000000001"), None);
+        assert_eq!(uint(&[b'9'; 40]), None);
         assert_eq!(uint(b"+4"), None);
         assert_eq!(uint(b""), None);
         assert_eq!(hex(b"fFfFfFfF"), Some(u32::MAX));

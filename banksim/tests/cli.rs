@@ -556,3 +556,24 @@ fn import_sorts_blocks_with_bounded_memory() {
     let trace = traces::text::read(&tmp("memory.csv")).unwrap();
     assert!(trace.len() > 100_000 && traces::blocks_in_order(&trace.records));
 }
+
+/// `bench` reports the inner loops and every whole-process path, each with a rate.
+#[test]
+fn bench_reports_every_path() {
+    let o = banksim(&["bench", "--threads", "1", "--blocks", "132", "--iters", "8", "--run-blocks", "132"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    for what in [
+        "bank model, 1 thread",
+        "cycle engine, 1 threads",
+        "run T.csv, 1 threads",
+        "run T.csv --per-request, 1 threads",
+        "run T.bsim, 1 threads",
+        "run T.bsim --cycles, 1 threads",
+        "run T.bsim --cycles --per-request, 1 threads",
+    ] {
+        let line = out.lines().find(|l| l.contains(what)).unwrap_or_else(|| panic!("no `{what}` in {out}"));
+        let rate: f64 = line.split(": ").nth(1).and_then(|r| r.split(' ').next()).unwrap().parse().unwrap();
+        assert!(rate > 0.0, "{line}");
+    }
+}

@@ -1,6 +1,7 @@
 //! `banksim bench`: simulation speed (warp requests per second) of the bank model and of
-//! the cycle engine at several thread counts, and of whole `banksim run` processes (plain,
-//! `--cycles`, `--cycles --per-request`) on a binary trace of the same workload.
+//! the cycle engine at several thread counts, and of whole `banksim run` processes (a
+//! text trace, with `--per-request`; a binary trace, with `--cycles` and `--cycles
+//! --per-request`) of the same workload.
 
 use super::args::with_threads;
 use anyhow::Result;
@@ -83,6 +84,10 @@ fn whole_runs(out: &mut impl Write, args: &BenchArgs) -> Result<()> {
     let trace = dir.path().join("sweep.bsim");
     let mut w =
         traces::binary::Writer::new(std::io::BufWriter::new(std::fs::File::create(&trace)?), "sweep", true)?;
+    // and the same records as a text trace
+    let text = dir.path().join("sweep.csv");
+    let mut t = std::io::BufWriter::new(std::fs::File::create(&text)?);
+    traces::text::write_header(8, &mut t)?;
     // block by block; the barrier (no lanes in the workload) as one record per thread
     let mut block = traces::Trace::new("sweep");
     for i in 0..work.len() {
@@ -108,25 +113,33 @@ fn whole_runs(out: &mut impl Write, args: &BenchArgs) -> Result<()> {
         }
         if i + 1 == work.len() || work.request(i + 1).block != r.block {
             w.push_trace(&block)?;
+            traces::text::write_records(&block.records, 8, &mut t)?;
             block = traces::Trace::new("sweep");
         }
     }
     w.finish()?.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    t.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     let n = work.len() as f64;
     writeln!(
         out,
-        "whole `banksim run` processes, {} workgroups ({} warp requests) from a binary trace:",
+        "whole `banksim run` processes, {} workgroups ({} warp requests, {} MB of text, {} MB binary):",
         args.run_blocks,
-        work.len()
+        work.len(),
+        std::fs::metadata(&text)?.len() / 1_000_000,
+        std::fs::metadata(&trace)?.len() / 1_000_000,
     )?;
     let exe = std::env::current_exe()?;
     let csv = dir.path().join("requests.csv");
-    let paths: [(&str, Vec<&std::ffi::OsStr>); 3] = [
-        ("run", vec![]),
-        ("run --cycles", vec!["--cycles".as_ref()]),
-        ("run --cycles --per-request", vec!["--cycles".as_ref(), "--per-request".as_ref(), csv.as_os_str()]),
+    let per_request = || vec!["--per-request".as_ref(), csv.as_os_str()];
+    let cycles = || vec!["--cycles".as_ref()];
+    let paths: [(&str, &std::path::Path, Vec<&std::ffi::OsStr>); 5] = [
+        ("run T.csv", &text, vec![]),
+        ("run T.csv --per-request", &text, per_request()),
+        ("run T.bsim", &trace, vec![]),
+        ("run T.bsim --cycles", &trace, cycles()),
+        ("run T.bsim --cycles --per-request", &trace, [cycles(), per_request()].concat()),
     ];
-    for (what, extra) in &paths {
+    for (what, trace, extra) in &paths {
         for &threads in &args.threads {
             let mut best = f64::INFINITY;
             for _ in 0..3 {
@@ -136,7 +149,7 @@ fn whole_runs(out: &mut impl Write, args: &BenchArgs) -> Result<()> {
                     .args(extra)
                     .arg("--threads")
                     .arg(threads.to_string())
-                    .arg(&trace)
+                    .arg(trace)
                     .stdout(std::process::Stdio::null())
                     .status()?;
                 if !status.success() {
@@ -146,7 +159,7 @@ fn whole_runs(out: &mut impl Write, args: &BenchArgs) -> Result<()> {
             }
             writeln!(
                 out,
-                "{what:>28}, {threads} threads: {:.2} M warp-requests/s ({best:.2} s)",
+                "{what:>34}, {threads} threads: {:.2} M warp-requests/s ({best:.2} s)",
                 n / best / 1e6
             )?;
         }

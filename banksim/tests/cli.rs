@@ -494,6 +494,21 @@ fn blocks_out_of_order_are_sorted_with_bounded_memory() {
         assert_eq!(rows(&shuffled, extra, name), want, "{extra:?}");
     }
     assert_eq!(rows(&PathBuf::from("-"), &["--sort-memory", "1"], "stdin.csv"), want);
+
+    // blocks in order for megabytes (streamed, rows written) before one goes down: the
+    // trace is read again from its start, sorted, and the rows of the first reading are
+    // not kept
+    let one = |b: u32| blocks_text(&[b]).split_once('\n').unwrap().1.to_string();
+    let head = "block,thread,step,op,addr,bytes\n";
+    let late: String =
+        head.to_string() + &(0..300).chain(310..320).chain(300..310).map(one).collect::<String>();
+    let sorted: String = head.to_string() + &(0..320).map(one).collect::<String>();
+    let (late_path, sorted_path) = (tmp("late.csv"), tmp("sorted.csv"));
+    std::fs::write(&late_path, late).unwrap();
+    std::fs::write(&sorted_path, sorted).unwrap();
+    let want = rows(&sorted_path, &[], "sorted-rows.csv");
+    assert_eq!(want.0.lines().count(), 1 + 320 * 2 * 16);
+    assert_eq!(rows(&late_path, &[], "late-rows.csv"), want);
 }
 
 /// `script` runs `banksim ARGS` on a pseudo-terminal; what the terminal showed.

@@ -38,18 +38,6 @@ pub fn read_checked(path: &Path, hw: &Hardware, threads_per_block: Option<u32>) 
     Ok(trace)
 }
 
-/// Reads the opened trace `input` whole, checks it and groups it into warp requests of
-/// `hw.warp` lanes.
-pub fn load_text(input: Input, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Loaded> {
-    let name = input.name().to_string();
-    let bar = crate::output::progress::bytes(input.file_len(), &format!("reading {name}"));
-    let trace = traces::text::parse(bar.wrap_read(input.into_reader()), &name)?;
-    drop(bar);
-    check_records(&trace, hw, threads_per_block)?;
-    let requests = Requests::group(&trace, hw.warp)?;
-    Ok(Loaded { source: trace.source.clone(), records: trace.len() as u64, requests, summary: None })
-}
-
 /// Groups `trace` (generated or read) into requests and returns their totals.
 pub fn summarize_trace(hw: &Hardware, trace: &Trace) -> Result<(Requests, Summary)> {
     let requests = Requests::group(trace, hw.warp)?;

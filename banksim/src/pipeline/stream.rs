@@ -345,6 +345,42 @@ fn group_run(
     Ok((Requests::group_records(&done.source, records, lines, hw.warp)?, records.len() as u64))
 }
 
+/// Reads the text trace `input` (opened from `path`) into warp requests of `hw.warp`
+/// lanes, checked, a set of whole blocks at a time in block order
+/// ([`text_in_block_order`]: streamed, or sorted with about `sort_memory` bytes): only
+/// the requests are held, not the records (about 40 bytes each), and a trace whose
+/// blocks are not in order needs no sort of all its records in memory.
+pub fn load_text(
+    path: &Path,
+    input: Input,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+    sort_memory: usize,
+) -> Result<Loaded> {
+    use rayon::prelude::*;
+    let source = input.name().to_string();
+    let start = || {
+        Ok::<_, Error>(Loaded {
+            source: source.clone(),
+            records: 0,
+            requests: Requests::new(hw.warp),
+            summary: None,
+        })
+    };
+    text_in_block_order(path, input, sort_memory, start, |total, _, done| {
+        let parts: Vec<Result<(Requests, u64)>> = block_runs(&done.records, 1 << 14)
+            .into_par_iter()
+            .map(|run| group_run(&done, run, hw, threads_per_block))
+            .collect();
+        for part in parts {
+            let (requests, records) = part?;
+            total.requests.append(&requests);
+            total.records += records;
+        }
+        Ok(())
+    })
+}
+
 /// Warp requests of whole blocks, in (block, warp, step) order, with each one's
 /// bank-model outcome.
 pub struct Evaluated {
@@ -356,29 +392,29 @@ pub struct Evaluated {
 
 /// Reads the trace `input` (opened from `path`, either format), checks it, groups it
 /// into warp requests and evaluates each on the bank model, handing them to `f` in
-/// (block, warp, step) order a run of whole blocks at a time: what writes a row per
-/// request, with memory bounded whatever the trace's size. Binary chunks are worked on
-/// side by side (`map` as in [`open`]); a text trace goes through
-/// [`text_in_block_order`] (`sort_memory`). Returns the trace's name and records read.
-pub fn for_each_evaluated<E: From<Error> + From<traces::TraceError> + Send>(
+/// (block, warp, step) order a run of whole blocks at a time, with a state that `start`
+/// makes: what writes a row per request, with memory bounded whatever the trace's size.
+/// Binary chunks are worked on side by side (`map` as in [`open`]); a text trace goes
+/// through [`text_in_block_order`] (`sort_memory`), which may start over with a fresh
+/// state when it finds the blocks out of order. Returns the state, the trace's name and
+/// the records read.
+pub fn for_each_evaluated<S: Send, E: From<Error> + From<traces::TraceError> + Send>(
     path: &Path,
     input: Input,
     hw: &Hardware,
     threads_per_block: Option<u32>,
     map: bool,
     sort_memory: usize,
-    mut f: impl FnMut(&Evaluated) -> Result<(), E> + Send,
-) -> Result<(String, u64), E> {
+    mut start: impl FnMut() -> Result<S, E>,
+    mut f: impl FnMut(&mut S, &Evaluated) -> Result<(), E> + Send,
+) -> Result<(S, String, u64), E> {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicBool, Ordering};
     let source = input.name().to_string();
     if !(input.is_binary() || input.looks_binary()) {
-        let records = text_in_block_order(
-            path,
-            input,
-            sort_memory,
-            || Ok::<_, E>(0u64),
-            |records, _, done| {
+        let start = || Ok::<_, E>((start()?, 0u64));
+        let (state, records) =
+            text_in_block_order(path, input, sort_memory, start, |(state, records), _, done| {
                 let parts: Vec<Result<(Evaluated, u64)>> = block_runs(&done.records, 1 << 14)
                     .into_par_iter()
                     .map_init(
@@ -393,14 +429,14 @@ pub fn for_each_evaluated<E: From<Error> + From<traces::TraceError> + Send>(
                     .collect();
                 for part in parts {
                     let (part, n) = part?;
-                    f(&part)?;
+                    f(state, &part)?;
                     *records += n;
                 }
                 Ok(())
-            },
-        )?;
-        return Ok((source, records));
+            })?;
+        return Ok((state, source, records));
     }
+    let mut state = start()?;
     let bar = reading(&input);
     let reader = open(input, map)?;
     let (mut records, mut failed) = (0u64, None);
@@ -427,7 +463,7 @@ pub fn for_each_evaluated<E: From<Error> + From<traces::TraceError> + Send>(
         },
         |(part, n)| {
             if failed.is_none() {
-                match f(&part) {
+                match f(&mut state, &part) {
                     Ok(()) => records += n,
                     Err(e) => {
                         failed = Some(e);
@@ -441,7 +477,7 @@ pub fn for_each_evaluated<E: From<Error> + From<traces::TraceError> + Send>(
         return Err(e);
     }
     read?;
-    Ok((source, records))
+    Ok((state, source, records))
 }
 
 /// Hands the text trace `input` (opened from `path`) to `blocks` a set of whole blocks
@@ -597,17 +633,18 @@ mod tests {
                 let t = run_text(&path, Input::open(&path).unwrap(), &hw, None, memory).unwrap();
                 assert_eq!((t.records, t.requests, t.summary), whole(&path, &hw), "{name} {memory}");
             }
-            let mut rows = 0;
-            let (_, records) =
-                for_each_evaluated(&path, Input::open(&path).unwrap(), &hw, None, false, 0, |e| {
+            let input = Input::open(&path).unwrap();
+            let start = || Ok::<_, Error>(0u64);
+            let (rows, _, records) =
+                for_each_evaluated(&path, input, &hw, None, false, 0, start, |rows, e| {
                     assert!(e
                         .requests
                         .iter()
                         .zip(e.requests.iter().skip(1))
                         .all(|(a, b)| a.block <= b.block));
                     assert_eq!(e.requests.len(), e.outcomes.len());
-                    rows += e.requests.len() as u64;
-                    Ok::<_, Error>(())
+                    *rows += e.requests.len() as u64;
+                    Ok(())
                 })
                 .unwrap();
             assert_eq!((records, rows), (whole(&path, &hw).0, whole(&path, &hw).1));

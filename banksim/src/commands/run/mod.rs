@@ -65,9 +65,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
             };
             (t.source, t.records, t.requests, t.summary)
         } else {
-            let mut sink = RequestSink::create(args.per_request.as_deref(), args.out.as_deref())?;
-            let (source, records) = with_threads(e.threads, || {
-                stream::for_each_evaluated(&args.trace, input, &hw, tpb, map, sort, |part| sink.take(part))
+            // (a fresh sink if the reader starts over: a text trace found out of order)
+            let start = || RequestSink::create(args.per_request.as_deref(), args.out.as_deref());
+            let (sink, source, records) = with_threads(e.threads, || {
+                stream::for_each_evaluated(&args.trace, input, &hw, tpb, map, sort, start, |sink, part| {
+                    sink.take(part)
+                })
             })??;
             let (summary, requests) = sink.finish(&source, &hw)?;
             (source, records, requests, summary)
@@ -81,7 +84,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let loaded = if binary {
         with_threads(e.threads, || stream::load_binary(input, &hw, tpb, map))??
     } else {
-        with_threads(e.threads, || simulate::load_text(input, &hw, tpb))??
+        with_threads(e.threads, || stream::load_text(&args.trace, input, &hw, tpb, sort))??
     };
     let (source, records, requests) = (loaded.source, loaded.records, loaded.requests);
     let loaded_summary = loaded.summary;

@@ -381,6 +381,18 @@ pub fn load_text(
     })
 }
 
+/// How a trace is read: the checks' block size, a binary trace mapped into memory or
+/// not ([`open`]), the memory of the sort of a text trace out of block order.
+#[derive(Clone, Copy, Debug)]
+pub struct Reading {
+    /// Threads per block the checks allow (default: any up to the limit).
+    pub threads_per_block: Option<u32>,
+    /// Whether a binary trace's chunks are read mapped into memory.
+    pub map: bool,
+    /// Bytes of records a sort holds before it writes a sorted run to disk.
+    pub sort_memory: usize,
+}
+
 /// Warp requests of whole blocks, in (block, warp, step) order, with each one's
 /// bank-model outcome.
 pub struct Evaluated {
@@ -402,14 +414,13 @@ pub fn for_each_evaluated<S: Send, E: From<Error> + From<traces::TraceError> + S
     path: &Path,
     input: Input,
     hw: &Hardware,
-    threads_per_block: Option<u32>,
-    map: bool,
-    sort_memory: usize,
+    how: &Reading,
     mut start: impl FnMut() -> Result<S, E>,
     mut f: impl FnMut(&mut S, &Evaluated) -> Result<(), E> + Send,
 ) -> Result<(S, String, u64), E> {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicBool, Ordering};
+    let &Reading { threads_per_block, map, sort_memory } = how;
     let source = input.name().to_string();
     if !(input.is_binary() || input.looks_binary()) {
         let start = || Ok::<_, E>((start()?, 0u64));

@@ -68,9 +68,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
             // (a fresh sink if the reader starts over: a text trace found out of order)
             let start = || RequestSink::create(args.per_request.as_deref(), args.out.as_deref());
             let (sink, source, records) = with_threads(e.threads, || {
-                stream::for_each_evaluated(&args.trace, input, &hw, tpb, map, sort, start, |sink, part| {
-                    sink.take(part)
-                })
+                let how = stream::Reading { threads_per_block: tpb, map, sort_memory: sort };
+                stream::for_each_evaluated(&args.trace, input, &hw, &how, start, |sink, part| sink.take(part))
             })??;
             let (summary, requests) = sink.finish(&source, &hw)?;
             (source, records, requests, summary)

@@ -646,18 +646,14 @@ mod tests {
             }
             let input = Input::open(&path).unwrap();
             let start = || Ok::<_, Error>(0u64);
-            let (rows, _, records) =
-                for_each_evaluated(&path, input, &hw, None, false, 0, start, |rows, e| {
-                    assert!(e
-                        .requests
-                        .iter()
-                        .zip(e.requests.iter().skip(1))
-                        .all(|(a, b)| a.block <= b.block));
-                    assert_eq!(e.requests.len(), e.outcomes.len());
-                    *rows += e.requests.len() as u64;
-                    Ok(())
-                })
-                .unwrap();
+            let how = Reading { threads_per_block: None, map: false, sort_memory: 0 };
+            let (rows, _, records) = for_each_evaluated(&path, input, &hw, &how, start, |rows, e| {
+                assert!(e.requests.iter().zip(e.requests.iter().skip(1)).all(|(a, b)| a.block <= b.block));
+                assert_eq!(e.requests.len(), e.outcomes.len());
+                *rows += e.requests.len() as u64;
+                Ok(())
+            })
+            .unwrap();
             assert_eq!((records, rows), (whole(&path, &hw).0, whole(&path, &hw).1));
         }
         assert!(

@@ -84,7 +84,10 @@ fn whole_runs(out: &mut impl Write, args: &BenchArgs) -> Result<()> {
     let trace = dir.path().join("sweep.bsim");
     let mut w =
         traces::binary::Writer::new(std::io::BufWriter::new(std::fs::File::create(&trace)?), "sweep", true)?;
-    // and the same records as a text trace
+    // and the first eighth of the workgroups as a text trace (32 records, about 750
+    // bytes, a warp request: the whole would be gigabytes)
+    let text_blocks = (args.run_blocks / 8).max(1);
+    let mut text_requests = 0usize;
     let text = dir.path().join("sweep.csv");
     let mut t = std::io::BufWriter::new(std::fs::File::create(&text)?);
     traces::text::write_header(8, &mut t)?;
@@ -113,33 +116,36 @@ fn whole_runs(out: &mut impl Write, args: &BenchArgs) -> Result<()> {
         }
         if i + 1 == work.len() || work.request(i + 1).block != r.block {
             w.push_trace(&block)?;
-            traces::text::write_records(&block.records, 8, &mut t)?;
+            if r.block < text_blocks {
+                traces::text::write_records(&block.records, 8, &mut t)?;
+                text_requests = i + 1;
+            }
             block = traces::Trace::new("sweep");
         }
     }
     w.finish()?.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     t.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-    let n = work.len() as f64;
     writeln!(
         out,
-        "whole `banksim run` processes, {} workgroups ({} warp requests, {} MB of text, {} MB binary):",
+        "whole `banksim run` processes: T.bsim of {} workgroups ({} warp requests, {} MB), T.csv of the first {text_blocks} ({text_requests} warp requests, {} MB):",
         args.run_blocks,
         work.len(),
-        std::fs::metadata(&text)?.len() / 1_000_000,
         std::fs::metadata(&trace)?.len() / 1_000_000,
+        std::fs::metadata(&text)?.len() / 1_000_000,
     )?;
     let exe = std::env::current_exe()?;
     let csv = dir.path().join("requests.csv");
     let per_request = || vec!["--per-request".as_ref(), csv.as_os_str()];
     let cycles = || vec!["--cycles".as_ref()];
-    let paths: [(&str, &std::path::Path, Vec<&std::ffi::OsStr>); 5] = [
-        ("run T.csv", &text, vec![]),
-        ("run T.csv --per-request", &text, per_request()),
-        ("run T.bsim", &trace, vec![]),
-        ("run T.bsim --cycles", &trace, cycles()),
-        ("run T.bsim --cycles --per-request", &trace, [cycles(), per_request()].concat()),
+    let (m, t) = (work.len() as f64, text_requests as f64);
+    let paths: [(&str, &std::path::Path, f64, Vec<&std::ffi::OsStr>); 5] = [
+        ("run T.csv", &text, t, vec![]),
+        ("run T.csv --per-request", &text, t, per_request()),
+        ("run T.bsim", &trace, m, vec![]),
+        ("run T.bsim --cycles", &trace, m, cycles()),
+        ("run T.bsim --cycles --per-request", &trace, m, [cycles(), per_request()].concat()),
     ];
-    for (what, trace, extra) in &paths {
+    for (what, trace, n, extra) in &paths {
         for &threads in &args.threads {
             let mut best = f64::INFINITY;
             for _ in 0..3 {

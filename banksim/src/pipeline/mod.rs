@@ -7,5 +7,6 @@ pub mod error;
 pub mod layout;
 pub mod simulate;
 pub mod stream;
+pub mod window;
 
 pub use error::{Error, Result};

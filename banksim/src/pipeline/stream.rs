@@ -332,6 +332,72 @@ pub fn run_text(
     })
 }
 
+/// [`run_text`] that also writes the trace, in block order, as a binary trace to `out`
+/// (a temporary file the caller made): what puts a text trace where the cycle engine
+/// can read it a window of blocks at a time, with every error naming its line.
+pub fn run_text_to_binary(
+    path: &Path,
+    input: Input,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+    sort_memory: usize,
+    out: &Path,
+) -> Result<Streamed> {
+    use traces::binary::Writer;
+    let source = input.name().to_string();
+    let file = || -> Result<std::io::BufWriter<std::fs::File>> {
+        let f = std::fs::File::create(out)
+            .map_err(|e| Error::Input(format!("{}: cannot create: {e}", out.display())))?;
+        Ok(std::io::BufWriter::with_capacity(1 << 20, f))
+    };
+    let start = || {
+        let totals =
+            Streamed { source: source.clone(), records: 0, requests: 0, summary: Summary::default() };
+        Ok::<_, Error>((totals, None::<Writer<std::io::BufWriter<std::fs::File>>>))
+    };
+    let (totals, writer) =
+        text_in_block_order(path, input, sort_memory, start, |(total, writer), columns, done| {
+            use rayon::prelude::*;
+            let parts: Vec<Result<Part>> = block_runs(&done.records, 1 << 14)
+                .into_par_iter()
+                .map_init(
+                    || BankModel::new(hw),
+                    |model, run| {
+                        let (requests, records) = group_run(&done, run, hw, threads_per_block)?;
+                        let mut summary = Summary::default();
+                        for r in requests.iter() {
+                            summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+                        }
+                        Ok(Part { summary, records, requests: requests.len() as u64 })
+                    },
+                )
+                .collect();
+            for part in parts {
+                let part = part?;
+                total.summary.merge(&part.summary);
+                total.records += part.records;
+                total.requests += part.requests;
+            }
+            let w = match writer {
+                Some(w) => w,
+                None => writer.insert(
+                    if columns > 8 {
+                        Writer::with_waits(file()?, &source)
+                    } else {
+                        Writer::new(file()?, &source, columns > 6)
+                    }
+                    .map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))?,
+                ),
+            };
+            w.push_trace(&done).map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))
+        })?;
+    let w = writer.expect("a trace has a header");
+    let mut f = w.finish().map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))?;
+    std::io::Write::flush(&mut f)
+        .map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))?;
+    Ok(totals)
+}
+
 /// The records `run` of `done` (whole blocks), checked and grouped: their requests and
 /// the number of records.
 fn group_run(

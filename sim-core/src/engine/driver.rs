@@ -22,15 +22,95 @@ pub fn run<W: Workload + ?Sized>(
     work: &W,
     opts: &EngineOptions,
 ) -> Result<EngineReport, EngineError> {
-    let timing = hw.timing.clone().ok_or_else(|| EngineError::NoTiming { hardware: hw.name.clone() })?;
     let (blocks, threads, smem) = scan(work, hw.warp, opts);
+    run_blocks(hw, &mut Whole(work), &Layout { blocks, threads, smem }, opts)
+}
+
+/// Where a run's blocks are and what they need, known before it starts: what [`run`]
+/// finds with a pass over the workload, and a [`Window`] is told.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    /// Each block's range of request indices (start, end), in block order.
+    pub blocks: Vec<(usize, usize)>,
+    /// Threads of a block (for occupancy).
+    pub threads: u32,
+    /// Shared-memory bytes of a block (for occupancy).
+    pub smem: u32,
+}
+
+/// A workload that holds only some blocks' requests at a time: [`run_window`] asks for
+/// the blocks it may launch next, in order, and lets go of the ones before.
+pub trait Window: Workload {
+    /// Makes `request(i)` answer for every request of the blocks `blocks` (indices into
+    /// the run's [`Layout::blocks`]); blocks before `blocks.start` are not asked for
+    /// again. `blocks.start` never goes down from one call to the next.
+    fn hold(&mut self, blocks: std::ops::Range<usize>) -> Result<(), String>;
+}
+
+/// [`run`] on a workload whose requests are held a window of blocks at a time: memory is
+/// the blocks an SM may launch in one dispatcher round (at most the SMs times the blocks
+/// an SM holds), not the whole workload. `layout` comes from a pass the caller made;
+/// with `opts.threads_per_block` and `opts.smem_per_block` overriding its threads and
+/// bytes. The same report as [`run`] on the same requests.
+pub fn run_window<W: Window>(
+    hw: &Hardware,
+    work: &mut W,
+    layout: &Layout,
+    opts: &EngineOptions,
+) -> Result<EngineReport, EngineError> {
+    let layout = Layout {
+        blocks: layout.blocks.clone(),
+        threads: opts.threads_per_block.unwrap_or(layout.threads),
+        smem: opts.smem_per_block.unwrap_or(layout.smem),
+    };
+    run_blocks(hw, work, &layout, opts)
+}
+
+/// A workload held whole, as a [`Window`] that never lets go.
+struct Whole<'a, W: ?Sized>(&'a W);
+
+impl<W: Workload + ?Sized> Workload for Whole<'_, W> {
+    #[inline]
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn request(&self, i: usize) -> crate::engine::EngineRequest<'_> {
+        self.0.request(i)
+    }
+    #[inline]
+    fn block(&self, i: usize) -> u32 {
+        self.0.block(i)
+    }
+}
+
+impl<W: Workload + ?Sized> Window for Whole<'_, W> {
+    fn hold(&mut self, _: std::ops::Range<usize>) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+fn run_blocks<W: Window>(
+    hw: &Hardware,
+    work: &mut W,
+    layout: &Layout,
+    opts: &EngineOptions,
+) -> Result<EngineReport, EngineError> {
+    let timing = hw.timing.clone().ok_or_else(|| EngineError::NoTiming { hardware: hw.name.clone() })?;
+    let Layout { blocks, threads, smem } = layout;
+    let (threads, smem) = (*threads, *smem);
     let Occupancy { warps_per_block, blocks_per_sm } = occupancy(hw, &timing, threads, smem)?;
-    let ctx = Ctx { timing: &timing, work, opts, blocks: &blocks, warps_per_block };
     let mut sms: Vec<Sm> =
         (0..timing.sms).into_par_iter().map(|i| Sm::new(i, hw, &timing, blocks_per_sm)).collect();
+    // the most blocks one round can hand out: every slot of every SM
+    let round = (timing.sms as usize).saturating_mul(blocks_per_sm as usize).max(1);
+    let hold = |work: &mut W, next: usize| {
+        work.hold(next..blocks.len().min(next.saturating_add(round))).map_err(EngineError::Input)
+    };
 
     // Breadth-first initial fill: block b to SM b mod sms while slots last.
     let mut next = 0usize;
+    hold(work, next)?;
     'fill: for _ in 0..blocks_per_sm {
         for sm in sms.iter_mut() {
             if next == blocks.len() {
@@ -42,6 +122,7 @@ pub fn run<W: Workload + ?Sized>(
     }
     let all: Vec<usize> = (0..sms.len()).collect();
     let more = next < blocks.len();
+    let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block };
     let (waits, free) = run_sms(&mut sms, &all, |sm| {
         sm.advance(&ctx, more);
         (sm.run.waiting_since, sm.run.free_slots)
@@ -50,12 +131,15 @@ pub fn run<W: Workload + ?Sized>(
     .unzip();
     let mut dispatch = Dispatch::new(waits, free);
     while next < blocks.len() {
+        hold(work, next)?;
+        let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block };
         if !dispatch.round(&ctx, &mut sms, &mut next) {
             debug_assert!(false, "blocks left but no SM waiting for one");
             break;
         }
     }
-    // No blocks left: every SM runs what it holds to the end.
+    // No blocks left: every SM runs what it holds to the end (no block is launched).
+    let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block };
     run_sms(&mut sms, &all, |sm| {
         sm.run.waiting_since = None;
         sm.advance(&ctx, false)

@@ -47,7 +47,7 @@ mod resident;
 mod sm;
 mod workload;
 
-pub use driver::run;
+pub use driver::{run, run_window, Layout, Window};
 pub use options::{DepPolicy, EngineError, EngineOptions};
 pub use report::{Cycle, EngineReport, RequestTiming, SmStats, Stalls};
 pub use workload::{EngineRequest, Workload};

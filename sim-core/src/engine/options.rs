@@ -46,4 +46,7 @@ pub enum EngineError {
         /// Available per SM.
         available: u64,
     },
+    /// A workload held a window at a time could not read its next blocks.
+    #[error("{0}")]
+    Input(String),
 }

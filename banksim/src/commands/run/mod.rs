@@ -6,7 +6,7 @@ mod sink;
 use super::args::{hardware, with_threads, DepArg, EngineArgs, HardwareArgs, SortArgs};
 use crate::output::rows::{self, SmRow, TimedRequestRow};
 use crate::output::{progress, tables, write_atomically, write_csv, AtomicFile};
-use crate::pipeline::{simulate, stream};
+use crate::pipeline::{simulate, stream, window};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use sim_core::engine::{self, DepPolicy, EngineOptions, EngineReport, RequestTiming};
@@ -78,8 +78,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
         tables::print_totals(&mut out, &source, records, requests, &hw, &summary)?;
         return Ok(());
     }
-    // the cycle engine needs every request at once: a binary trace is split into them
-    // chunk by chunk, a text trace's records are grouped
+    // the plain cycle engine on a file holds a window of blocks at a time; the
+    // per-request outputs and the stretched workloads need every request at once
+    let windowed =
+        args.per_request.is_none() && args.out.is_none() && e.grid.is_none() && e.cycles_per_op == 1.0;
+    if windowed && (input.is_file() || !binary) {
+        return run_windowed(args, hw, input, binary);
+    }
+    // a binary trace is split into requests chunk by chunk, a text trace's records are
+    // grouped
     let loaded = if binary {
         with_threads(e.threads, || stream::load_binary(input, &hw, tpb, map))??
     } else {
@@ -116,15 +123,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
     }
     let report = if e.cycles {
-        let opts = EngineOptions {
-            dep_policy: match e.dep {
-                DepArg::PreviousLoad => DepPolicy::PreviousLoad,
-                DepArg::Independent => DepPolicy::Independent,
-            },
-            threads_per_block: e.threads_per_block,
-            smem_per_block: e.smem_per_block,
-            per_request: args.per_request.is_some() || args.out.is_some(),
-        };
+        let opts = engine_options(args);
         let work = sim_core::replicate::Replicated::new(&requests, e.grid, e.cycles_per_op);
         let _bar =
             progress::spinner(&format!("cycle engine: {} warp requests", engine::Workload::len(&work)));
@@ -152,6 +151,72 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `run --cycles` on a file (or a text trace from standard input) with the engine holding
+/// a window of blocks at a time ([`window`]): the bank-model totals and the checks in a
+/// streamed pass, the blocks' layout in another, then the engine reading the file again.
+/// A text trace is written to a temporary binary trace (in block order) in the first
+/// pass.
+fn run_windowed(args: &RunArgs, mut hw: Hardware, input: traces::Input, binary: bool) -> Result<()> {
+    let e = &args.engine;
+    let source = input.name().to_string();
+    let dir = tempfile::Builder::new().prefix("banksim-run-").tempdir()?;
+    // the totals and the checks (a text trace's naming its lines), in a streamed pass
+    let (path, t) = if binary {
+        let t =
+            with_threads(e.threads, || stream::run_binary(input, &hw, e.threads_per_block, !args.no_mmap))??;
+        (args.trace.clone(), t)
+    } else {
+        let path = dir.path().join("trace.bsim");
+        let t = with_threads(e.threads, || {
+            stream::run_text_to_binary(&args.trace, input, &hw, e.threads_per_block, args.sort.bytes(), &path)
+        })??;
+        (path, t)
+    };
+    let (layout, longest) = window::scan(&path, hw.warp)?;
+    if let Some((i, block, gap)) = longest.filter(|&(_, _, gap)| gap as f64 + 1.0 > u32::MAX as f64) {
+        bail!(
+            "request {i} (block {block}): a gap of {gap} operations at --cycles-per-op 1 is above the limit of {} cycles a gap may take",
+            u32::MAX
+        );
+    }
+    if let Some(ipo) = e.issue_per_op {
+        if !(ipo.is_finite() && ipo >= 0.0) {
+            bail!("--issue-per-op {ipo}: expected a finite number >= 0");
+        }
+        if let Some(t) = hw.timing.as_mut() {
+            t.gap_issue_fraction = sim_core::gap_issue_fraction(ipo, e.cycles_per_op);
+        }
+    }
+    let opts = engine_options(args);
+    let mut work = window::FileWindow::open(&path, hw.warp, layout.clone())?;
+    let report = {
+        let _bar =
+            progress::spinner(&format!("cycle engine: {} warp requests", engine::Workload::len(&work)));
+        with_threads(e.threads, || engine::run_window(&hw, &mut work, &layout, &opts))??
+    };
+    let mut out = std::io::stdout().lock();
+    tables::print_totals(&mut out, &source, t.records, t.requests, &hw, &t.summary)?;
+    tables::print_engine(&mut out, &report)?;
+    if let Some(path) = &e.per_sm {
+        write_atomically(path, |f| write_per_sm(f, &report))?;
+    }
+    Ok(())
+}
+
+/// The engine's options from `run`'s arguments.
+fn engine_options(args: &RunArgs) -> EngineOptions {
+    let e = &args.engine;
+    EngineOptions {
+        dep_policy: match e.dep {
+            DepArg::PreviousLoad => DepPolicy::PreviousLoad,
+            DepArg::Independent => DepPolicy::Independent,
+        },
+        threads_per_block: e.threads_per_block,
+        smem_per_block: e.smem_per_block,
+        per_request: args.per_request.is_some() || args.out.is_some(),
+    }
 }
 
 /// One CSV row per request (plus its engine timing when `timings`, sorted by request

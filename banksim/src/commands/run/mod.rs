@@ -41,9 +41,10 @@ pub struct RunArgs {
     /// The trace: text CSV (`block,thread,step,op,addr,bytes[,gap,dep[,wait]]`) or
     /// binary (`banksim convert`), told apart by its first bytes.
     ///
-    /// Without --cycles, any trace streams, memory bounded whatever its size: a binary
-    /// trace or a text trace in block order as it is read, another text trace sorted by
-    /// block (see --sort-memory). --cycles holds every request in memory.
+    /// Any trace streams, memory bounded whatever its size: a binary trace or a text
+    /// trace in block order as it is read, another text trace sorted by block (see
+    /// --sort-memory); --cycles holds a window of blocks (every request with
+    /// --per-request, --out, --grid or --cycles-per-op).
     trace: PathBuf,
 }
 

@@ -490,10 +490,10 @@ fn blocks_out_of_order_are_sorted_with_bounded_memory() {
     };
     let want = rows(&in_order, &[], "want.csv");
     assert_eq!(want.0.lines().count(), 1 + 48 * 2 * 16);
-    for (extra, name) in [(&[][..], "memory.csv"), (&["--sort-memory", "1"][..], "spilled.csv")] {
+    for (extra, name) in [(&[][..], "memory.csv"), (&["--memory", "1"][..], "spilled.csv")] {
         assert_eq!(rows(&shuffled, extra, name), want, "{extra:?}");
     }
-    assert_eq!(rows(&PathBuf::from("-"), &["--sort-memory", "1"], "stdin.csv"), want);
+    assert_eq!(rows(&PathBuf::from("-"), &["--memory", "1"], "stdin.csv"), want);
 
     // blocks in order for megabytes (streamed, rows written) before one goes down: the
     // trace is read again from its start, sorted, and the rows of the first reading are
@@ -566,8 +566,8 @@ fn import_sorts_blocks_with_bounded_memory() {
         std::fs::read(out).unwrap()
     };
     let memory = import("memory.csv", &[]);
-    assert_eq!(import("spilled.csv", &["--sort-memory", "1"]), memory);
-    assert_eq!(import("memory.bsim", &[]), import("spilled.bsim", &["--sort-memory", "1"]));
+    assert_eq!(import("spilled.csv", &["--memory", "1"]), memory);
+    assert_eq!(import("memory.bsim", &[]), import("spilled.bsim", &["--memory", "1"]));
     let trace = traces::text::read(&tmp("memory.csv")).unwrap();
     assert!(trace.len() > 100_000 && traces::blocks_in_order(&trace.records));
 }
@@ -612,6 +612,8 @@ fn cycles_with_a_window_of_blocks_are_cycles_with_every_request() {
                 args.extend([sms.to_str().unwrap(), trace.to_str().unwrap()]);
                 if whole {
                     args.extend(["--per-request", rows.to_str().unwrap()]);
+                } else {
+                    args.extend(["--memory", "0"]);
                 }
                 let o = banksim(&args);
                 assert!(o.status.success(), "{}", text(&o).1);

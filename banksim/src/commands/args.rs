@@ -63,21 +63,23 @@ pub struct EngineArgs {
     pub issue_per_op: Option<f64>,
 }
 
-/// The memory bound of sorting a text trace whose blocks are not in order.
+/// The memory bound of the modes that could otherwise hold a whole trace.
 #[derive(Args)]
-pub struct SortArgs {
-    /// Memory for sorting a text trace whose blocks are not in order (block ids go down
-    /// somewhere), in MiB: past it, sorted runs of records are written to a temporary
-    /// folder (under `TMPDIR`, about 32 bytes a record) and merged. A trace in block
-    /// order streams and needs none.
-    #[arg(long, value_name = "MiB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1 << 20))]
-    pub sort_memory: u32,
+pub struct MemoryArgs {
+    /// About how much memory to hold trace data in, in MiB. A text trace whose blocks
+    /// are not in order (block ids go down somewhere) is sorted by block with this much:
+    /// past it, sorted runs of records go to a temporary folder (under `TMPDIR`, about
+    /// 32 bytes a record) and are merged. `run --cycles` holds every warp request where
+    /// they fit in this (an estimate from the file's size), else a window of blocks,
+    /// reading the file again (slower on many cores). 0: as little as it can.
+    #[arg(long, value_name = "MiB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(0..=1 << 20))]
+    pub memory: u32,
 }
 
-impl SortArgs {
+impl MemoryArgs {
     /// The bound in bytes.
     pub fn bytes(&self) -> usize {
-        (self.sort_memory as usize) << 20
+        (self.memory as usize) << 20
     }
 }
 

@@ -5,7 +5,7 @@
 //! `.bin`: binary), else it is the other format than the input's. The output is written
 //! through [`AtomicFile`], so an interrupted conversion leaves no partial file.
 
-use super::args::SortArgs;
+use super::args::MemoryArgs;
 use crate::output::AtomicFile;
 use crate::output::{is_stdio, progress};
 use crate::pipeline::{simulate, stream};
@@ -29,7 +29,7 @@ pub struct ConvertArgs {
     #[arg(long, value_enum)]
     to: Option<Format>,
     #[command(flatten)]
-    sort: SortArgs,
+    memory: MemoryArgs,
 }
 
 /// A trace file format.
@@ -68,7 +68,7 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
     let records = match (from, to) {
         // a text trace streams, sorted by block where its blocks are not in order
         (Format::Text, Format::Binary) => {
-            stream_to_binary(&args.input, input, &args.output, args.sort.bytes())?
+            stream_to_binary(&args.input, input, &args.output, args.memory.bytes())?
         }
         _ => convert_whole(input, &args.output, to)?,
     };

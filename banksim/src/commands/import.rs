@@ -1,7 +1,7 @@
 //! `banksim import`: convert an Accel-Sim kernel trace or NVBit `mem_trace` output into
 //! banksim's text trace. Glue only: the formats live in `traces::import`.
 
-use super::args::SortArgs;
+use super::args::MemoryArgs;
 use crate::output::{progress, StreamedTrace, TraceFormat};
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
@@ -32,7 +32,7 @@ pub struct ImportArgs {
     #[arg(long, value_name = "ID")]
     kernel: Option<u64>,
     #[command(flatten)]
-    sort: SortArgs,
+    memory: MemoryArgs,
     /// The trace: `kernel-N.traceg` (plain or .xz) for accelsim, the tool's stdout for
     /// nvbit-memtrace (plain or .xz); `-` reads standard input.
     ///
@@ -74,7 +74,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     // records go through a sort by block (bounded memory: sorted runs spill to disk) to
     // the output, written a set of whole blocks at a time
     let bar = progress::bytes(input.file_len(), &format!("importing {name}"));
-    let mut sorter = traces::sort::BlockSorter::new(&name, args.sort.bytes());
+    let mut sorter = traces::sort::BlockSorter::new(&name, args.memory.bytes());
     let reader = bar.wrap_read(input.into_reader());
     let stats = import::read_each(reader, &args.input, &name, format, &opts, &mut |part| {
         sorter.push(&part.records, &part.lines).map_err(|e| import::ImportError::Output(e.into()))
@@ -175,7 +175,7 @@ mod tests {
             to: None,
             shmem_base: None,
             kernel: None,
-            sort: SortArgs { sort_memory: 64 },
+            memory: MemoryArgs { memory: 64 },
             input,
         }
     }

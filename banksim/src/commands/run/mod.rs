@@ -3,7 +3,7 @@
 
 mod sink;
 
-use super::args::{hardware, with_threads, DepArg, EngineArgs, HardwareArgs, SortArgs};
+use super::args::{hardware, with_threads, DepArg, EngineArgs, HardwareArgs, MemoryArgs};
 use crate::output::rows::{self, SmRow, TimedRequestRow};
 use crate::output::{progress, tables, write_atomically, write_csv, AtomicFile};
 use crate::pipeline::{simulate, stream, window};
@@ -30,7 +30,7 @@ pub struct RunArgs {
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
-    sort: SortArgs,
+    memory: MemoryArgs,
     /// Read a binary trace with positional reads, not mapped into memory. Mapping is
     /// faster on one core (no copy out of the page cache; on many threads it measured
     /// about even), but a file that another process truncates while banksim decodes it
@@ -43,8 +43,9 @@ pub struct RunArgs {
     ///
     /// Any trace streams, memory bounded whatever its size: a binary trace or a text
     /// trace in block order as it is read, another text trace sorted by block (see
-    /// --sort-memory); --cycles holds a window of blocks (every request with
-    /// --per-request, --out, --grid or --cycles-per-op).
+    /// --memory); --cycles holds a window of blocks where its requests would not fit in
+    /// --memory (and every request with --per-request, --out, --grid or
+    /// --cycles-per-op).
     trace: PathBuf,
 }
 
@@ -55,7 +56,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     // the trace is opened once (`-`: standard input) and its format told from its first bytes
     let input = simulate::open_trace(&args.trace)?;
     let binary = input.is_binary() || input.looks_binary();
-    let (tpb, map, sort) = (e.threads_per_block, !args.no_mmap, args.sort.bytes());
+    let (tpb, map, sort) = (e.threads_per_block, !args.no_mmap, args.memory.bytes());
     if !e.cycles {
         // the bank model alone streams, whatever the trace's size and order
         let (source, records, requests, summary) = if args.per_request.is_none() && args.out.is_none() {
@@ -79,11 +80,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
         tables::print_totals(&mut out, &source, records, requests, &hw, &summary)?;
         return Ok(());
     }
-    // the plain cycle engine on a file holds a window of blocks at a time; the
-    // per-request outputs and the stretched workloads need every request at once
-    let windowed =
+    // the plain cycle engine on a file whose requests would not fit in --memory holds a
+    // window of blocks at a time; the per-request outputs and the stretched workloads
+    // need every request at once
+    let plain =
         args.per_request.is_none() && args.out.is_none() && e.grid.is_none() && e.cycles_per_op == 1.0;
-    if windowed && (input.is_file() || !binary) {
+    if plain && input.file_len().is_some_and(|len| held_bytes(len, binary) >= args.memory.bytes() as u64) {
         return run_windowed(args, hw, input, binary);
     }
     // a binary trace is split into requests chunk by chunk, a text trace's records are
@@ -154,8 +156,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// `run --cycles` on a file (or a text trace from standard input) with the engine holding
-/// a window of blocks at a time ([`window`]): the bank-model totals and the checks in a
+/// `run --cycles` on a file with the engine holding a window of blocks at a time
+/// ([`window`]): the bank-model totals and the checks in a
 /// streamed pass, the blocks' layout in another, then the engine reading the file again.
 /// A text trace is written to a temporary binary trace (in block order) in the first
 /// pass.
@@ -171,7 +173,14 @@ fn run_windowed(args: &RunArgs, mut hw: Hardware, input: traces::Input, binary: 
     } else {
         let path = dir.path().join("trace.bsim");
         let t = with_threads(e.threads, || {
-            stream::run_text_to_binary(&args.trace, input, &hw, e.threads_per_block, args.sort.bytes(), &path)
+            stream::run_text_to_binary(
+                &args.trace,
+                input,
+                &hw,
+                e.threads_per_block,
+                args.memory.bytes(),
+                &path,
+            )
         })??;
         (path, t)
     };
@@ -204,6 +213,17 @@ fn run_windowed(args: &RunArgs, mut hw: Hardware, input: traces::Input, binary: 
         write_atomically(path, |f| write_per_sm(f, &report))?;
     }
     Ok(())
+}
+
+/// About the memory the requests of a trace file of `len` bytes take when held whole
+/// (about 180 bytes a warp request of 32 lanes; a binary trace stores one in about 24
+/// bytes, a text trace in about 800).
+fn held_bytes(len: u64, binary: bool) -> u64 {
+    if binary {
+        len.saturating_mul(8)
+    } else {
+        len / 4
+    }
 }
 
 /// The engine's options from `run`'s arguments.

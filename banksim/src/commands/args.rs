@@ -72,7 +72,7 @@ pub struct MemoryArgs {
     /// 32 bytes a record) and are merged. `run --cycles` holds every warp request where
     /// they fit in this (an estimate from the file's size), else a window of blocks,
     /// reading the file again (slower on many cores). 0: as little as it can.
-    #[arg(long, value_name = "MiB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(0..=1 << 20))]
+    #[arg(long, value_name = "MiB", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(0..=1 << 20))]
     pub memory: u32,
 }
 

@@ -175,7 +175,7 @@ mod tests {
             to: None,
             shmem_base: None,
             kernel: None,
-            memory: MemoryArgs { memory: 64 },
+            memory: MemoryArgs { memory: 1024 },
             input,
         }
     }

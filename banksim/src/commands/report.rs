@@ -284,8 +284,16 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
         (col("op").context("op")?, col("wavefronts").context("wavefronts")?, col("ideal").context("ideal")?);
     let (sm_c, ps_c) = (col("sm"), col("pipe_start"));
     let mut hist: BTreeMap<String, BTreeMap<u32, u64>> = BTreeMap::new();
-    let mut busy: Vec<(usize, f64, f64)> = Vec::new();
     let pipe = summary["pipe_cycles_per_wavefront"].as_f64().unwrap_or(1.0);
+    // each request's pipe interval (sm, start, length), where the run has cycles
+    let busy = |rec: &csv::StringRecord| -> Option<(usize, f64, f64)> {
+        let (sm, start) = (rec.get(sm_c?)?.parse::<usize>().ok()?, rec.get(ps_c?)?.parse::<f64>().ok()?);
+        let wf = rec.get(wf_c)?.parse::<f64>().ok()?;
+        (rec.get(id_c)?.parse::<f64>().ok()? != 0.0).then_some((sm, start, wf * pipe))
+    };
+    // (one pass for the histogram and the timeline's extent, a second for the
+    // timeline: memory stays bounded whatever the number of requests)
+    let (mut end, mut sms) = (0.0f64, 0usize);
     for rec in rdr.records() {
         let rec = rec?;
         let (wf, ideal) = (rec[wf_c].parse::<f64>()?, rec[id_c].parse::<f64>()?);
@@ -293,10 +301,9 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
             continue;
         }
         *hist.entry(rec[op_c].to_string()).or_default().entry((wf / ideal).round() as u32).or_default() += 1;
-        if let (Some(s), Some(p)) = (sm_c, ps_c) {
-            if let (Ok(sm), Ok(start)) = (rec[s].parse::<usize>(), rec[p].parse::<f64>()) {
-                busy.push((sm, start, wf * pipe));
-            }
+        if let Some((sm, start, len)) = busy(&rec) {
+            end = end.max(start + len);
+            sms = sms.max(sm + 1);
         }
     }
     let series: Vec<(String, Vec<(u32, u64)>)> =
@@ -335,13 +342,15 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
         })?;
         items.push(("heatmap.png".into(), format!("Which lane uses which bank in which wavefront: {what}")));
     }
-    if !busy.is_empty() {
-        let end = busy.iter().map(|b| b.1 + b.2).fold(0.0, f64::max).max(1.0);
-        let sms = busy.iter().map(|b| b.0).max().unwrap_or(0) + 1;
+    if sms > 0 {
+        let end = end.max(1.0);
         let buckets = 200usize;
         let width = end / buckets as f64;
         let mut rows = vec![vec![0.0; buckets]; sms];
-        for (sm, start, len) in busy {
+        let mut rdr =
+            csv::Reader::from_path(&path).with_context(|| format!("{}: cannot read", path.display()))?;
+        for rec in rdr.records() {
+            let Some((sm, start, len)) = busy(&rec?) else { continue };
             // spread the busy interval over the buckets it covers
             let (mut t, stop) = (start, start + len);
             while t < stop {

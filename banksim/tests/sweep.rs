@@ -292,3 +292,57 @@ fn sweep_results_do_not_depend_on_threads_or_repetition() {
         assert_eq!(o, &outputs[0]);
     }
 }
+
+/// A trace file as a workload (read by every cell, not held) gives the metrics of the
+/// same trace generated, with and without cycles, in text out of block order and in
+/// binary.
+#[test]
+fn a_file_workload_measures_as_the_generated_trace() {
+    let dir = tmp("file");
+    let gen = dir.join("gemm.csv");
+    run_ok(&["gen", "gemm", "width=16", "-o", gen.to_str().unwrap()]);
+    // four copies of the block, as blocks 3, 1, 2, 0 (out of order)
+    let text = std::fs::read_to_string(&gen).unwrap();
+    let (header, body) = text.split_once('\n').unwrap();
+    let mut shuffled = format!("{header}\n");
+    for b in [3, 1, 2, 0] {
+        for line in body.lines() {
+            shuffled += &format!("{b}{}\n", &line[line.find(',').unwrap()..]);
+        }
+    }
+    let csv = dir.join("shuffled.csv");
+    std::fs::write(&csv, &shuffled).unwrap();
+    let bsim = dir.join("shuffled.bsim");
+    run_ok(&["convert", csv.to_str().unwrap(), bsim.to_str().unwrap()]);
+    for cycles in [false, true] {
+        let metrics = |workload: &str, name: &str| -> Vec<(String, String)> {
+            let study = dir.join(format!("{name}.ron"));
+            let text = format!(
+                r#"(name: "{name}", presets: ["h100", "g80"], cycles: {cycles}, workloads: [{workload}])"#
+            );
+            std::fs::write(&study, text).unwrap();
+            let out = dir.join(format!("out-{name}"));
+            run_ok(&["sweep", study.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+            let mut rdr = csv::Reader::from_path(out.join("results.csv")).unwrap();
+            let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
+            rdr.records()
+                .flat_map(|r| {
+                    header.iter().cloned().zip(r.unwrap().iter().map(String::from)).collect::<Vec<_>>()
+                })
+                .filter(|(k, _)| !matches!(k.as_str(), "workload" | "width"))
+                .collect()
+        };
+        let file = |p: &Path| format!(r#"(file: "{}")"#, p.display());
+        let from_csv = metrics(&file(&csv), &format!("csv-{cycles}"));
+        assert!(from_csv.iter().any(|(k, _)| k == "cycles") == cycles, "{from_csv:?}");
+        assert_eq!(from_csv, metrics(&file(&bsim), &format!("bsim-{cycles}")));
+        // the generated trace is one block: the file's four copies make four times its counts
+        let generated = metrics(r#"(gen: "gemm", params: {"width": 16})"#, &format!("gen-{cycles}"));
+        let get = |m: &[(String, String)], k: &str| -> Vec<f64> {
+            m.iter().filter(|(key, _)| key == k).map(|(_, v)| v.parse().unwrap()).collect()
+        };
+        let four: Vec<f64> = get(&generated, "wavefronts").iter().map(|w| w * 4.0).collect();
+        assert_eq!(get(&from_csv, "wavefronts"), four);
+        assert_eq!(get(&from_csv, "degree"), get(&generated, "degree"));
+    }
+}

@@ -4,16 +4,14 @@
 
 use super::args::with_threads;
 use crate::output::progress;
-use crate::study::expanded::build_workload;
 use crate::study::journal::read_journal;
 use crate::study::results::{write_results, Columns};
 use crate::study::{metrics, Expanded};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use configs::study::ShardPlan;
+use configs::study::{ShardPlan, WorkloadCell};
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
-use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -88,18 +86,16 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         out.display()
     );
 
-    // Traces are built once per workload, before the parallel part; a trace file only
-    // if this run simulates it.
-    let needed: BTreeSet<usize> = todo.iter().map(|c| c.work).collect();
-    let traces: Vec<Option<Trace>> = generated
-        .into_iter()
-        .zip(&workloads)
-        .enumerate()
-        .map(|(i, (g, w))| match g {
-            None if needed.contains(&i) => build_workload(w).map(Some),
-            g => Ok(g),
-        })
-        .collect::<Result<_>>()?;
+    // Generated traces are built once per workload, before the parallel part; a trace
+    // file is read by every cell that simulates it, as `banksim run` reads it (memory
+    // bounded whatever its size), and must be there if any cell does.
+    let traces: Vec<Option<Trace>> = generated;
+    for cell in &todo {
+        if let WorkloadCell::File(path) = &workloads[cell.work] {
+            crate::output::declare_input(std::path::Path::new(path));
+            std::fs::metadata(path).with_context(|| format!("{path}: cannot read"))?;
+        }
+    }
     crate::output::check_target(&journal_path)?;
     let journal = std::fs::OpenOptions::new()
         .create(true)
@@ -125,11 +121,13 @@ pub fn run(args: &SweepArgs) -> Result<()> {
                     cell.id,
                     hw,
                     &workloads[cell.work],
-                    &metrics::measure(
-                        &hw.hardware,
-                        traces[cell.work].as_ref().expect("built for every cell to run"),
-                        study.cycles,
-                    )?,
+                    &match (&traces[cell.work], &workloads[cell.work]) {
+                        (Some(trace), _) => metrics::measure(&hw.hardware, trace, study.cycles)?,
+                        (None, WorkloadCell::File(path)) => {
+                            metrics::measure_file(&hw.hardware, std::path::Path::new(path), study.cycles)?
+                        }
+                        (None, w) => bail!("workload {w:?} was not generated"),
+                    },
                 );
                 let line = json!({"cell": cell.id, "row": row}).to_string();
                 let mut j = journal.lock().unwrap();

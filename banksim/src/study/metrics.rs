@@ -4,8 +4,9 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 use sim_core::engine::{self, EngineOptions};
-use sim_core::{BankModel, Hardware, Op};
+use sim_core::{Hardware, Op};
 use std::collections::BTreeMap;
+use std::path::Path;
 use traces::{Requests, Trace};
 
 /// The metrics of one cell.
@@ -14,15 +15,46 @@ use traces::{Requests, Trace};
 pub fn measure(hw: &Hardware, trace: &Trace, cycles: bool) -> Result<BTreeMap<&'static str, Value>> {
     crate::pipeline::check::check_records(trace, hw, None)?;
     let requests = Requests::group(trace, hw.warp)?;
-    let mut model = BankModel::new(hw);
-    let mut s = sim_core::stats::Summary::default();
-    for r in requests.iter() {
-        s.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+    let summary = crate::pipeline::simulate::summarize(hw, &requests, |_, _, _| {});
+    with_cycles(of_summary(&summary), hw, cycles.then_some(&requests))
+}
+
+/// [`measure`] of the trace file at `path` (either format), read as `banksim run` reads
+/// it, not held whole: the bank model streams it (a text trace out of block order is
+/// sorted with bounded memory); the cycle engine holds its warp requests, not its records.
+/// The file is read again for every cell.
+pub fn measure_file(hw: &Hardware, path: &Path, cycles: bool) -> Result<BTreeMap<&'static str, Value>> {
+    use crate::pipeline::{simulate, stream};
+    /// Memory of the sort of a text trace out of block order.
+    const SORT_MEMORY: usize = 256 << 20;
+    let input = simulate::open_trace(path)?;
+    let binary = input.is_binary() || input.looks_binary();
+    if !cycles {
+        let t = if binary {
+            stream::run_binary(input, hw, None, true)?
+        } else {
+            stream::run_text(path, input, hw, None, SORT_MEMORY)?
+        };
+        return Ok(of_summary(&t.summary));
     }
+    let loaded = if binary {
+        stream::load_binary(input, hw, None, true)?
+    } else {
+        stream::load_text(path, input, hw, None, SORT_MEMORY)?
+    };
+    let summary = match loaded.summary {
+        Some(s) => s,
+        None => simulate::summarize(hw, &loaded.requests, |_, _, _| {}),
+    };
+    with_cycles(of_summary(&summary), hw, Some(&loaded.requests))
+}
+
+/// The bank-model metrics of totals `s`.
+fn of_summary(s: &sim_core::stats::Summary) -> BTreeMap<&'static str, Value> {
     let t = s.memory_total();
     let per = |w: u64, n: u64| if n == 0 { Value::Null } else { json!(w as f64 / n as f64) };
     let (ld, st) = (s.op(Op::Load), s.op(Op::Store));
-    let mut m = BTreeMap::from([
+    BTreeMap::from([
         ("requests", json!(t.requests)),
         ("lanes", json!(t.lanes)),
         ("wavefronts", json!(t.wavefronts)),
@@ -35,9 +67,17 @@ pub fn measure(hw: &Hardware, trace: &Trace, cycles: bool) -> Result<BTreeMap<&'
         ("ld_per_request", per(ld.wavefronts, ld.requests)),
         ("st_wavefronts", json!(st.wavefronts)),
         ("st_per_request", per(st.wavefronts, st.requests)),
-    ]);
-    if cycles {
-        let r = engine::run(hw, &requests, &EngineOptions::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    ])
+}
+
+/// `m` with the cycle engine's metrics of `requests`, where given.
+fn with_cycles(
+    mut m: BTreeMap<&'static str, Value>,
+    hw: &Hardware,
+    requests: Option<&Requests>,
+) -> Result<BTreeMap<&'static str, Value>> {
+    if let Some(requests) = requests {
+        let r = engine::run(hw, requests, &EngineOptions::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
         m.insert("cycles", json!(r.cycles));
         m.insert("blocks_per_sm", json!(r.blocks_per_sm));
     }

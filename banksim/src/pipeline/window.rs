@@ -125,10 +125,13 @@ impl Workload for FileWindow {
     }
 
     fn request(&self, i: usize) -> EngineRequest<'_> {
-        // the held block holding request i
-        let b = self.layout.blocks.partition_point(|&(start, _)| start <= i) - 1;
-        let held = &self.held[b.checked_sub(self.first).expect("a request of a block the window let go")];
-        held.get(i - self.layout.blocks[b].0).engine_request()
+        // the held block holding request i (a search among the held blocks only)
+        let held = &self.layout.blocks[self.first..self.first + self.held.len()];
+        let b = held
+            .partition_point(|&(start, _)| start <= i)
+            .checked_sub(1)
+            .expect("a request the window holds");
+        self.held[b].get(i - held[b].0).engine_request()
     }
 }
 

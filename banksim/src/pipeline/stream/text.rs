@@ -1,0 +1,317 @@
+//! Text traces streamed a set of whole blocks at a time, in block order.
+
+use super::parts::{reading, Evaluated, Part, Reading, Streamed};
+use crate::output::progress;
+use crate::pipeline::check::check_slice;
+use crate::pipeline::error::{Error, Result};
+use crate::pipeline::simulate::Loaded;
+use sim_core::{stats::Summary, BankModel, Hardware};
+use std::path::Path;
+use traces::{block_runs, Input, Record, Requests, Trace};
+
+/// Simulates the text trace `input` (opened from `path`) on the bank model, a set of
+/// whole blocks at a time in block order ([`text_in_block_order`]: streamed, or sorted
+/// with about `sort_memory` bytes).
+pub fn run_text(
+    path: &Path,
+    input: Input,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+    sort_memory: usize,
+) -> Result<Streamed> {
+    use rayon::prelude::*;
+    let source = input.name().to_string();
+    let start = || {
+        Ok::<_, Error>(Streamed {
+            source: source.clone(),
+            records: 0,
+            requests: 0,
+            summary: Summary::default(),
+        })
+    };
+    text_in_block_order(path, input, sort_memory, start, |total, _, done| {
+        // runs of whole blocks, checked, grouped and simulated side by side; their totals
+        // (or the first problem) taken in file order
+        let parts: Vec<Result<Part>> = block_runs(&done.records, 1 << 14)
+            .into_par_iter()
+            .map_init(
+                || BankModel::new(hw),
+                |model, run| {
+                    let (requests, records) = group_run(&done, run, hw, threads_per_block)?;
+                    let mut summary = Summary::default();
+                    for r in requests.iter() {
+                        summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+                    }
+                    Ok(Part { summary, records, requests: requests.len() as u64 })
+                },
+            )
+            .collect();
+        for part in parts {
+            let part = part?;
+            total.summary.merge(&part.summary);
+            total.records += part.records;
+            total.requests += part.requests;
+        }
+        Ok(())
+    })
+}
+
+/// [`run_text`] that also writes the trace, in block order, as a binary trace to `out`
+/// (a temporary file the caller made): what puts a text trace where the cycle engine
+/// can read it a window of blocks at a time, with every error naming its line.
+pub fn run_text_to_binary(
+    path: &Path,
+    input: Input,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+    sort_memory: usize,
+    out: &Path,
+) -> Result<Streamed> {
+    use traces::binary::Writer;
+    let source = input.name().to_string();
+    let file = || -> Result<std::io::BufWriter<std::fs::File>> {
+        let f = std::fs::File::create(out)
+            .map_err(|e| Error::Input(format!("{}: cannot create: {e}", out.display())))?;
+        Ok(std::io::BufWriter::with_capacity(1 << 20, f))
+    };
+    let start = || {
+        let totals =
+            Streamed { source: source.clone(), records: 0, requests: 0, summary: Summary::default() };
+        Ok::<_, Error>((totals, None::<Writer<std::io::BufWriter<std::fs::File>>>))
+    };
+    let (totals, writer) =
+        text_in_block_order(path, input, sort_memory, start, |(total, writer), columns, done| {
+            use rayon::prelude::*;
+            let parts: Vec<Result<Part>> = block_runs(&done.records, 1 << 14)
+                .into_par_iter()
+                .map_init(
+                    || BankModel::new(hw),
+                    |model, run| {
+                        let (requests, records) = group_run(&done, run, hw, threads_per_block)?;
+                        let mut summary = Summary::default();
+                        for r in requests.iter() {
+                            summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+                        }
+                        Ok(Part { summary, records, requests: requests.len() as u64 })
+                    },
+                )
+                .collect();
+            for part in parts {
+                let part = part?;
+                total.summary.merge(&part.summary);
+                total.records += part.records;
+                total.requests += part.requests;
+            }
+            let w = match writer {
+                Some(w) => w,
+                None => writer.insert(
+                    if columns > 8 {
+                        Writer::with_waits(file()?, &source)
+                    } else {
+                        Writer::new(file()?, &source, columns > 6)
+                    }
+                    .map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))?,
+                ),
+            };
+            w.push_trace(&done).map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))
+        })?;
+    let w = writer.expect("a trace has a header");
+    let mut f = w.finish().map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))?;
+    std::io::Write::flush(&mut f)
+        .map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))?;
+    Ok(totals)
+}
+
+/// The records `run` of `done` (whole blocks), checked and grouped: their requests and
+/// the number of records.
+fn group_run(
+    done: &Trace,
+    run: std::ops::Range<usize>,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+) -> Result<(Requests, u64)> {
+    let (records, lines) = (&done.records[run.clone()], &done.lines[run]);
+    check_slice(&done.source, records, lines, hw, threads_per_block)?;
+    Ok((Requests::group_records(&done.source, records, lines, hw.warp)?, records.len() as u64))
+}
+
+/// Reads the text trace `input` (opened from `path`) into warp requests of `hw.warp`
+/// lanes, checked, a set of whole blocks at a time in block order
+/// ([`text_in_block_order`]: streamed, or sorted with about `sort_memory` bytes): only
+/// the requests are held, not the records (about 40 bytes each), and a trace whose
+/// blocks are not in order needs no sort of all its records in memory.
+pub fn load_text(
+    path: &Path,
+    input: Input,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+    sort_memory: usize,
+) -> Result<Loaded> {
+    use rayon::prelude::*;
+    let source = input.name().to_string();
+    let start = || {
+        Ok::<_, Error>(Loaded {
+            source: source.clone(),
+            records: 0,
+            requests: Requests::new(hw.warp),
+            summary: None,
+        })
+    };
+    text_in_block_order(path, input, sort_memory, start, |total, _, done| {
+        let parts: Vec<Result<(Requests, u64)>> = block_runs(&done.records, 1 << 14)
+            .into_par_iter()
+            .map(|run| group_run(&done, run, hw, threads_per_block))
+            .collect();
+        for part in parts {
+            let (requests, records) = part?;
+            total.requests.append(&requests);
+            total.records += records;
+        }
+        Ok(())
+    })
+}
+
+/// [`super::for_each_evaluated`] on a text trace, through [`text_in_block_order`].
+pub(super) fn for_each_evaluated<S: Send, E: From<Error> + From<traces::TraceError> + Send>(
+    path: &Path,
+    input: Input,
+    hw: &Hardware,
+    how: &Reading,
+    mut start: impl FnMut() -> Result<S, E>,
+    mut f: impl FnMut(&mut S, &Evaluated) -> Result<(), E> + Send,
+) -> Result<(S, String, u64), E> {
+    use rayon::prelude::*;
+    let &Reading { threads_per_block, sort_memory, .. } = how;
+    let source = input.name().to_string();
+    let start = || Ok::<_, E>((start()?, 0u64));
+    let (state, records) =
+        text_in_block_order(path, input, sort_memory, start, |(state, records), _, done| {
+            let parts: Vec<Result<(Evaluated, u64)>> = block_runs(&done.records, 1 << 14)
+                .into_par_iter()
+                .map_init(
+                    || BankModel::new(hw),
+                    |model, run| {
+                        let (requests, n) = group_run(&done, run, hw, threads_per_block)?;
+                        let outcomes = requests.iter().map(|r| model.evaluate(&r.warp_request())).collect();
+                        Ok((Evaluated { requests, outcomes }, n))
+                    },
+                )
+                .collect();
+            for part in parts {
+                let (part, n) = part?;
+                f(state, &part)?;
+                *records += n;
+            }
+            Ok(())
+        })?;
+    Ok((state, source, records))
+}
+
+/// Hands the text trace `input` (opened from `path`) to `blocks` a set of whole blocks
+/// at a time, in block order (each block's records in file order), with the header's
+/// column count, at least once (a trace of no records is one empty set); `blocks`
+/// works on a state that `start` makes. Memory stays bounded whatever the trace's size:
+/// - a file whose blocks come in order (block ids never go down, as `capture`,
+///   `convert` and `gen` write them) streams as it is read ([`text_blocks`]);
+/// - a file whose blocks are not in order is read again from its start, with a fresh
+///   state (the first is dropped: whatever it wrote goes with it), its records sorted
+///   by block with about `sort_memory` bytes of buffer and sorted runs spilled to a
+///   temporary folder ([`traces::sort::BlockSorter`]); so is standard input, which
+///   cannot be read twice.
+pub fn text_in_block_order<S: Send, E: From<Error> + From<traces::TraceError> + Send>(
+    path: &Path,
+    input: Input,
+    sort_memory: usize,
+    mut start: impl FnMut() -> Result<S, E>,
+    mut blocks: impl FnMut(&mut S, usize, Trace) -> Result<(), E> + Send,
+) -> Result<S, E> {
+    let input = if input.is_file() {
+        let mut state = start()?;
+        if text_blocks(input, |columns, t| blocks(&mut state, columns, t))? {
+            return Ok(state);
+        }
+        drop(state);
+        crate::pipeline::simulate::open_trace(path)?
+    } else {
+        input
+    };
+    let mut state = start()?;
+    let source = input.name().to_string();
+    let mut sorter = traces::sort::BlockSorter::new(&source, sort_memory);
+    let mut columns = 0;
+    let bar = reading(&input);
+    traces::text::for_each_batch(bar.wrap_read(input.into_reader()), &source, |records, lines, header| {
+        columns = header;
+        sorter.push(records, lines)
+    })?;
+    drop(bar);
+    let _merging = match sorter.runs() {
+        0 => progress::spinner(&format!("sorting {source} by block")),
+        n => progress::spinner(&format!("merging {n} sorted runs of {source}")),
+    };
+    let mut any = false;
+    sorter.finish(|t| {
+        any = true;
+        blocks(&mut state, columns, t)
+    })?;
+    if !any {
+        blocks(&mut state, columns, Trace::new(source.as_str()))?;
+    }
+    Ok(state)
+}
+
+/// Reads the text trace at `path` a set of whole blocks at a time, where its blocks come
+/// in order (block ids never go down): `blocks` gets the header's column count and each
+/// set of blocks in turn, with their lines (at least once: a trace of no records is one
+/// empty set). A block is whole once a record of a later block is read, so memory is a
+/// batch of text and the blocks still open. `false` (having read up to there) where a
+/// block comes after a later one.
+pub fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
+    input: Input,
+    mut blocks: impl FnMut(usize, Trace) -> Result<(), E> + Send,
+) -> Result<bool, E> {
+    let mut unordered = false;
+    let source = input.name().to_string();
+    let bar = reading(&input);
+    let file = bar.wrap_read(input.into_reader());
+    // records of the blocks not whole yet (the last block read, and the batch after it)
+    let mut open = Trace::new(source.as_str());
+    let mut columns = 0;
+    // (the blocks still open, at most one, are moved out rather than the whole ones)
+    let mut close = |open: &mut Trace, upto: usize, columns: usize| -> Result<(), E> {
+        let mut rest = Trace::new(source.as_str());
+        rest.records = open.records.split_off(upto);
+        rest.lines = open.lines.split_off(upto);
+        blocks(columns, std::mem::replace(open, rest))
+    };
+    let read = traces::text::for_each_batch(
+        file,
+        &source,
+        |records: &[Record], lines: &[u32], header| -> Result<(), E> {
+            columns = header;
+            let floor = open.records.last().map_or(0, |r| r.block);
+            if records.first().is_some_and(|r| r.block < floor) || !traces::blocks_in_order(records) {
+                unordered = true;
+                return Err(Error::Input("the trace's blocks are not in order".into()).into());
+            }
+            open.records.extend_from_slice(records);
+            open.lines.extend_from_slice(lines);
+            // every block before the last one read is whole
+            let last = open.records.last().map_or(0, |r| r.block);
+            let upto = open.records.partition_point(|r| r.block < last);
+            if upto > 0 {
+                close(&mut open, upto, columns)?;
+            }
+            Ok(())
+        },
+    );
+    match read {
+        Ok(_) => {
+            let n = open.len();
+            close(&mut open, n, columns)?;
+            Ok(true)
+        }
+        Err(_) if unordered => Ok(false),
+        Err(e) => Err(e),
+    }
+}

@@ -128,11 +128,7 @@ fn stream_to_binary(path: &Path, input: traces::Input, output: &Path, sort_memor
                 Some(w) => w,
                 None => {
                     let out = create(output)?;
-                    let w = if columns > 8 {
-                        Writer::with_waits(out, &name)?
-                    } else {
-                        Writer::new(out, &name, columns > 6)?
-                    };
+                    let w = Writer::for_text_columns(out, &name, columns)?;
                     writer.insert(w)
                 }
             };

@@ -103,6 +103,12 @@ impl<W: Write> Writer<W> {
         Writer::start(out, name, true, true)
     }
 
+    /// The writer for the records of a text trace of `columns` columns (6 to 9): the
+    /// timing columns from 8 on, a wait with every gap at 9 (an empty one stored as none).
+    pub fn for_text_columns(out: W, name: &str, columns: usize) -> Result<Writer<W>, WriteError> {
+        Writer::start(out, name, columns > 6, columns > 8)
+    }
+
     fn start(mut out: W, name: &str, timing_columns: bool, waits: bool) -> Result<Writer<W>, WriteError> {
         let mut header = [0u8; HEADER_LEN];
         header[..8].copy_from_slice(MAGIC);

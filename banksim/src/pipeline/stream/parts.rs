@@ -17,6 +17,13 @@ pub struct Streamed {
     pub summary: Summary,
 }
 
+impl Streamed {
+    /// No records yet of the trace `source`.
+    pub(super) fn new(source: &str) -> Streamed {
+        Streamed { source: source.to_string(), records: 0, requests: 0, summary: Summary::default() }
+    }
+}
+
 /// One chunk's totals (or the sum of several).
 #[derive(Default)]
 pub(super) struct Part {

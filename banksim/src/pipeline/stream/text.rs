@@ -19,41 +19,43 @@ pub fn run_text(
     threads_per_block: Option<u32>,
     sort_memory: usize,
 ) -> Result<Streamed> {
-    use rayon::prelude::*;
     let source = input.name().to_string();
-    let start = || {
-        Ok::<_, Error>(Streamed {
-            source: source.clone(),
-            records: 0,
-            requests: 0,
-            summary: Summary::default(),
-        })
-    };
+    let start = || Ok::<_, Error>(Streamed::new(&source));
     text_in_block_order(path, input, sort_memory, start, |total, _, done| {
-        // runs of whole blocks, checked, grouped and simulated side by side; their totals
-        // (or the first problem) taken in file order
-        let parts: Vec<Result<Part>> = block_runs(&done.records, 1 << 14)
-            .into_par_iter()
-            .map_init(
-                || BankModel::new(hw),
-                |model, run| {
-                    let (requests, records) = group_run(&done, run, hw, threads_per_block)?;
-                    let mut summary = Summary::default();
-                    for r in requests.iter() {
-                        summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
-                    }
-                    Ok(Part { summary, records, requests: requests.len() as u64 })
-                },
-            )
-            .collect();
-        for part in parts {
-            let part = part?;
-            total.summary.merge(&part.summary);
-            total.records += part.records;
-            total.requests += part.requests;
-        }
-        Ok(())
+        add_totals(total, &done, hw, threads_per_block)
     })
+}
+
+/// Checks, groups and simulates the whole blocks `done`, runs of blocks side by side, and
+/// adds their totals to `total` in file order (or gives the first problem).
+fn add_totals(
+    total: &mut Streamed,
+    done: &Trace,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+) -> Result<()> {
+    use rayon::prelude::*;
+    let parts: Vec<Result<Part>> = block_runs(&done.records, 1 << 14)
+        .into_par_iter()
+        .map_init(
+            || BankModel::new(hw),
+            |model, run| {
+                let (requests, records) = group_run(done, run, hw, threads_per_block)?;
+                let mut summary = Summary::default();
+                for r in requests.iter() {
+                    summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+                }
+                Ok(Part { summary, records, requests: requests.len() as u64 })
+            },
+        )
+        .collect();
+    for part in parts {
+        let part = part?;
+        total.summary.merge(&part.summary);
+        total.records += part.records;
+        total.requests += part.requests;
+    }
+    Ok(())
 }
 
 /// [`run_text`] that also writes the trace, in block order, as a binary trace to `out`
@@ -74,43 +76,16 @@ pub fn run_text_to_binary(
             .map_err(|e| Error::Input(format!("{}: cannot create: {e}", out.display())))?;
         Ok(std::io::BufWriter::with_capacity(1 << 20, f))
     };
-    let start = || {
-        let totals =
-            Streamed { source: source.clone(), records: 0, requests: 0, summary: Summary::default() };
-        Ok::<_, Error>((totals, None::<Writer<std::io::BufWriter<std::fs::File>>>))
-    };
+    let start =
+        || Ok::<_, Error>((Streamed::new(&source), None::<Writer<std::io::BufWriter<std::fs::File>>>));
     let (totals, writer) =
         text_in_block_order(path, input, sort_memory, start, |(total, writer), columns, done| {
-            use rayon::prelude::*;
-            let parts: Vec<Result<Part>> = block_runs(&done.records, 1 << 14)
-                .into_par_iter()
-                .map_init(
-                    || BankModel::new(hw),
-                    |model, run| {
-                        let (requests, records) = group_run(&done, run, hw, threads_per_block)?;
-                        let mut summary = Summary::default();
-                        for r in requests.iter() {
-                            summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
-                        }
-                        Ok(Part { summary, records, requests: requests.len() as u64 })
-                    },
-                )
-                .collect();
-            for part in parts {
-                let part = part?;
-                total.summary.merge(&part.summary);
-                total.records += part.records;
-                total.requests += part.requests;
-            }
+            add_totals(total, &done, hw, threads_per_block)?;
             let w = match writer {
                 Some(w) => w,
                 None => writer.insert(
-                    if columns > 8 {
-                        Writer::with_waits(file()?, &source)
-                    } else {
-                        Writer::new(file()?, &source, columns > 6)
-                    }
-                    .map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))?,
+                    Writer::for_text_columns(file()?, &source, columns)
+                        .map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))?,
                 ),
             };
             w.push_trace(&done).map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))

@@ -117,14 +117,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         bail!("--grid 0: expected at least one block");
     }
     let mut hw = hw;
-    if let Some(ipo) = e.issue_per_op {
-        if !(ipo.is_finite() && ipo >= 0.0) {
-            bail!("--issue-per-op {ipo}: expected a finite number >= 0");
-        }
-        if let Some(t) = hw.timing.as_mut() {
-            t.gap_issue_fraction = sim_core::gap_issue_fraction(ipo, e.cycles_per_op);
-        }
-    }
+    apply_issue_per_op(&mut hw, e)?;
     let report = if e.cycles {
         let opts = engine_options(args);
         let work = sim_core::replicate::Replicated::new(&requests, e.grid, e.cycles_per_op);
@@ -185,20 +178,10 @@ fn run_windowed(args: &RunArgs, mut hw: Hardware, input: traces::Input, binary: 
         (path, t)
     };
     let (layout, longest) = window::scan(&path, hw.warp)?;
-    if let Some((i, block, gap)) = longest.filter(|&(_, _, gap)| gap as f64 + 1.0 > u32::MAX as f64) {
-        bail!(
-            "request {i} (block {block}): a gap of {gap} operations at --cycles-per-op 1 is above the limit of {} cycles a gap may take",
-            u32::MAX
-        );
+    if let Some((i, block, gap)) = longest.filter(|&(_, _, gap)| gap_too_long(gap, 1.0)) {
+        return Err(gap_error(i, block, gap, 1.0));
     }
-    if let Some(ipo) = e.issue_per_op {
-        if !(ipo.is_finite() && ipo >= 0.0) {
-            bail!("--issue-per-op {ipo}: expected a finite number >= 0");
-        }
-        if let Some(t) = hw.timing.as_mut() {
-            t.gap_issue_fraction = sim_core::gap_issue_fraction(ipo, e.cycles_per_op);
-        }
-    }
+    apply_issue_per_op(&mut hw, e)?;
     let opts = engine_options(args);
     let mut work = window::FileWindow::open(&path, hw.warp, layout.clone())?;
     let report = {
@@ -321,24 +304,41 @@ pub const MAX_CYCLES_PER_OP: f64 = 1e6;
 /// 32-bit gaps: a larger one is an error naming the limit, never a saturated count.
 fn check_gap_cycles(requests: &Requests, cycles_per_op: f64) -> Result<()> {
     use sim_core::engine::Workload;
-    let too_long = |ops: u32| (ops as f64 * cycles_per_op).ceil() + 1.0 > u32::MAX as f64;
     let ops = |i: usize| {
         let r = requests.request(i);
         r.gap.max(r.wait.unwrap_or(0))
     };
     // (the longest gap first: only if it is too long are the requests searched in order)
-    if !too_long((0..requests.len()).map(ops).max().unwrap_or(0)) {
+    if !gap_too_long((0..requests.len()).map(ops).max().unwrap_or(0), cycles_per_op) {
         return Ok(());
     }
-    for i in 0..requests.len() {
-        let r = requests.request(i);
-        if too_long(ops(i)) {
-            bail!(
-                "request {i} (block {}): a gap of {} operations at --cycles-per-op {cycles_per_op} is above the limit of {} cycles a gap may take",
-                r.block,
-                r.gap,
-                u32::MAX
-            );
+    match (0..requests.len()).find(|&i| gap_too_long(ops(i), cycles_per_op)) {
+        Some(i) => Err(gap_error(i, requests.request(i).block, requests.request(i).gap, cycles_per_op)),
+        None => Ok(()),
+    }
+}
+
+/// Whether a gap of `ops` operations at `cycles_per_op` is more cycles than a gap may take.
+fn gap_too_long(ops: u32, cycles_per_op: f64) -> bool {
+    (ops as f64 * cycles_per_op).ceil() + 1.0 > u32::MAX as f64
+}
+
+/// The error of request `i` of `block`, whose gap of `ops` operations is too long.
+fn gap_error(i: usize, block: u32, ops: u32, cycles_per_op: f64) -> anyhow::Error {
+    anyhow::anyhow!(
+        "request {i} (block {block}): a gap of {ops} operations at --cycles-per-op {cycles_per_op} is above the limit of {} cycles a gap may take",
+        u32::MAX
+    )
+}
+
+/// Applies `--issue-per-op` (the scheduler cycles of each gap operation) to `hw`'s timing.
+fn apply_issue_per_op(hw: &mut Hardware, e: &EngineArgs) -> Result<()> {
+    if let Some(ipo) = e.issue_per_op {
+        if !(ipo.is_finite() && ipo >= 0.0) {
+            bail!("--issue-per-op {ipo}: expected a finite number >= 0");
+        }
+        if let Some(t) = hw.timing.as_mut() {
+            t.gap_issue_fraction = sim_core::gap_issue_fraction(ipo, e.cycles_per_op);
         }
     }
     Ok(())

@@ -625,3 +625,19 @@ fn cycles_with_a_window_of_blocks_are_cycles_with_every_request() {
         }
     }
 }
+
+/// A trace of a header alone runs, with and without the engine, to zero totals (no
+/// negative zero, no division by zero).
+#[test]
+fn a_trace_of_no_records_gives_zero_totals() {
+    let trace = tmp("empty.csv");
+    std::fs::write(&trace, "block,thread,step,op,addr,bytes\n").unwrap();
+    let o = banksim(&["run", "--cycles", trace.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("0 records, 0 warp requests") && out.contains("cycle engine: 0 cycles"), "{out}");
+    assert!(
+        out.contains("utilisation: mean 0.000, max 0.000") && !out.contains("-0.0") && !out.contains("NaN"),
+        "{out}"
+    );
+}

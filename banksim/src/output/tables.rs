@@ -67,7 +67,8 @@ pub fn print_engine(out: &mut dyn Write, r: &EngineReport) -> std::io::Result<()
     let mut cycles: Vec<u64> = active.iter().map(|s| s.cycles).collect();
     cycles.sort_unstable();
     let util: Vec<f64> = active.iter().map(|s| s.pipe_utilisation()).collect();
-    let mean_util = util.iter().sum::<f64>() / util.len().max(1) as f64;
+    // (a fold from 0.0: the sum of no floats is -0.0)
+    let mean_util = util.iter().fold(0.0, |a, b| a + b) / util.len().max(1) as f64;
     writeln!(out, "\ncycle engine: {} cycles", r.cycles)?;
     writeln!(
         out,

@@ -1,7 +1,6 @@
 //! The bank model over warp requests held in memory: loading a trace into requests, the
 //! totals by op, each request's outcome, and the picture of the worst request.
 
-use super::check::check_records;
 use super::error::Result;
 use sim_core::engine::RequestTiming;
 use sim_core::{stats::Summary, BankModel, Hardware, Outcome};
@@ -27,15 +26,6 @@ pub struct Loaded {
 pub fn open_trace(path: &Path) -> Result<Input> {
     crate::output::declare_input(path);
     Input::open(path).map_err(|source| traces::TraceError::Io { path: path.into(), source }.into())
-}
-
-/// Reads the trace at `path` whole (either format, `-`: standard input) and checks it
-/// against `hw` ([`check_records`]): how every command that simulates a trace file gets
-/// its records.
-pub fn read_checked(path: &Path, hw: &Hardware, threads_per_block: Option<u32>) -> Result<Trace> {
-    let trace = traces::read_input(open_trace(path)?)?;
-    check_records(&trace, hw, threads_per_block)?;
-    Ok(trace)
 }
 
 /// Groups `trace` (generated or read) into requests and returns their totals.

@@ -16,7 +16,7 @@ mod text;
 
 pub use binary::{load_binary, run_binary, slice_outcome};
 pub use parts::{Evaluated, Reading, Streamed};
-pub use text::{load_text, run_text, run_text_to_binary, text_blocks, text_in_block_order};
+pub use text::{load_text, run_text, run_text_to_binary, text_in_block_order};
 
 use super::error::{Error, Result};
 use sim_core::Hardware;

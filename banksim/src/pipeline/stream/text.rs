@@ -241,7 +241,7 @@ pub fn text_in_block_order<S: Send, E: From<Error> + From<traces::TraceError> + 
 /// empty set). A block is whole once a record of a later block is read, so memory is a
 /// batch of text and the blocks still open. `false` (having read up to there) where a
 /// block comes after a later one.
-pub fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
+fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
     input: Input,
     mut blocks: impl FnMut(usize, Trace) -> Result<(), E> + Send,
 ) -> Result<bool, E> {

@@ -49,7 +49,8 @@ pub type Longest = Option<(usize, u32, u32)>;
 
 /// What a pass over the binary trace at `path` finds for a run of the cycle engine at
 /// `warp` lanes: each block's request range, the threads and shared-memory bytes of a
-/// block (the most any uses, as the engine's own pass finds them), and the request with
+/// block (the most any request needs, [`sim_core::engine::request_extent`], as the
+/// engine's own pass finds them), and the request with
 /// the longest gap or wait (for the check of `--cycles-per-op`).
 pub fn scan(path: &Path, warp: u32) -> Result<(Layout, Longest)> {
     let mut cursor = Cursor::open(path, warp)?;
@@ -63,13 +64,8 @@ pub fn scan(path: &Path, warp: u32) -> Result<(Layout, Longest)> {
             layout.blocks.push((n, n));
             prev = Some(r.block);
         }
-        if let Some(&last) = r.lanes.last() {
-            let top = r.warp as u64 * warp as u64 + last as u64 + 1;
-            layout.threads = layout.threads.max(top.min(u32::MAX as u64) as u32);
-        }
-        if let (true, Some(&top)) = (r.op.is_memory(), r.addrs.iter().max()) {
-            layout.smem = layout.smem.max(top.saturating_add(r.bytes as u32));
-        }
+        let (threads, smem) = sim_core::engine::request_extent(&r.engine_request(), warp);
+        (layout.threads, layout.smem) = (layout.threads.max(threads), layout.smem.max(smem));
         let gap = r.gap.max(r.wait.unwrap_or(0));
         if longest.is_none_or(|(_, _, g)| gap > g) {
             longest = Some((n, r.block, gap));

@@ -48,6 +48,7 @@ mod sm;
 mod workload;
 
 pub use driver::{run, run_window, Layout, Window};
+pub use occupancy::request_extent;
 pub use options::{DepPolicy, EngineError, EngineOptions};
 pub use report::{Cycle, EngineReport, RequestTiming, SmStats, Stalls};
 pub use workload::{EngineRequest, Workload};

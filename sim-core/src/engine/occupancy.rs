@@ -3,7 +3,7 @@
 //! ([`occupancy`]).
 
 use super::options::{EngineError, EngineOptions};
-use super::workload::Workload;
+use super::workload::{EngineRequest, Workload};
 use crate::hardware::Hardware;
 use crate::timing::Timing;
 use rayon::prelude::*;
@@ -89,13 +89,8 @@ pub(super) fn scan<W: Workload + ?Sized>(
                     prev = Some(block);
                 }
                 let Some(r) = r else { continue };
-                if let Some(&last) = r.lanes.last() {
-                    let top = r.warp as u64 * warp as u64 + last as u64 + 1;
-                    threads = threads.max(top.min(u32::MAX as u64) as u32);
-                }
-                if let (true, Some(&top)) = (r.op.is_memory(), r.addrs.iter().max()) {
-                    smem = smem.max(top.saturating_add(r.bytes as u32));
-                }
+                let (t, m) = request_extent(&r, warp);
+                (threads, smem) = (threads.max(t), smem.max(m));
             }
             (threads, smem, starts)
         })
@@ -105,4 +100,19 @@ pub(super) fn scan<W: Workload + ?Sized>(
     });
     let starts: Vec<usize> = parts.into_iter().flat_map(|p| p.2).collect();
     (ranges(&starts), opts.threads_per_block.unwrap_or(threads), opts.smem_per_block.unwrap_or(smem))
+}
+
+/// What request `r` (of `warp`-lane warps) needs of its block: the threads up to its last
+/// lane's, and the shared memory up to one past the highest byte it touches. A block's
+/// threads and bytes are the most its requests need.
+pub fn request_extent(r: &EngineRequest<'_>, warp: u32) -> (u32, u32) {
+    let threads = r.lanes.last().map_or(0, |&last| {
+        let top = r.warp as u64 * warp as u64 + last as u64 + 1;
+        top.min(u32::MAX as u64) as u32
+    });
+    let smem = match (r.op.is_memory(), r.addrs.iter().max()) {
+        (true, Some(&top)) => top.saturating_add(r.bytes as u32),
+        _ => 0,
+    };
+    (threads, smem)
 }

@@ -56,6 +56,8 @@ enum Command {
     Measure(commands::measure::MeasureArgs),
     /// Fit the timing model to measured kernel runs; predicted vs measured speedups (CSV, RON, PNG).
     Calibrate(commands::calibrate::CalibrateArgs),
+    /// Predict a WGSL kernel's time on the preset's GPU (captured on any adapter), with a breakdown.
+    Predict(commands::predict::PredictArgs),
 }
 
 fn main() {
@@ -64,7 +66,10 @@ fn main() {
     let cli = Cli::parse();
     banksim::output::progress::set_quiet(cli.quiet);
     let command = cli.command;
-    if matches!(command, Command::Capture(_) | Command::Measure(_) | Command::Calibrate(_)) {
+    if matches!(
+        command,
+        Command::Capture(_) | Command::Measure(_) | Command::Calibrate(_) | Command::Predict(_)
+    ) {
         quiet_gpu_loader();
     }
     if let Err(e) = dispatch(command) {
@@ -96,6 +101,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Capture(args) => commands::capture::run(&args),
         Command::Measure(args) => commands::measure::run(&args),
         Command::Calibrate(args) => commands::calibrate::run(&args),
+        Command::Predict(args) => commands::predict::run(&args),
     }
 }
 

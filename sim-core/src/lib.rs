@@ -37,6 +37,7 @@
 
 pub mod engine;
 mod hardware;
+pub mod launch;
 pub mod layout;
 mod mapping;
 mod masked;
@@ -57,4 +58,4 @@ pub use model::{BankModel, SliceTicket};
 pub use op::{is_valid_width, width_index, Op, WIDTHS};
 pub use pool::thread_pool;
 pub use request::{Cell, Outcome, SliceOutcome, WarpRequest};
-pub use timing::{gap_issue_fraction, Timing};
+pub use timing::{gap_issue_fraction, Occupancy, OpCost, Timing};

@@ -33,6 +33,8 @@ pub struct Replicated<'a, W: Workload + ?Sized = dyn Workload + 'a> {
     each: Vec<Each>,
     /// The first request of each block of the replicated workload.
     starts: Vec<usize>,
+    /// The first request of each template block.
+    template_starts: Vec<usize>,
     len: usize,
 }
 
@@ -87,12 +89,49 @@ impl<'a, W: Workload + ?Sized> Replicated<'a, W> {
             }
             _ => 0,
         };
-        Replicated { template, distinct, blocks, each, starts, len }
+        Replicated { template, distinct, blocks, each, starts, template_starts, len }
     }
 
     /// Blocks in the replicated workload.
     pub fn blocks(&self) -> u32 {
         self.blocks
+    }
+
+    /// Whether every template block is the same to the cycle engine as the first: the
+    /// same warps making the same requests in the same order, with the same gaps and
+    /// dependences, each costing the same wavefronts (`model` costs the requests whose
+    /// lanes or addresses differ). Then each block of the dispatch runs as any other.
+    pub fn identical_blocks(&self, model: &mut crate::BankModel) -> bool {
+        let ts = &self.template_starts;
+        let n = self.each.len();
+        let end = |k: usize| ts.get(k + 1).copied().unwrap_or(n);
+        let first = 0..end(0);
+        (1..ts.len()).all(|k| {
+            let other = ts[k]..end(k);
+            other.len() == first.len()
+                && first.clone().zip(other).all(|(i, j)| {
+                    let (a, b) = (self.request(i), self.request(j));
+                    let same_shape = a.warp == b.warp
+                        && a.op == b.op
+                        && a.bytes == b.bytes
+                        && a.gap == b.gap
+                        && a.dep == b.dep
+                        && a.wait == b.wait;
+                    same_shape
+                        && ((a.lanes == b.lanes && a.addrs == b.addrs) || a.op == crate::Op::Barrier || {
+                            let cost = |r: &EngineRequest<'_>, m: &mut crate::BankModel| {
+                                let o = m.evaluate(&crate::WarpRequest {
+                                    op: r.op,
+                                    bytes: r.bytes,
+                                    lanes: r.lanes,
+                                    addrs: r.addrs,
+                                });
+                                (o.wavefronts, o.ideal)
+                            };
+                            cost(&a, model) == cost(&b, model)
+                        })
+                })
+        })
     }
 }
 

@@ -45,6 +45,79 @@ pub struct Timing {
     /// do not need it).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub global_latency: u32,
+    /// DRAM bandwidth of the whole device, bytes per SM clock cycle: the SMs that run
+    /// blocks share it equally, and each global request's 128-byte lines pass through
+    /// its SM's share (after the pipe, before `global_latency`). Default 0 (no limit).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub dram_bytes_per_cycle: f64,
+    /// How many blocks an SM holds at once, besides the thread and block limits.
+    /// Default `Limits`.
+    #[serde(default, skip_serializing_if = "Occupancy::is_limits")]
+    pub occupancy: Occupancy,
+    /// SM clock, MHz: turns cycles into time. Default 0 (unknown: cycles only).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub clock_mhz: f64,
+    /// The calibration of gaps counted in IR operations (captured traces). Default:
+    /// none (such a trace needs `--cycles-per-op`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<OpCost>,
+}
+
+/// How many blocks an SM holds at once, besides threads and the preset's block limit.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub enum Occupancy {
+    /// As many as `smem_per_sm` holds (what CUDA's driver picks by default).
+    #[default]
+    Limits,
+    /// The shared-memory carveout is the smallest of `sizes` (bytes, ascending) that
+    /// holds one block plus `reserved` bytes, and the SM holds as many blocks (each with
+    /// its reserve) as fit in it.
+    SmallestCarveout {
+        /// Supported carveouts, bytes, ascending.
+        sizes: Vec<u32>,
+        /// Bytes reserved per block.
+        reserved: u32,
+    },
+}
+
+impl Occupancy {
+    fn is_limits(&self) -> bool {
+        *self == Occupancy::Limits
+    }
+
+    /// Blocks of `smem` bytes an SM of `smem_per_sm` bytes holds by shared memory alone
+    /// (`None`: no block fits).
+    pub fn blocks_by_smem(&self, smem: u32, smem_per_sm: u32) -> Option<u32> {
+        if smem > smem_per_sm {
+            return None;
+        }
+        match self {
+            Occupancy::Limits => Some(smem_per_sm.checked_div(smem).unwrap_or(u32::MAX)),
+            Occupancy::SmallestCarveout { sizes, reserved } => {
+                let need = smem.saturating_add(*reserved).max(1);
+                // (a block that fits no carveout is given the whole of shared memory)
+                let carveout = sizes.iter().copied().find(|&c| c >= need).unwrap_or(smem_per_sm);
+                Some((carveout / need).max(1))
+            }
+        }
+    }
+}
+
+/// What an IR operation of a captured trace's gaps costs (`banksim calibrate` measures
+/// it; `run --cycles-per-op` and `--issue-per-op` override it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpCost {
+    /// Cycles a warp spends per IR operation of other work, where no measured variant of
+    /// the kernel's family says otherwise: the cost of an absolute prediction.
+    pub cycles_per_op: f64,
+    /// Cycles an operation holds its warp's scheduler (issue slots), whatever its
+    /// latency: the `gap_issue_fraction` of a run is this over the cycles per operation.
+    pub issue_per_op: f64,
+    /// Share of the engine's predicted change between two variants that shows in their
+    /// measured times (a prediction from a measured variant adds this times the change).
+    #[serde(default = "one")]
+    pub overlap: f64,
 }
 
 /// The `gap_issue_fraction` of gaps counted in operations of `cycles_per_op` cycles each,
@@ -60,6 +133,10 @@ pub fn gap_issue_fraction(issue_per_op: f64, cycles_per_op: f64) -> f64 {
 
 fn is_zero(v: &u32) -> bool {
     *v == 0
+}
+
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
 }
 
 fn one() -> f64 {
@@ -87,6 +164,30 @@ impl Timing {
         }
         if !(0.0..=1.0).contains(&self.gap_issue_fraction) {
             bad("gap_issue_fraction", format!("must be between 0 and 1, got {}", self.gap_issue_fraction));
+        }
+        if !(self.dram_bytes_per_cycle.is_finite() && self.dram_bytes_per_cycle >= 0.0) {
+            bad(
+                "dram_bytes_per_cycle",
+                format!("must be a finite number >= 0, got {}", self.dram_bytes_per_cycle),
+            );
+        }
+        if !(self.clock_mhz.is_finite() && self.clock_mhz >= 0.0) {
+            bad("clock_mhz", format!("must be a finite number >= 0, got {}", self.clock_mhz));
+        }
+        if let Occupancy::SmallestCarveout { sizes, .. } = &self.occupancy {
+            if sizes.is_empty() || !sizes.is_sorted() || sizes[0] == 0 {
+                bad("occupancy", format!("carveout sizes must be positive and ascending, got {sizes:?}"));
+            }
+        }
+        if let Some(o) = &self.ops {
+            for (field, v) in [("ops.cycles_per_op", o.cycles_per_op), ("ops.issue_per_op", o.issue_per_op)] {
+                if !(v.is_finite() && v >= 0.0) {
+                    bad(field, format!("must be a finite number >= 0, got {v}"));
+                }
+            }
+            if !(o.overlap.is_finite() && o.overlap > 0.0) {
+                bad("ops.overlap", format!("must be a positive number, got {}", o.overlap));
+            }
         }
         if self.sms > 100_000 {
             bad("sms", format!("must be at most 100000, got {}", self.sms));

@@ -21,8 +21,8 @@
 
 pub use crate::error::CalibrateError;
 use rayon::prelude::*;
-use sim_core::engine::{self, EngineError, EngineOptions};
-use sim_core::replicate::Replicated;
+use sim_core::engine::{EngineError, EngineOptions};
+use sim_core::launch::{self, Gaps, Launch};
 use sim_core::Hardware;
 
 /// Least-squares θ for `rows` of (features x, measured y): minimises Σ (x·θ − y)².
@@ -138,38 +138,7 @@ pub struct Variant {
     pub requests: traces::Requests,
 }
 
-/// How many blocks an SM holds at once.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub enum Occupancy {
-    /// As many as the preset's limits allow (threads, blocks, all of `smem_per_sm`): what
-    /// CUDA's driver picks by default.
-    Limits,
-    /// The shared-memory carveout is the smallest of these sizes (bytes) that holds one
-    /// block plus `reserved` bytes; as many blocks as fit in it. Measured on the H100
-    /// through Vulkan (validate/results/h100/occupancy.csv): a 32 KiB block runs one
-    /// block per SM, time proportional to blocks / SMs from 132 blocks on.
-    SmallestCarveout {
-        /// Supported carveouts, bytes, ascending.
-        sizes: Vec<u32>,
-        /// Bytes reserved per block.
-        reserved: u32,
-    },
-}
-
-impl Occupancy {
-    /// The H100's carveouts from 64 KiB up (64, 100, 132, 164, 196, 228 KiB; CUDA C
-    /// Programming Guide, compute capability 9.0) with 1 KiB reserved per block. The
-    /// smaller ones (0 to 32 KiB) are left out because the measurements refute them:
-    /// the GEMM kernel (5 KiB per block) runs several blocks per SM
-    /// (validate/results/h100/occupancy2.csv: 61 µs at 132 workgroups, 254 µs at 1056,
-    /// not 8 × 61), while the 32 KiB stride kernel runs one (occupancy.csv).
-    pub fn h100_carveout() -> Occupancy {
-        Occupancy::SmallestCarveout {
-            sizes: [64, 100, 132, 164, 196, 228].iter().map(|k| k * 1024).collect(),
-            reserved: 1024,
-        }
-    }
-}
+pub use sim_core::Occupancy;
 
 /// The global model parameters calibration searches.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -183,45 +152,26 @@ pub struct Model {
     pub issue_per_op: f64,
 }
 
-/// Engine cycles of `v`'s timed dispatch at `cycles_per_op` (times its scale). When
-/// the blocks divide evenly over the SMs, one SM with its share stands for all of them
-/// (identical blocks on identical SMs run identically), which is much faster.
+/// Engine cycles of `v`'s timed dispatch at `cycles_per_op` (times its scale): the
+/// launch timing model every command uses ([`sim_core::launch::run`]), with `model`'s
+/// occupancy rule and issue cycles per operation.
 pub fn dispatch_cycles(
     hw: &Hardware,
     model: &Model,
     v: &Variant,
     cycles_per_op: f64,
 ) -> Result<f64, EngineError> {
-    let sms = hw.timing.as_ref().map_or(1, |t| t.sms);
     let mut hw = hw.clone();
     if let Some(t) = hw.timing.as_mut() {
-        t.gap_issue_fraction = sim_core::gap_issue_fraction(model.issue_per_op, cycles_per_op);
+        t.occupancy = model.occupancy.clone();
     }
-    if let Occupancy::SmallestCarveout { sizes, reserved } = &model.occupancy {
-        let smem = v
-            .requests
-            .iter()
-            .filter(|r| r.op.is_memory())
-            .flat_map(|r| r.addrs.iter().map(move |&a| a.saturating_add(r.bytes as u32)))
-            .max()
-            .unwrap_or(0);
-        let need = smem.saturating_add(*reserved);
-        if let Some(&c) = sizes.iter().find(|&&c| c >= need && c > 0) {
-            // the engine divides smem_per_sm by the block's bytes: give it exactly the
-            // blocks the carveout holds with their reserved bytes
-            hw.smem_per_sm = (c / need.max(1)).max(1) * smem.max(1);
-        }
-    }
-    let mut blocks = v.blocks;
-    if let Some(t) = hw.timing.as_mut() {
-        if blocks >= sms && blocks.is_multiple_of(sms) {
-            blocks /= sms;
-            t.sms = 1;
-        }
-    }
-    let work = Replicated::new(&v.requests, Some(blocks), cycles_per_op);
-    let r = engine::run(&hw, &work, &EngineOptions::default())?;
-    Ok(r.cycles as f64 * v.scale)
+    let launch = Launch {
+        blocks: Some(v.blocks),
+        gaps: Gaps::Ops { cycles_per_op, issue_per_op: model.issue_per_op },
+        options: EngineOptions::default(),
+    };
+    let r = launch::run(&hw, &v.requests, &launch)?;
+    Ok(r.engine.cycles as f64 * v.scale)
 }
 
 /// The cycles per operation at which `v`'s dispatch takes `target` cycles: the

@@ -52,16 +52,71 @@ pub struct EngineArgs {
     /// workgroups all make the same shared-memory accesses.
     #[arg(long, value_name = "N", requires = "cycles")]
     pub grid: Option<u32>,
-    /// Issue cycles per unit of the trace's `gap`: 1 when gaps are cycles; for captured
-    /// traces (gaps in IR operations) the calibrated value, e.g. from `banksim calibrate`.
-    #[arg(long, value_name = "CYCLES", default_value_t = 1.0, requires = "cycles")]
-    pub cycles_per_op: f64,
-    /// Scheduler cycles each operation of `gap` holds (issue slots, whatever its latency
-    /// `--cycles-per-op`): the calibration's `issue_per_op` (1.0 on the H100). Default:
-    /// the preset's `gap_issue_fraction` (the whole gap).
+    /// What the trace's `gap` counts: `cycles` (hand-written and generated traces) or
+    /// `ops`, the IR operations of a captured trace, costed by the preset's calibration
+    /// (its `timing.ops`: what `banksim predict` uses) unless --cycles-per-op says
+    /// otherwise.
+    #[arg(long, value_enum, default_value = "cycles", requires = "cycles")]
+    pub gaps: GapsArg,
+    /// Cycles per IR operation of `gap` (implies `--gaps ops`): e.g. a family's value
+    /// from `banksim calibrate`. Default: the preset's `timing.ops.cycles_per_op`.
+    #[arg(long, value_name = "CYCLES", requires = "cycles")]
+    pub cycles_per_op: Option<f64>,
+    /// Scheduler cycles each operation of `gap` holds (issue slots, whatever its
+    /// latency, --cycles-per-op). Default: the preset's `timing.ops.issue_per_op`
+    /// (1.0 on the H100); with gaps in cycles, the preset's `gap_issue_fraction`.
     #[arg(long, value_name = "CYCLES", requires = "cycles")]
     pub issue_per_op: Option<f64>,
 }
+
+/// What a trace's `gap` counts (`--gaps`).
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GapsArg {
+    /// Cycles.
+    Cycles,
+    /// IR operations (captured traces).
+    Ops,
+}
+
+impl EngineArgs {
+    /// What the trace's gaps count, with the costs of an operation: the flags, else
+    /// `hw`'s calibration.
+    pub fn gaps(&self, hw: &sim_core::Hardware) -> anyhow::Result<sim_core::launch::Gaps> {
+        use sim_core::launch::Gaps;
+        let check = |flag: &str, v: f64| {
+            if v.is_finite() && (0.0..=MAX_CYCLES_PER_OP).contains(&v) {
+                Ok(v)
+            } else {
+                Err(anyhow::anyhow!("{flag} {v}: expected a number from 0 to {MAX_CYCLES_PER_OP}"))
+            }
+        };
+        let preset = hw.timing.as_ref().and_then(|t| t.ops.as_ref());
+        if self.gaps == GapsArg::Cycles && self.cycles_per_op.is_none() {
+            return Ok(match self.issue_per_op {
+                Some(ipo) => Gaps::Ops { cycles_per_op: 1.0, issue_per_op: check("--issue-per-op", ipo)? },
+                None => Gaps::Cycles,
+            });
+        }
+        let cycles_per_op = match (self.cycles_per_op, preset) {
+            (Some(c), _) => check("--cycles-per-op", c)?,
+            (None, Some(o)) => o.cycles_per_op,
+            (None, None) => anyhow::bail!(
+                "--gaps ops: preset `{}` has no calibration of IR operations (`timing.ops`); give --cycles-per-op",
+                hw.name
+            ),
+        };
+        let issue_per_op = match (self.issue_per_op, preset) {
+            (Some(i), _) => check("--issue-per-op", i)?,
+            (None, Some(o)) => o.issue_per_op,
+            // (no calibration: the whole gap holds the scheduler, as with cycles)
+            (None, None) => cycles_per_op,
+        };
+        Ok(Gaps::Ops { cycles_per_op, issue_per_op })
+    }
+}
+
+/// The most cycles per IR operation `--cycles-per-op` takes.
+pub const MAX_CYCLES_PER_OP: f64 = 1e6;
 
 /// The memory bound of the modes that could otherwise hold a whole trace.
 #[derive(Args)]

@@ -32,9 +32,10 @@ pub struct CalibrateArgs {
     /// SM clock of the measured runs, MHz (turns cycles into time).
     #[arg(long, value_name = "MHZ", default_value_t = 1980.0)]
     clock_mhz: f64,
-    /// Blocks per SM: `carveout` (the smallest shared-memory carveout that holds one
-    /// block, as measured on the H100 through Vulkan) or `limits` (the preset's limits).
-    #[arg(long, value_enum, default_value = "carveout")]
+    /// Blocks per SM: `preset` (the preset's `timing.occupancy` rule; on the H100 the
+    /// smallest shared-memory carveout that holds one block, as measured through Vulkan)
+    /// or `limits` (as many as the preset's limits allow).
+    #[arg(long, value_enum, default_value = "preset")]
     occupancy: OccupancyArg,
     /// Issue cycles per IR operation to try: how long an operation of other work holds
     /// its warp's scheduler, whatever its latency (the cycles per operation). The value
@@ -54,8 +55,8 @@ pub struct CalibrateArgs {
 /// How blocks per SM are found.
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum OccupancyArg {
-    // the smallest shared-memory carveout that holds one block
-    Carveout,
+    // the preset's rule
+    Preset,
     // the preset's limits
     Limits,
 }
@@ -236,7 +237,7 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
         bail!("--issue-per-op {:?}: each must be a non-negative number", args.issue_per_op);
     }
     let occupancy = match args.occupancy {
-        OccupancyArg::Carveout => Occupancy::h100_carveout(),
+        OccupancyArg::Preset => hw.timing.as_ref().map(|t| t.occupancy.clone()).unwrap_or_default(),
         OccupancyArg::Limits => Occupancy::Limits,
     };
     let cal = predict_suite(&hw, &variants, args.clock_mhz, &occupancy, &args.issue_per_op, &|label| {

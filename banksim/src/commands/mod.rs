@@ -14,6 +14,7 @@ pub mod import;
 pub mod kernel;
 pub mod measure;
 pub mod merge;
+pub mod predict;
 pub mod presets;
 pub mod report;
 pub mod run;

@@ -1,6 +1,7 @@
 //! The text tables the tool prints: a run's totals by op and the cycle engine's summary.
 
-use sim_core::engine::{self, EngineReport};
+use sim_core::engine;
+use sim_core::launch::LaunchReport;
 use sim_core::{stats::Summary, Hardware, Op};
 use std::io::Write;
 
@@ -61,7 +62,8 @@ pub fn print_totals(
 }
 
 /// The cycle engine's totals: cycles, occupancy, cycles per SM, pipe utilisation, stalls.
-pub fn print_engine(out: &mut dyn Write, r: &EngineReport) -> std::io::Result<()> {
+pub fn print_engine(out: &mut dyn Write, launch: &LaunchReport) -> std::io::Result<()> {
+    let r = &launch.engine;
     let sms = r.sms.len();
     let active: Vec<&engine::SmStats> = r.sms.iter().filter(|s| s.blocks > 0).collect();
     let mut cycles: Vec<u64> = active.iter().map(|s| s.cycles).collect();
@@ -70,6 +72,20 @@ pub fn print_engine(out: &mut dyn Write, r: &EngineReport) -> std::io::Result<()
     // (a fold from 0.0: the sum of no floats is -0.0)
     let mean_util = util.iter().fold(0.0, |a, b| a + b) / util.len().max(1) as f64;
     writeln!(out, "\ncycle engine: {} cycles", r.cycles)?;
+    if launch.overhead_cycles > 0 || launch.clock_mhz > 0.0 {
+        write!(out, "  dispatch: {} cycles with its fixed {}", launch.cycles(), launch.overhead_cycles)?;
+        match launch.micros() {
+            Some(us) => writeln!(out, ", {us:.2} us at {} MHz", launch.clock_mhz)?,
+            None => writeln!(out)?,
+        }
+    }
+    if launch.one_sm {
+        writeln!(
+            out,
+            "  one SM simulated for all {} blocks: every block is the same and they divide evenly over the SMs (exact)",
+            launch.blocks
+        )?;
+    }
     writeln!(
         out,
         "  occupancy: {} blocks/SM resident ({} warps/block, {} B shared memory/block); {} of {sms} SMs used",
@@ -84,9 +100,17 @@ pub fn print_engine(out: &mut dyn Write, r: &EngineReport) -> std::io::Result<()
     let max_util = util.iter().cloned().fold(0.0, f64::max);
     writeln!(out, "  shared-memory pipe utilisation: mean {mean_util:.3}, max {max_util:.3}")?;
     let s = &r.total.stalls;
-    writeln!(
+    write!(
         out,
         "  stall cycles (summed over requests): issue {}, latency {}, pipe queue {}, bank conflict {}, barrier {}",
-        s.issue, s.latency, s.pipe_queue, s.bank_conflict, s.barrier
-    )
+        s.issue,
+        s.latency,
+        s.pipe_queue,
+        s.bank_conflict,
+        s.barrier
+    )?;
+    if s.global > 0 {
+        write!(out, ", global {}", s.global)?;
+    }
+    writeln!(out)
 }

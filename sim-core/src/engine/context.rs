@@ -13,4 +13,7 @@ pub(super) struct Ctx<'a, W: ?Sized> {
     /// Each block's range of requests (start, end), in block order.
     pub(super) blocks: &'a [(usize, usize)],
     pub(super) warps_per_block: u32,
+    /// Cycles, in 256ths, one global 128-byte line holds its SM's share of DRAM
+    /// bandwidth (0: no limit).
+    pub(super) line_cost: u64,
 }

@@ -66,6 +66,16 @@ pub fn run_window<W: Window>(
     run_blocks(hw, work, &layout, opts)
 }
 
+/// Cycles, in 256ths, one 128-byte line holds an SM's share of DRAM bandwidth when
+/// `sharing` SMs share it (0: no limit).
+fn line_cost(t: &crate::timing::Timing, sharing: u32) -> u64 {
+    if t.dram_bytes_per_cycle > 0.0 {
+        (128.0 * 256.0 * sharing.max(1) as f64 / t.dram_bytes_per_cycle).ceil() as u64
+    } else {
+        0
+    }
+}
+
 /// A workload held whole, as a [`Window`] that never lets go.
 struct Whole<'a, W: ?Sized>(&'a W);
 
@@ -100,6 +110,7 @@ fn run_blocks<W: Window>(
     let Layout { blocks, threads, smem } = layout;
     let (threads, smem) = (*threads, *smem);
     let Occupancy { warps_per_block, blocks_per_sm } = occupancy(hw, &timing, threads, smem)?;
+    let line_cost = line_cost(&timing, opts.bandwidth_sms.unwrap_or(timing.sms.min(blocks.len() as u32)));
     let mut sms: Vec<Sm> =
         (0..timing.sms).into_par_iter().map(|i| Sm::new(i, hw, &timing, blocks_per_sm)).collect();
     // the most blocks one round can hand out: every slot of every SM
@@ -122,7 +133,7 @@ fn run_blocks<W: Window>(
     }
     let all: Vec<usize> = (0..sms.len()).collect();
     let more = next < blocks.len();
-    let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block };
+    let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block, line_cost };
     let (waits, free) = run_sms(&mut sms, &all, |sm| {
         sm.advance(&ctx, more);
         (sm.run.waiting_since, sm.run.free_slots)
@@ -132,14 +143,14 @@ fn run_blocks<W: Window>(
     let mut dispatch = Dispatch::new(waits, free);
     while next < blocks.len() {
         hold(work, next)?;
-        let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block };
+        let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block, line_cost };
         if !dispatch.round(&ctx, &mut sms, &mut next) {
             debug_assert!(false, "blocks left but no SM waiting for one");
             break;
         }
     }
     // No blocks left: every SM runs what it holds to the end (no block is launched).
-    let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block };
+    let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block, line_cost };
     run_sms(&mut sms, &all, |sm| {
         sm.run.waiting_since = None;
         sm.advance(&ctx, false)

@@ -34,14 +34,12 @@ pub(super) fn occupancy(
             available: timing.max_threads_per_sm as u64,
         });
     }
-    if smem > hw.smem_per_sm {
-        return Err(EngineError::BlockTooLarge {
+    let by_smem =
+        timing.occupancy.blocks_by_smem(smem, hw.smem_per_sm).ok_or(EngineError::BlockTooLarge {
             what: "bytes of shared memory",
             needed: smem as u64,
             available: hw.smem_per_sm as u64,
-        });
-    }
-    let by_smem = hw.smem_per_sm.checked_div(smem).unwrap_or(u32::MAX);
+        })?;
     let blocks_per_sm =
         timing.max_blocks_per_sm.min(timing.max_threads_per_sm / threads_rounded).min(by_smem).max(1);
     Ok(Occupancy { warps_per_block, blocks_per_sm })

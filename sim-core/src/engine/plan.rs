@@ -53,6 +53,8 @@ pub(super) const LOAD: u8 = 4;
 pub(super) const BARRIER: u8 = 8;
 /// The step is a global load: done `global_latency` after its wavefronts.
 pub(super) const GLOBAL_LOAD: u8 = 16;
+/// The step is a global load or store: its lines pass through DRAM bandwidth.
+pub(super) const GLOBAL: u8 = 32;
 
 #[derive(Clone, Copy)]
 pub(super) struct WarpPlan {
@@ -102,7 +104,8 @@ pub(super) fn build_plan<W: Workload + ?Sized>(
             flags |= LOAD;
         }
         match r.op {
-            Op::GlobalLoad => flags |= GLOBAL_LOAD,
+            Op::GlobalLoad => flags |= GLOBAL_LOAD | GLOBAL,
+            Op::GlobalStore => flags |= GLOBAL,
             Op::Barrier => {
                 flags |= BARRIER;
                 if plan.arrivals.len() == barriers {

@@ -18,6 +18,9 @@ pub struct Stalls {
     pub bank_conflict: Cycle,
     /// Waiting at barriers for the block's other warps.
     pub barrier: Cycle,
+    /// Global requests' lines passing through the SM's share of DRAM bandwidth (from the
+    /// pipe to the last line, when the timing has `dram_bytes_per_cycle`).
+    pub global: Cycle,
 }
 
 impl Stalls {
@@ -27,6 +30,7 @@ impl Stalls {
         self.pipe_queue += o.pipe_queue;
         self.bank_conflict += o.bank_conflict;
         self.barrier += o.barrier;
+        self.global += o.global;
     }
 }
 

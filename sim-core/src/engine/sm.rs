@@ -3,7 +3,7 @@
 
 use super::context::Ctx;
 use super::events::{EventKind, Events};
-use super::plan::{build_plan, BARRIER, GLOBAL_LOAD, HAS_WAIT, LOAD};
+use super::plan::{build_plan, BARRIER, GLOBAL, GLOBAL_LOAD, HAS_WAIT, LOAD};
 use super::report::{Cycle, RequestTiming, SmStats};
 use super::resident::{arrive, ready_next, BarrierState, Resident, WarpState};
 use super::workload::Workload;
@@ -40,6 +40,8 @@ pub(super) struct SmRun {
     slots: Vec<Option<Resident>>,
     pub(super) free_slots: u32,
     pipe_free: Cycle,
+    /// When the SM's share of DRAM bandwidth is next free, in 256ths of a cycle.
+    mem_free: u64,
     sched_free: Vec<Cycle>,
     /// Set when a slot freed and blocks may remain: the SM waits for the dispatcher.
     pub(super) waiting_since: Option<Cycle>,
@@ -55,6 +57,7 @@ impl Clone for SmRun {
             slots: self.slots.clone(),
             free_slots: self.free_slots,
             pipe_free: self.pipe_free,
+            mem_free: self.mem_free,
             sched_free: self.sched_free.clone(),
             waiting_since: self.waiting_since,
             next_launch: self.next_launch,
@@ -64,13 +67,23 @@ impl Clone for SmRun {
 
     /// (keeps this one's allocations: see [`Sm::saved`])
     fn clone_from(&mut self, o: &SmRun) {
-        let SmRun { events, slots, free_slots, pipe_free, sched_free, waiting_since, next_launch, stats } = o;
+        let SmRun {
+            events,
+            slots,
+            free_slots,
+            pipe_free,
+            mem_free,
+            sched_free,
+            waiting_since,
+            next_launch,
+            stats,
+        } = o;
         self.events.clone_from(events);
         self.slots.clone_from(slots);
         self.sched_free.clone_from(sched_free);
         self.stats.clone_from(stats);
-        (self.free_slots, self.pipe_free, self.waiting_since, self.next_launch) =
-            (*free_slots, *pipe_free, *waiting_since, *next_launch);
+        (self.free_slots, self.pipe_free, self.mem_free, self.waiting_since, self.next_launch) =
+            (*free_slots, *pipe_free, *mem_free, *waiting_since, *next_launch);
     }
 }
 
@@ -81,6 +94,7 @@ impl Sm {
             slots: (0..blocks_per_sm).map(|_| None).collect(),
             free_slots: blocks_per_sm,
             pipe_free: 0,
+            mem_free: 0,
             sched_free: vec![0; timing.schedulers_per_sm as usize],
             waiting_since: None,
             next_launch: 0,
@@ -247,8 +261,19 @@ impl Sm {
         let pipe_start = at.max(self.run.pipe_free);
         self.run.pipe_free = pipe_start + busy;
         let returns = step.flags & LOAD != 0;
+        // a global request's lines pass through the SM's share of DRAM bandwidth
+        let mut out = pipe_start + busy;
+        if step.flags & GLOBAL != 0 && ctx.line_cost > 0 {
+            let start = (out << 8).max(self.run.mem_free);
+            self.run.mem_free = start + o.wavefronts as u64 * ctx.line_cost;
+            let end = self.run.mem_free.div_ceil(256);
+            self.run.stats.stalls.global += end - out;
+            out = end;
+        }
         let done = if step.flags & GLOBAL_LOAD != 0 {
-            pipe_start + busy + t.global_latency as Cycle
+            out + t.global_latency as Cycle
+        } else if step.flags & GLOBAL != 0 {
+            out
         } else if returns {
             pipe_start + t.latency_base as Cycle + t.latency_per_wavefront as Cycle * o.wavefronts as Cycle
         } else {

@@ -10,6 +10,7 @@ use crate::pipeline::{simulate, stream, window};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use sim_core::engine::{self, DepPolicy, EngineOptions, EngineReport, RequestTiming};
+use sim_core::launch::{Gaps, Launch, LaunchReport};
 use sim_core::Hardware;
 use sink::RequestSink;
 use std::path::{Path, PathBuf};
@@ -83,8 +84,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
     // the plain cycle engine on a file whose requests would not fit in --memory holds a
     // window of blocks at a time; the per-request outputs and the stretched workloads
     // need every request at once
-    let plain =
-        args.per_request.is_none() && args.out.is_none() && e.grid.is_none() && e.cycles_per_op == 1.0;
+    let gaps = e.gaps(&hw)?;
+    let plain = args.per_request.is_none() && args.out.is_none() && e.grid.is_none() && gaps == Gaps::Cycles;
     if plain && input.file_len().is_some_and(|len| held_bytes(len, binary) >= args.memory.bytes() as u64) {
         return run_windowed(args, hw, input, binary);
     }
@@ -97,37 +98,25 @@ pub fn run(args: &RunArgs) -> Result<()> {
     };
     let (source, records, requests) = (loaded.source, loaded.records, loaded.requests);
     let loaded_summary = loaded.summary;
-    let stretched = e.grid.is_some() || e.cycles_per_op != 1.0;
+    let cycles_per_op = match gaps {
+        Gaps::Cycles => 1.0,
+        Gaps::Ops { cycles_per_op, .. } => cycles_per_op,
+    };
+    let stretched = e.grid.is_some() || cycles_per_op != 1.0;
     if stretched && (args.per_request.is_some() || args.out.is_some()) {
         bail!("--grid and --cycles-per-op give cycles for a workload other than the trace's requests: they do not combine with --per-request or --out");
     }
-    if !(e.cycles_per_op.is_finite() && e.cycles_per_op >= 0.0) {
-        bail!("--cycles-per-op {}: expected a finite number >= 0", e.cycles_per_op);
-    }
-    if e.cycles_per_op > MAX_CYCLES_PER_OP {
-        bail!(
-            "--cycles-per-op {}: above the limit of {MAX_CYCLES_PER_OP} cycles per operation",
-            e.cycles_per_op
-        );
-    }
-    if e.cycles {
-        check_gap_cycles(&requests, e.cycles_per_op)?;
-    }
+    check_gap_cycles(&requests, cycles_per_op)?;
     if e.grid == Some(0) {
         bail!("--grid 0: expected at least one block");
     }
-    let mut hw = hw;
-    apply_issue_per_op(&mut hw, e)?;
-    let report = if e.cycles {
-        let opts = engine_options(args);
-        let work = sim_core::replicate::Replicated::new(&requests, e.grid, e.cycles_per_op);
-        let _bar =
-            progress::spinner(&format!("cycle engine: {} warp requests", engine::Workload::len(&work)));
-        Some(with_threads(e.threads, || engine::run(&hw, &work, &opts))??)
-    } else {
-        None
+    let launch = Launch { blocks: e.grid, gaps, options: engine_options(args) };
+    let report = {
+        let _bar = progress::spinner(&format!("cycle engine: {} warp requests", requests.len()));
+        with_threads(e.threads, || sim_core::launch::run(&hw, &requests, &launch))??
     };
-    let timings = report.as_ref().map(|r| r.requests.as_slice());
+    let report = Some(report);
+    let timings = report.as_ref().map(|r| r.engine.requests.as_slice());
     let summary = match &args.per_request {
         Some(path) => write_atomically(path, |f| write_requests(f, &hw, &requests, timings))?,
         None => match loaded_summary {
@@ -136,14 +125,14 @@ pub fn run(args: &RunArgs) -> Result<()> {
         },
     };
     if let Some(dir) = &args.out {
-        write_run_folder(dir, &source, &hw, &requests, timings, report.as_ref())?;
+        write_run_folder(dir, &source, &hw, &requests, timings, report.as_ref().map(|r| &r.engine))?;
     }
     let mut out = std::io::stdout().lock();
     tables::print_totals(&mut out, &source, records, requests.len() as u64, &hw, &summary)?;
     if let Some(report) = &report {
         tables::print_engine(&mut out, report)?;
         if let Some(path) = &e.per_sm {
-            write_atomically(path, |f| write_per_sm(f, report))?;
+            write_atomically(path, |f| write_per_sm(f, &report.engine))?;
         }
     }
     Ok(())
@@ -154,7 +143,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
 /// streamed pass, the blocks' layout in another, then the engine reading the file again.
 /// A text trace is written to a temporary binary trace (in block order) in the first
 /// pass.
-fn run_windowed(args: &RunArgs, mut hw: Hardware, input: traces::Input, binary: bool) -> Result<()> {
+fn run_windowed(args: &RunArgs, hw: Hardware, input: traces::Input, binary: bool) -> Result<()> {
     let e = &args.engine;
     let source = input.name().to_string();
     let dir = tempfile::Builder::new().prefix("banksim-run-").tempdir()?;
@@ -181,7 +170,6 @@ fn run_windowed(args: &RunArgs, mut hw: Hardware, input: traces::Input, binary: 
     if let Some((i, block, gap)) = longest.filter(|&(_, _, gap)| gap_too_long(gap, 1.0)) {
         return Err(gap_error(i, block, gap, 1.0));
     }
-    apply_issue_per_op(&mut hw, e)?;
     let opts = engine_options(args);
     let mut work = window::FileWindow::open(&path, hw.warp, layout.clone())?;
     let report = {
@@ -191,9 +179,10 @@ fn run_windowed(args: &RunArgs, mut hw: Hardware, input: traces::Input, binary: 
     };
     let mut out = std::io::stdout().lock();
     tables::print_totals(&mut out, &source, t.records, t.requests, &hw, &t.summary)?;
-    tables::print_engine(&mut out, &report)?;
+    let launch = launch_report(&hw, report, &layout);
+    tables::print_engine(&mut out, &launch)?;
     if let Some(path) = &e.per_sm {
-        write_atomically(path, |f| write_per_sm(f, &report))?;
+        write_atomically(path, |f| write_per_sm(f, &launch.engine))?;
     }
     Ok(())
 }
@@ -220,6 +209,19 @@ fn engine_options(args: &RunArgs) -> EngineOptions {
         threads_per_block: e.threads_per_block,
         smem_per_block: e.smem_per_block,
         per_request: args.per_request.is_some() || args.out.is_some(),
+        bandwidth_sms: None,
+    }
+}
+
+/// The windowed engine's report as a launch's (every SM simulated).
+fn launch_report(hw: &Hardware, engine: EngineReport, layout: &engine::Layout) -> LaunchReport {
+    let t = hw.timing.as_ref();
+    LaunchReport {
+        engine,
+        blocks: layout.blocks.len() as u32,
+        one_sm: false,
+        overhead_cycles: t.map_or(0, |t| t.dispatch_overhead_cycles as u64),
+        clock_mhz: t.map_or(0.0, |t| t.clock_mhz),
     }
 }
 
@@ -297,9 +299,6 @@ fn write_run_folder(
     sink::write_folder_rest(dir, source, hw, worst, report.map(|r| r.cycles))
 }
 
-/// The most cycles per IR operation `--cycles-per-op` takes.
-pub const MAX_CYCLES_PER_OP: f64 = 1e6;
-
 /// That every request's gap (and wait), in cycles at `cycles_per_op`, fits the engine's
 /// 32-bit gaps: a larger one is an error naming the limit, never a saturated count.
 fn check_gap_cycles(requests: &Requests, cycles_per_op: f64) -> Result<()> {
@@ -329,17 +328,4 @@ fn gap_error(i: usize, block: u32, ops: u32, cycles_per_op: f64) -> anyhow::Erro
         "request {i} (block {block}): a gap of {ops} operations at --cycles-per-op {cycles_per_op} is above the limit of {} cycles a gap may take",
         u32::MAX
     )
-}
-
-/// Applies `--issue-per-op` (the scheduler cycles of each gap operation) to `hw`'s timing.
-fn apply_issue_per_op(hw: &mut Hardware, e: &EngineArgs) -> Result<()> {
-    if let Some(ipo) = e.issue_per_op {
-        if !(ipo.is_finite() && ipo >= 0.0) {
-            bail!("--issue-per-op {ipo}: expected a finite number >= 0");
-        }
-        if let Some(t) = hw.timing.as_mut() {
-            t.gap_issue_fraction = sim_core::gap_issue_fraction(ipo, e.cycles_per_op);
-        }
-    }
-    Ok(())
 }

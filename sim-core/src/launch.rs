@@ -1,0 +1,145 @@
+//! The timing model of a kernel launch: one function ([`run`]) that every command
+//! predicting cycles goes through (`run --cycles`, `calibrate`, `advise`, `predict`), so
+//! the same trace and dispatch give the same cycles everywhere.
+//!
+//! A launch is a workload (a trace, or a capture of a few workgroups stretched to the
+//! dispatch's blocks: [`Replicated`]), its gaps in cycles or in IR operations (then
+//! costed by the preset's [`OpCost`](crate::timing::OpCost) or the caller's), the
+//! preset's occupancy rule, DRAM bandwidth, block launch interval and global latency
+//! (all in the engine), and its fixed dispatch overhead and clock (added here, outside
+//! the engine).
+//!
+//! Where every block of the dispatch is the same to the engine and the blocks divide
+//! evenly over the SMs, one SM with its share of the blocks stands for all of them: SMs
+//! are identical, and the dispatcher hands blocks to the SMs that free a slot first
+//! (tied SMs one block each in turn), so every SM runs as that one does. That shortcut
+//! is exact, and taken only then.
+
+use crate::engine::{self, EngineError, EngineOptions, EngineReport, Stalls, Workload};
+use crate::replicate::Replicated;
+use crate::{BankModel, Hardware};
+
+/// What a trace's `gap` counts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Gaps {
+    /// Cycles (hand-written and generated traces): the preset's `gap_issue_fraction`.
+    Cycles,
+    /// IR operations (captured traces): a warp spends `cycles_per_op` cycles on each,
+    /// holding its scheduler `issue_per_op` of them.
+    Ops {
+        /// Cycles per operation.
+        cycles_per_op: f64,
+        /// Scheduler cycles per operation.
+        issue_per_op: f64,
+    },
+}
+
+impl Gaps {
+    /// Operations costed as `hw`'s calibration says (`None`: it has none).
+    pub fn preset_ops(hw: &Hardware) -> Option<Gaps> {
+        let o = hw.timing.as_ref()?.ops.as_ref()?;
+        Some(Gaps::Ops { cycles_per_op: o.cycles_per_op, issue_per_op: o.issue_per_op })
+    }
+
+    fn cycles_per_op(&self) -> f64 {
+        match *self {
+            Gaps::Cycles => 1.0,
+            Gaps::Ops { cycles_per_op, .. } => cycles_per_op,
+        }
+    }
+}
+
+/// A launch to simulate.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// Blocks of the dispatch (block `b` does the workload's block `b mod B`); `None`:
+    /// the workload's own blocks.
+    pub blocks: Option<u32>,
+    /// What the workload's gaps count.
+    pub gaps: Gaps,
+    /// The engine's options.
+    pub options: EngineOptions,
+}
+
+/// A launch's cycles.
+#[derive(Clone, Debug)]
+pub struct LaunchReport {
+    /// The engine's report of the blocks (with the one-SM shortcut, the simulated SM's
+    /// figures stand for every SM's).
+    pub engine: EngineReport,
+    /// Blocks of the dispatch.
+    pub blocks: u32,
+    /// Whether one SM stood for all of them.
+    pub one_sm: bool,
+    /// The dispatch's fixed cycles besides its blocks (the timing's
+    /// `dispatch_overhead_cycles`).
+    pub overhead_cycles: u64,
+    /// The SM clock, MHz (0: unknown).
+    pub clock_mhz: f64,
+}
+
+impl LaunchReport {
+    /// Cycles of the whole dispatch: its blocks and its fixed overhead.
+    pub fn cycles(&self) -> u64 {
+        self.engine.cycles + self.overhead_cycles
+    }
+
+    /// The dispatch's time in microseconds, where the clock is known.
+    pub fn micros(&self) -> Option<f64> {
+        (self.clock_mhz > 0.0).then(|| self.cycles() as f64 / self.clock_mhz)
+    }
+}
+
+/// Simulates `launch` of `work` on `hw`: see the module documentation.
+pub fn run<W: Workload + ?Sized>(
+    hw: &Hardware,
+    work: &W,
+    launch: &Launch,
+) -> Result<LaunchReport, EngineError> {
+    let mut hw = hw.clone();
+    let timing = hw.timing.as_mut().ok_or_else(|| EngineError::NoTiming { hardware: hw.name.clone() })?;
+    if let Gaps::Ops { cycles_per_op, issue_per_op } = launch.gaps {
+        timing.gap_issue_fraction = crate::gap_issue_fraction(issue_per_op, cycles_per_op);
+    }
+    let (overhead_cycles, clock_mhz, sms) =
+        (timing.dispatch_overhead_cycles as u64, timing.clock_mhz, timing.sms);
+    let whole = Replicated::new(work, launch.blocks, launch.gaps.cycles_per_op());
+    let blocks = whole.blocks();
+    let mut options = launch.options.clone();
+    let one_sm = !options.per_request
+        && sms > 1
+        && blocks >= sms
+        && blocks.is_multiple_of(sms)
+        && whole.identical_blocks(&mut BankModel::new(&hw));
+    let engine = if one_sm {
+        let timing = hw.timing.as_mut().expect("checked above");
+        timing.sms = 1;
+        options.bandwidth_sms = Some(options.bandwidth_sms.unwrap_or(sms));
+        let share = Replicated::new(work, Some(blocks / sms), launch.gaps.cycles_per_op());
+        every_sm(engine::run(&hw, &share, &options)?, sms)
+    } else {
+        engine::run(&hw, &whole, &options)?
+    };
+    Ok(LaunchReport { engine, blocks, one_sm, overhead_cycles, clock_mhz })
+}
+
+/// The report of a whole dispatch from that of one SM run with its share: every SM ran
+/// as that one did.
+fn every_sm(mut one: EngineReport, sms: u32) -> EngineReport {
+    let Some(sm) = one.sms.first().cloned() else { return one };
+    let n = sms as u64;
+    let t = &mut one.total;
+    (t.pipe_busy, t.blocks, t.requests, t.wavefronts) =
+        (sm.pipe_busy * n, sm.blocks * n, sm.requests * n, sm.wavefronts * n);
+    let s = &sm.stalls;
+    t.stalls = Stalls {
+        issue: s.issue * n,
+        latency: s.latency * n,
+        pipe_queue: s.pipe_queue * n,
+        bank_conflict: s.bank_conflict * n,
+        barrier: s.barrier * n,
+        global: s.global * n,
+    };
+    one.sms = vec![sm; sms as usize];
+    one
+}

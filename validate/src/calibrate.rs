@@ -132,7 +132,8 @@ pub struct Variant {
     pub blocks: u32,
     /// Timed work / captured work (loop steps captured fewer than timed).
     pub scale: f64,
-    /// Measured median time, microseconds.
+    /// Measured median time, microseconds; NaN for a variant that was not measured
+    /// (predicted, never fitted to; a family's reference must be measured).
     pub measured_us: f64,
     /// The captured requests (gaps in IR operations).
     pub requests: traces::Requests,
@@ -255,6 +256,9 @@ pub struct SuiteCalibration {
     pub clock_mhz: f64,
     /// Fitted share of the engine's predicted change that shows in measured time.
     pub overlap: f64,
+    /// Whether `overlap` was fitted (false: no `fit` family had a measured variant
+    /// besides its reference, and the preset's `timing.ops.overlap` was taken).
+    pub overlap_fitted: bool,
     /// Fixed time of a dispatch (the timing's `dispatch_overhead_cycles`), microseconds.
     pub overhead_us: f64,
     /// The model parameters chosen (the issue cycles per operation searched).
@@ -287,7 +291,7 @@ pub fn predict_suite(
         let sse: f64 = cal
             .predictions
             .iter()
-            .filter(|p| p.role == Role::Fit && !p.reference)
+            .filter(|p| p.role == Role::Fit && !p.reference && p.measured_us.is_finite())
             .map(|p| ((p.predicted_us - p.measured_us) / p.measured_us).powi(2))
             .sum();
         search.push((ipo, sse));
@@ -324,6 +328,14 @@ fn predict_with(
         .par_iter()
         .map(|(_, members)| {
             let r = &variants[members[0]];
+            if !r.measured_us.is_finite() {
+                return Err(CalibrateError::Shape {
+                    what: format!(
+                        "family `{}`: its reference `{}` (its first variant) has no measured time; the other variants are predicted from it",
+                        r.family, r.label
+                    ),
+                });
+            }
             let target = (r.measured_us * clock_mhz - overhead).max(0.0);
             let c = solve_cycles_per_op(hw, model, r, target).map_err(|e| engine_err(&r.label, e))?;
             progress(&r.label);
@@ -352,7 +364,9 @@ fn predict_with(
     // overlap: least squares on relative time errors of the fit families' variants
     let reference_of = |i: usize| families.iter().find(|f| f.1.contains(&i)).map_or(i, |f| f.1[0]);
     let rows: Vec<(Vec<f64>, f64)> = (0..variants.len())
-        .filter(|&i| variants[i].role == Role::Fit && reference_of(i) != i)
+        .filter(|&i| {
+            variants[i].role == Role::Fit && reference_of(i) != i && variants[i].measured_us.is_finite()
+        })
         .map(|i| {
             let r = reference_of(i);
             let delta_us = (cycles[i] - cycles[r]) / clock_mhz;
@@ -360,7 +374,13 @@ fn predict_with(
             (vec![delta_us / m], (m - variants[r].measured_us) / m)
         })
         .collect();
-    let overlap = fit(&rows)?[0];
+    // (no measured fit variant besides the references: nothing to fit the overlap to,
+    // and the preset's calibrated one holds)
+    let overlap_fitted = !rows.is_empty();
+    let overlap = match overlap_fitted {
+        true => fit(&rows)?[0],
+        false => hw.timing.as_ref().and_then(|t| t.ops.as_ref()).map_or(1.0, |o| o.overlap),
+    };
     let predictions = (0..variants.len())
         .map(|i| {
             let r = reference_of(i);
@@ -386,6 +406,7 @@ fn predict_with(
     Ok(SuiteCalibration {
         clock_mhz,
         overlap,
+        overlap_fitted,
         overhead_us: overhead / clock_mhz,
         model: model.clone(),
         search: Vec::new(),

@@ -194,12 +194,18 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
     let suite = read_suite(&args.suite)?;
     let measured = read_measured(measured_path)?;
     let mut variants = Vec::with_capacity(suite.len());
+    let mut families_seen = std::collections::HashSet::new();
     for row in suite {
-        let Some(&t) = measured.get(&row.label) else {
+        // a family's first variant is its reference and must be measured; the others
+        // without a measurement are predicted, never fitted to
+        let reference = families_seen.insert(row.family.clone());
+        let measured_time = measured.get(&row.label).copied().or((!reference).then_some(f64::NAN));
+        let Some(t) = measured_time else {
             bail!(
-                "{}: variant `{}` of {} has no measurement",
+                "{}: `{}`, the reference of family `{}` in {} (its first variant), has no measurement: the family's other variants are predicted from its time",
                 measured_path.display(),
                 row.label,
+                row.family,
                 args.suite.display()
             );
         };
@@ -255,7 +261,7 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
     let points: Vec<redraw::Point> = cal
         .predictions
         .iter()
-        .filter(|p| !p.reference)
+        .filter(|p| !p.reference && p.measured_us.is_finite())
         .map(|p| redraw::Point {
             fit: p.role == Role::Fit,
             measured: p.measured_speedup,
@@ -270,6 +276,16 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
     Ok(())
 }
 
+/// A figure that needs a measurement: empty where the variant was not measured.
+#[cfg(all(feature = "gpu", feature = "charts"))]
+fn measured(v: f64, decimals: usize) -> String {
+    if v.is_finite() {
+        format!("{v:.decimals$}")
+    } else {
+        String::new()
+    }
+}
+
 #[cfg(all(feature = "gpu", feature = "charts"))]
 fn write_predictions(w: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
     writeln!(
@@ -279,18 +295,18 @@ fn write_predictions(w: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Resu
     for p in &cal.predictions {
         writeln!(
             w,
-            "{},{},{},{},{:.4},{:.0},{:.3},{:.3},{:.4},{:.4},{:.4}",
+            "{},{},{},{},{:.4},{:.0},{},{:.3},{},{:.4},{}",
             p.label,
             p.family,
             if p.role == Role::Fit { "fit" } else { "holdout" },
             p.reference as u8,
             p.cycles_per_op,
             p.engine_cycles,
-            p.measured_us,
+            measured(p.measured_us, 3),
             p.predicted_us,
-            p.measured_speedup,
+            measured(p.measured_speedup, 4),
             p.predicted_speedup,
-            p.error
+            measured(p.error, 4)
         )?;
     }
     Ok(())
@@ -315,7 +331,7 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
     let worst = |role| {
         cal.predictions
             .iter()
-            .filter(|p| p.role == role && !p.reference)
+            .filter(|p| p.role == role && !p.reference && p.error.is_finite())
             .fold(0.0f64, |m, p| m.max(p.error.abs()))
     };
     let out = Out {
@@ -351,8 +367,9 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
 fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
     writeln!(
     out,
-    "fitted on the fit families: overlap {:.4}, issue cycles per op {} (squared error per value tried: {}); dispatch overhead {:.2} us",
+    "fitted on the fit families: overlap {:.4}{}, issue cycles per op {} (squared error per value tried: {}); dispatch overhead {:.2} us",
     cal.overlap,
+    if cal.overlap_fitted { "" } else { " (the preset's: no measured fit variant besides the references)" },
     cal.model.issue_per_op,
     cal.search.iter().map(|(f, e)| format!("{f}: {e:.4}")).collect::<Vec<_>>().join(", "),
     cal.overhead_us
@@ -381,14 +398,14 @@ fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result
         let errs: Vec<f64> = cal
             .predictions
             .iter()
-            .filter(|p| p.role == role && !p.reference)
+            .filter(|p| p.role == role && !p.reference && p.error.is_finite())
             .map(|p| p.error.abs())
             .collect();
         let worst = errs.iter().fold(0.0f64, |m, &e| m.max(e));
         let within = errs.iter().filter(|&&e| e <= 0.10).count();
         writeln!(
             out,
-            "{}: {} predicted variants, worst speedup error {:.1}%, {} within 10%",
+            "{}: {} predicted variants with a measurement, worst speedup error {:.1}%, {} within 10%",
             if role == Role::Fit { "fit" } else { "holdout" },
             errs.len(),
             100.0 * worst,

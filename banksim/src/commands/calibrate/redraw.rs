@@ -78,6 +78,10 @@ pub(crate) fn read_predictions(path: &Path) -> Result<Vec<Point>> {
             "1" => true,
             other => bail!("{at}: reference `{other}`: expected 0 or 1"),
         };
+        if f[measured].is_empty() {
+            // a variant with no measurement: predicted only, nothing to compare
+            continue;
+        }
         let p = Point {
             fit,
             measured: num(measured, "measured_speedup")?,

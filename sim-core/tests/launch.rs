@@ -1,0 +1,145 @@
+//! The launch timing model (`sim_core::launch`): the one-SM shortcut is taken only where
+//! exact and then gives the whole dispatch's report; the occupancy rule; DRAM bandwidth.
+
+use proptest::prelude::*;
+use sim_core::engine::{self, EngineOptions};
+use sim_core::launch::{self, Gaps, Launch};
+use sim_core::replicate::Replicated;
+use sim_core::{Occupancy, Op};
+
+fn h100() -> sim_core::Hardware {
+    let mut hw = configs::load("h100").unwrap();
+    hw.timing.as_mut().unwrap().sms = 4;
+    hw
+}
+
+/// One block of `warps` warps of random requests (shared and global), repeated
+/// `copies` times; with `vary`, the last copy's first shared load reads another address
+/// pattern (a different cost).
+fn blocks(seed: u64, warps: u32, copies: u32, vary: bool) -> traces::Requests {
+    let mut s = seed;
+    let mut next = |n: u32| {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((s >> 33) % n as u64) as u32
+    };
+    let ops = [Op::Load, Op::Store, Op::Barrier, Op::GlobalLoad, Op::GlobalStore, Op::Atomic];
+    let mut steps = Vec::new();
+    for warp in 0..warps {
+        for step in 0..1 + next(10) {
+            let op = ops[next(ops.len() as u32) as usize];
+            let lanes: Vec<u16> = if op == Op::Barrier { Vec::new() } else { (0..32).collect() };
+            let stride = 1 + next(33);
+            let gap = next(30);
+            steps.push((warp, step, op, lanes, stride, gap));
+        }
+    }
+    let mut reqs = traces::Requests::new(32);
+    for block in 0..copies {
+        let mut varied = false;
+        for (warp, step, op, lanes, stride, gap) in &steps {
+            let mut stride = *stride;
+            if vary && block == copies - 1 && *op == Op::Load && !varied {
+                // one more or one fewer way of conflict
+                stride = if stride == 32 { 1 } else { 32 };
+                varied = true;
+            }
+            let addrs: Vec<u32> = lanes.iter().map(|&l| l as u32 * stride * 4 % 16384).collect();
+            let bytes = if *op == Op::Barrier { 0 } else { 4 };
+            reqs.push(block, *warp, *step, *op, bytes, *gap, None, None, lanes, &addrs);
+        }
+    }
+    reqs
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Where every block is the same and the blocks divide evenly over the SMs, one SM
+    /// stands for all: the launch's report is the one of simulating every SM.
+    #[test]
+    fn one_sm_is_every_sm(seed in any::<u64>(), warps in 1u32..5, per_sm in 1u32..6, template in 1u32..4,
+                          bandwidth in prop_oneof![Just(0.0), 4.0f64..200.0], cpo in 0.5f64..6.0) {
+        let mut hw = h100();
+        hw.timing.as_mut().unwrap().dram_bytes_per_cycle = bandwidth;
+        let work = blocks(seed, warps, template, false);
+        let dispatch = 4 * per_sm;
+        let gaps = Gaps::Ops { cycles_per_op: cpo, issue_per_op: 1.0 };
+        let l = launch::run(&hw, &work, &Launch { blocks: Some(dispatch), gaps, options: EngineOptions::default() }).unwrap();
+        prop_assert!(l.one_sm);
+        let mut full_hw = hw.clone();
+        full_hw.timing.as_mut().unwrap().gap_issue_fraction = sim_core::gap_issue_fraction(1.0, cpo);
+        let full = engine::run(&full_hw, &Replicated::new(&work, Some(dispatch), cpo), &EngineOptions::default()).unwrap();
+        prop_assert_eq!(l.engine.cycles, full.cycles);
+        prop_assert_eq!(&l.engine.total, &full.total);
+        prop_assert_eq!(&l.engine.sms, &full.sms);
+        prop_assert_eq!(l.engine.blocks_per_sm, full.blocks_per_sm);
+    }
+
+    /// A block that costs differently, or blocks that do not divide evenly, and every SM
+    /// is simulated.
+    #[test]
+    fn blocks_that_differ_run_every_sm(seed in any::<u64>(), warps in 1u32..4) {
+        let hw = h100();
+        let launch_of = |blocks| Launch { blocks: Some(blocks), gaps: Gaps::Cycles, options: EngineOptions::default() };
+        let varied = blocks(seed, warps, 2, true);
+        let has_load = (0..varied.len()).any(|i| varied.get(i).op == Op::Load);
+        let l = launch::run(&hw, &varied, &launch_of(8)).unwrap();
+        prop_assert_eq!(l.one_sm, !has_load);
+        let same = blocks(seed, warps, 2, false);
+        let l = launch::run(&hw, &same, &launch_of(6)).unwrap();
+        prop_assert!(!l.one_sm);
+        let full = engine::run(&hw, &Replicated::new(&same, Some(6), 1.0), &EngineOptions::default()).unwrap();
+        prop_assert_eq!(l.engine.cycles, full.cycles);
+    }
+}
+
+#[test]
+fn the_h100_carveout_holds_one_32_kib_workgroup_and_several_small_ones() {
+    let hw = configs::load("h100").unwrap();
+    let rule = &hw.timing.as_ref().unwrap().occupancy;
+    assert!(matches!(rule, Occupancy::SmallestCarveout { .. }));
+    // 32 KiB + 1 KiB reserved: the 64 KiB carveout holds one (validate/results/h100/occupancy.csv)
+    assert_eq!(rule.blocks_by_smem(32 * 1024, hw.smem_per_sm), Some(1));
+    // 5 KiB + 1 KiB: ten in 64 KiB
+    assert_eq!(rule.blocks_by_smem(5 * 1024, hw.smem_per_sm), Some(10));
+    // 100 KiB + 1: the 132 KiB carveout, one block
+    assert_eq!(rule.blocks_by_smem(100 * 1024, hw.smem_per_sm), Some(1));
+    assert_eq!(rule.blocks_by_smem(hw.smem_per_sm + 1, hw.smem_per_sm), None);
+    assert_eq!(Occupancy::Limits.blocks_by_smem(32 * 1024, 228 * 1024), Some(7));
+}
+
+/// A dispatch of global loads and stores is bound by the SMs' share of DRAM bandwidth:
+/// at least lines x 128 bytes / bandwidth cycles, and no limit without one.
+#[test]
+fn dram_bandwidth_bounds_global_traffic() {
+    let mut hw = h100();
+    let mut reqs = traces::Requests::new(32);
+    let lanes: Vec<u16> = (0..32).collect();
+    for block in 0..8u32 {
+        for warp in 0..4 {
+            for step in 0..16 {
+                let op = if step % 2 == 0 { Op::GlobalLoad } else { Op::GlobalStore };
+                // 32 lanes 128 bytes apart: 32 lines a request
+                let addrs: Vec<u32> =
+                    lanes.iter().map(|&l| (block * 64 + step) * 4096 + l as u32 * 128).collect();
+                reqs.push(block, warp, step, op, 4, 0, Some(false), None, &lanes, &addrs);
+            }
+        }
+    }
+    let lines = 8 * 4 * 16 * 32u64;
+    let run = |hw: &sim_core::Hardware| {
+        let l = Launch { blocks: None, gaps: Gaps::Cycles, options: EngineOptions::default() };
+        launch::run(hw, &reqs, &l).unwrap().engine
+    };
+    let free = run(&hw);
+    assert_eq!(free.total.stalls.global, 0);
+    for bw in [64.0, 256.0] {
+        hw.timing.as_mut().unwrap().dram_bytes_per_cycle = bw;
+        let r = run(&hw);
+        let bound = (lines * 128) as f64 / bw;
+        assert!(r.cycles as f64 >= bound, "{bw} B/cycle: {} cycles, below the bound {bound}", r.cycles);
+        assert!(r.cycles > free.cycles && r.total.stalls.global > 0);
+        // and near it: the traffic is all there is
+        assert!((r.cycles as f64) < bound * 1.25 + free.cycles as f64, "{bw}: {} vs {bound}", r.cycles);
+    }
+}

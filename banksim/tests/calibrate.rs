@@ -67,7 +67,7 @@ fn writes_predictions_calibration_and_a_scatter_plot() {
     ]);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
-    assert!(stdout.contains("holdout: 1 predicted variants"), "{stdout}");
+    assert!(stdout.contains("holdout: 1 predicted variants with a measurement"), "{stdout}");
     let csv = std::fs::read_to_string(out.join("predictions.csv")).unwrap();
     assert_eq!(csv.lines().count(), 6, "{csv}");
     // references are given, not predicted
@@ -81,7 +81,7 @@ fn writes_predictions_calibration_and_a_scatter_plot() {
 }
 
 #[test]
-fn a_variant_without_a_measurement_or_trace_is_an_error_naming_it() {
+fn an_unmeasured_variant_is_predicted_and_an_unmeasured_reference_or_missing_trace_is_an_error() {
     let dir = tmp("bad");
     let (suite, traces) = suite(&dir);
     let measured = dir.join("measure.csv");
@@ -99,9 +99,27 @@ fn a_variant_without_a_measurement_or_trace_is_an_error_naming_it() {
             dir.join("out").to_str().unwrap(),
         ])
     };
+    // h_s16 has no time: predicted from its family's reference, never fitted to
+    let o = args(&measured, &traces);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{out}\n{err}");
+    let csv = std::fs::read_to_string(dir.join("out/predictions.csv")).unwrap();
+    let row = csv.lines().find(|l| l.starts_with("h_s16,")).expect(&csv);
+    let f: Vec<&str> = row.split(',').collect();
+    assert!(f[6].is_empty() && f[8].is_empty() && f[10].is_empty(), "no measured figures: {row}");
+    assert!(f[7].parse::<f64>().unwrap() > 0.0, "a predicted time: {row}");
+    assert!(out.contains("holdout: 0 predicted variants with a measurement"), "{out}");
+    // a family's reference without a time: the error says which and why
+    std::fs::write(&measured, "label,median_us\nk_s1,10\nk_s4,14\nk_s32,60\nh_s16,40\n").unwrap();
     let o = args(&measured, &traces);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("`h_s16`") && err.contains("no measurement"), "{err}");
+    assert!(
+        !o.status.success()
+            && err.contains("`h_s1`")
+            && err.contains("reference of family `h`")
+            && err.contains("no measurement"),
+        "{err}"
+    );
     std::fs::write(&measured, "label,median_us\nk_s1,10\nk_s4,14\nk_s32,60\nh_s1,40\nh_s16,x\n").unwrap();
     let o = args(&measured, &traces);
     let err = String::from_utf8_lossy(&o.stderr);
@@ -115,4 +133,56 @@ fn a_variant_without_a_measurement_or_trace_is_an_error_naming_it() {
     let o = args(&measured, &traces);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("suite.csv:2") && err.contains("role `maybe`"), "{err}");
+}
+
+/// "cycle engine: N cycles" of `run --cycles`.
+fn engine_cycles(out: &str) -> u64 {
+    let line = out.lines().find(|l| l.starts_with("cycle engine:")).expect(out);
+    line.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
+
+#[test]
+fn run_predict_and_calibrate_give_the_same_cycles_for_the_same_trace_and_dispatch() {
+    let dir = tmp("same");
+    let (suite, traces) = suite(&dir);
+    let trace = traces.join("h_s16.csv");
+    let t = trace.to_str().unwrap();
+    // the preset's cost of an operation: run --gaps ops and predict
+    let o = banksim(&["run", t, "--cycles", "--gaps", "ops", "--grid", "264"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = engine_cycles(&String::from_utf8_lossy(&o.stdout));
+    let o = banksim(&["predict", t, "--dispatch", "264"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    let predicted = out.lines().find(|l| l.starts_with("predicted:")).expect(&out);
+    assert!(predicted.contains(&format!(": {run} of blocks + 8613 fixed")), "{run}: {predicted}");
+    // calibrate's cycles of a variant at its family's solved cost, and run's at that cost
+    let measured = dir.join("measure.csv");
+    std::fs::write(&measured, "label,median_us\nk_s1,10\nk_s4,14\nk_s32,60\nh_s1,40\nh_s16,90\n").unwrap();
+    let out_dir = dir.join("out");
+    let o = banksim(&[
+        "calibrate",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--measured",
+        measured.to_str().unwrap(),
+        "--traces",
+        traces.to_str().unwrap(),
+        "--issue-per-op",
+        "1",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ron = std::fs::read_to_string(out_dir.join("calibration.ron")).unwrap();
+    let at = ron.find("(\"h\", ").expect(&ron) + "(\"h\", ".len();
+    let c: &str = ron[at..].split(')').next().unwrap().trim();
+    let csv = std::fs::read_to_string(out_dir.join("predictions.csv")).unwrap();
+    let row = csv.lines().find(|l| l.starts_with("h_s16,")).expect(&csv);
+    // (the suite's scale of 2 doubles calibrate's cycles)
+    let calibrated: f64 = row.split(',').nth(5).unwrap().parse().unwrap();
+    let o = banksim(&["run", t, "--cycles", "--grid", "264", "--cycles-per-op", c, "--issue-per-op", "1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = engine_cycles(&String::from_utf8_lossy(&o.stdout));
+    assert_eq!(2 * run, calibrated as u64, "cycles per op {c}: {row}");
 }

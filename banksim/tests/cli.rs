@@ -174,13 +174,17 @@ fn run_grid_repeats_blocks_and_cycles_per_op_scales_the_gaps() {
     // 64 blocks on one SM run in waves: far more cycles than one block
     let many = cycles(&["--grid", "64"]);
     assert!(many > 4 * one, "{one} vs {many}");
-    // gaps of 10 ops at 3 cycles each make the issue-bound block slower
-    let slow = cycles(&["--cycles-per-op", "3"]);
+    // gaps of 10 ops at 3 cycles each, each holding its scheduler all 3, make the
+    // issue-bound block slower
+    let slow = cycles(&["--cycles-per-op", "3", "--issue-per-op", "3"]);
     assert!(slow > 2 * one, "{one} vs {slow}");
     // ... unless an op holds the scheduler 1 cycle of its 3: two warps per scheduler then
     // overlap their work (each warp's own 64 x 31 cycles, not 2 x 64 x 31 per scheduler)
     let overlapped = cycles(&["--cycles-per-op", "3", "--issue-per-op", "1"]);
     assert!(3 * overlapped < 2 * slow && overlapped >= 64 * 31, "{slow} vs {overlapped}");
+    // which is what the preset's calibration of an operation says (h100: 1 cycle)
+    assert_eq!(cycles(&["--cycles-per-op", "3"]), overlapped);
+    assert_eq!(cycles(&["--gaps", "ops", "--cycles-per-op", "3"]), overlapped);
     let o = banksim(&["run", path.to_str().unwrap(), "--cycles", "--grid", "4", "--per-request", "x.csv"]);
     let (_, err) = text(&o);
     assert!(!o.status.success() && err.contains("do not combine with --per-request"), "{err}");

@@ -99,10 +99,13 @@ fn measured_sweep() -> (Vec<(u32, f64)>, f64) {
 }
 
 /// The sweep on the h100 preset, scaled down by symmetry: 4 SMs with 32 workgroups each
-/// (as each of the 132 SMs gets 32 of the 4224), `iters` chase steps.
+/// (as each of the 132 SMs gets 32 of the 4224), `iters` chase steps; blocks per SM as
+/// the limits allow (7 of 32 KiB: CUDA's default carveout), not by the preset's Vulkan
+/// carveout rule (one), which `banksim calibrate` covers with its operation costs.
 fn sweep(iters: u32, gap: u32, strides: &[u32]) -> Vec<(u32, EngineReport)> {
     let mut hw = configs::preset("h100").unwrap();
     hw.timing.as_mut().unwrap().sms = 4;
+    hw.timing.as_mut().unwrap().occupancy = sim_core::Occupancy::Limits;
     strides
         .iter()
         .map(|&s| {

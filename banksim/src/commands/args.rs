@@ -84,10 +84,14 @@ impl EngineArgs {
     pub fn gaps(&self, hw: &sim_core::Hardware) -> anyhow::Result<sim_core::launch::Gaps> {
         use sim_core::launch::Gaps;
         let check = |flag: &str, v: f64| {
-            if v.is_finite() && (0.0..=MAX_CYCLES_PER_OP).contains(&v) {
-                Ok(v)
+            if !(v.is_finite() && v >= 0.0) {
+                Err(anyhow::anyhow!("{flag} {v}: expected a finite number >= 0"))
+            } else if v > MAX_CYCLES_PER_OP {
+                Err(anyhow::anyhow!(
+                    "{flag} {v}: above the limit of {MAX_CYCLES_PER_OP} cycles per operation"
+                ))
             } else {
-                Err(anyhow::anyhow!("{flag} {v}: expected a number from 0 to {MAX_CYCLES_PER_OP}"))
+                Ok(v)
             }
         };
         let preset = hw.timing.as_ref().and_then(|t| t.ops.as_ref());

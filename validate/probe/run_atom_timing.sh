@@ -9,7 +9,7 @@
 #
 # Prints the CSV and writes it to OUTDIR/atom_timing.csv:
 #   op,pattern,k,latency_cycles,throughput_cycles_per_warp_instr,sass
-# sass = the shared-memory opcodes (LDS*, ATOMS*) the op's kernels compiled to, from
+# sass = the load and atomic opcodes (LDS, ATOMS, ...) the op's kernels compiled to, from
 # `cuobjdump -sass` (kept in OUTDIR/atom_timing.sass); a latency is empty where the op
 # returns nothing to chain through. Also writes OUTDIR/gpu.txt (nvidia-smi).
 #
@@ -40,12 +40,13 @@ trap 'rm -rf "$BIN"' EXIT
 nvcc -O3 -arch="$ARCH" -o "$BIN/probe_atom_timing" "$HERE/probe_atom_timing.cu"
 cuobjdump -sass "$BIN/probe_atom_timing" > "$OUTDIR/atom_timing.sass"
 
-# kernel name -> its distinct LDS* / ATOMS* opcodes, in order of first appearance
+# kernel name -> its distinct shared or generic load / atomic opcodes (LDS, LD, ATOMS, ATOM,
+# RED: a generic one would mean the compiler lost the shared address space), in order
 opcodes() {
     awk -v fn="$1" '
         /Function : / { cur = $NF; next }
         cur == fn {
-            for (i = 1; i <= NF; i++) if ($i ~ /^(LDS|ATOMS)(\.|$)/) {
+            for (i = 1; i <= NF; i++) if ($i ~ /^(LDS|LD|ATOMS|ATOM|RED)(\.|$)/) {
                 op = $i; sub(/[;,].*$/, "", op)
                 if (!(op in seen)) { seen[op] = 1; out = out (out == "" ? "" : " ") op }
             }

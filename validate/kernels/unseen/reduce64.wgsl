@@ -4,9 +4,10 @@
 // 2 MiB, cache-resident). Set the layout and the addressing with --override MODE=N:
 //   0  one array of vec2<u32> (8-byte accesses), sequential addressing (t, t + s):
 //      conflict-free
-//   1  vec2<u32>, interleaved addressing (2 s t, 2 s t + s): lanes 2 s words-pairs apart
+//   1  vec2<u32>, interleaved addressing (2 s t, 2 s t + s): active lanes 2 s vectors
+//      apart, conflicts growing with s (4.2 wavefronts per ideal one on the h100 preset)
 //   2  the low and high words in two u32 arrays (4-byte accesses), sequential
-//   3  two u32 arrays, interleaved
+//   3  two u32 arrays, interleaved (4.1 per ideal one)
 // banksim capture validate/kernels/unseen/reduce64.wgsl --dispatch 2 --override MODE=1 --bind 0.0=zeros:524288 -o r.csv
 override MODE: u32 = 0;
 override SEGS: u32 = 8;

@@ -3,8 +3,7 @@
 // invocations sums SEGS segments of 512 values (`src`, vec2 (workgroup % 64) * 4096 + i:
 // 2 MiB, cache-resident). Set the layout and the addressing with --override MODE=N:
 //   0  one array of vec2<u32> (8-byte accesses), sequential addressing (t, t + h, h = 256,
-//      128, .., 1):
-//      conflict-free
+//      128, .., 1): conflict-free
 //   1  vec2<u32>, interleaved addressing (2 s t, 2 s t + s): active lanes 2 s vectors
 //      apart, conflicts growing with s (4.2 wavefronts per ideal one on the h100 preset)
 //   2  the low and high words in two u32 arrays (4-byte accesses), sequential

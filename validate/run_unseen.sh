@@ -28,9 +28,13 @@
 #         CAPTURE_ONLY=1  capture the traces only (no timing); captures do not depend on
 #                   the GPU. Every capture does the timed dispatch's per-workgroup work
 #                   (scale 1 in validate/suite_unseen.csv) at 2 or 2x2 workgroups.
-# Then, anywhere:
-#   banksim calibrate --suite validate/suite_unseen.csv --measured OUTDIR/measure.csv \
-#       --traces OUTDIR/traces --out DIR
+# The global parameters come from the `fit` families of validate/suite.csv, so predict
+# these families beside that suite (SUITE: validate/run_gpu_suite.sh's folder, measured
+# on the same GPU; captures anywhere with CAPTURE_ONLY=1):
+#   { cat validate/suite.csv; grep -v '^#\|^label' validate/suite_unseen.csv; } > all.csv
+#   { cat SUITE/measure.csv; tail -n +2 OUTDIR/measure.csv; } > all_measure.csv
+#   mkdir all_traces; cp SUITE/traces/*.csv OUTDIR/traces/*.csv all_traces/
+#   banksim calibrate --suite all.csv --measured all_measure.csv --traces all_traces --out DIR
 # Run from the repository root. Nothing here needs network access.
 set -euo pipefail
 case "${1:-}" in

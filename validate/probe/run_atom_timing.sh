@@ -33,6 +33,9 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -n "$OUTDIR" ] || { usage >&2; exit 2; }
+for tool in nvcc cuobjdump; do
+    command -v "$tool" > /dev/null || { echo "run_atom_timing.sh: $tool is not on PATH (the CUDA toolkit's bin/)" >&2; exit 2; }
+done
 mkdir -p "$OUTDIR"
 BIN=$(mktemp -d)
 trap 'rm -rf "$BIN"' EXIT

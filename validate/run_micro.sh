@@ -9,9 +9,18 @@
 #   global_chase.wgsl   one invocation chasing through a storage buffer of 16 KiB, 1 MiB
 #                       and 64 MiB: global-load latency (L1, L2, DRAM)
 #   tile16, aos_k2      the launch-bound suite kernels at 4x their suite dispatch
+#   stream_copy.wgsl    global-memory bandwidth: every invocation copies one vec4<u32>
+#                       between two buffers of 4 MiB and 16 MiB each (L2 hits), 64 MiB,
+#                       256 MiB and 1 GiB (DRAM; the H100's L2 is 50 MiB); rows
+#                       stream_copy_<MiB>m. Bytes moved per run = read + write = 2 x the
+#                       buffer size: bandwidth in bytes per us = 2 * MiB * 1048576 / median_us. On an adapter whose
+#                       max_storage_buffer_binding_size is below a size (JSON `limits`),
+#                       that row fails and says so; STREAM_MIB lists the sizes
+#                       (default "4 16 64 256 1024")
 #
 # Usage:  validate/run_micro.sh OUTDIR      (writes OUTDIR/micro.csv and OUTDIR/json/)
-# Env:    BANKSIM (default target/release/banksim), REPS (default 20), WARMUP (default 5)
+# Env:    BANKSIM (default target/release/banksim), REPS (default 20), WARMUP (default 5),
+#         STREAM_MIB (stream_copy buffer sizes in MiB, default "4 16 64 256 1024")
 set -euo pipefail
 case "${1:-}" in
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -41,4 +50,11 @@ done
 m tile16_pad0_n65535 tile16.wgsl 65535 --override PAD=0
 m aos_k2_n65535 aos_k2.wgsl 65535
 m soa_k4_n65535 soa_k4.wgsl 65535
+# W words per buffer: W / 1024 workgroups of 256 vec4, as 4096,Y beyond 4096 workgroups
+for mib in ${STREAM_MIB:-4 16 64 256 1024}; do
+    words=$((mib * 262144)); groups=$((words / 1024))
+    if [ "$groups" -gt 4096 ]; then disp="4096,$((groups / 4096))"; else disp=$groups; fi
+    m "stream_copy_${mib}m" stream_copy.wgsl "$disp" --bind "0.0=zeros:$words" --bind "0.1=zeros:$words" \
+        || echo "stream_copy_${mib}m: not measured (see the error above)"
+done
 echo "done: $OUT/micro.csv"

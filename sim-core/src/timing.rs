@@ -20,6 +20,10 @@ pub struct Timing {
     pub latency_base: u32,
     /// Latency added per wavefront of the request.
     pub latency_per_wavefront: u32,
+    /// Cycles a returning atomic (`atom`) takes beyond a load of as many wavefronts.
+    /// Default 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub atomic_extra_latency: u32,
     /// Cycles the shared-memory pipe is busy per wavefront (1 / throughput).
     pub pipe_cycles_per_wavefront: u32,
     /// Cycles an instruction occupies its scheduler's issue slot.

@@ -429,3 +429,57 @@ fn kept_block_starts_give_the_scanned_result() {
     assert_eq!(kept.total.blocks, 120);
     assert_eq!(kept, scanned);
 }
+
+/// The H100's shared atomics timing (`atom_timing.csv`, validate/probe/probe_atom_timing.cu):
+/// one warp's chain of returning atomics (`atom`, ATOMS.ADD) and 32 warps issuing
+/// independent ones; result-unused increments (`red`, ATOMS.POPC.INC) at saturation. The
+/// loads of the same run are checked too.
+#[test]
+fn h100_atomics_latency_and_throughput_within_2_percent() {
+    let text = std::fs::read_to_string(fixture("atom_timing.csv")).unwrap();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let op = match f[0] {
+            "ld" => Op::Load,
+            "atom" => Op::Atomic,
+            "red_inc" => Op::Reduction,
+            // (red.shared.add compiles to ATOMS.ADD: an `atom` whose result goes unused)
+            _ => continue,
+        };
+        let k: u32 = f[2].parse().unwrap();
+        // distinct: lane i on word i; same: every lane on word 0; kway: lane i on word i*k
+        let word = |lane: u32| match f[1] {
+            "same" => 0,
+            "distinct" => lane,
+            _ => lane * k,
+        };
+        let lanes: Vec<u16> = (0..32).collect();
+        let addrs: Vec<u32> = (0..32).map(|l| word(l) * 4).collect();
+        let mut chain = traces::Requests::new(32);
+        let mut many = traces::Requests::new(32);
+        for step in 0..1024 {
+            chain.push(0, 0, step, op, 4, 0, Some(step > 0), None, &lanes, &addrs);
+        }
+        for warp in 0..32 {
+            for step in 0..1024 {
+                many.push(0, warp, step, op, 4, 0, Some(false), None, &lanes, &addrs);
+            }
+        }
+        let mut check = |what: &str, sim: f64, measured: &str| {
+            if let Ok(m) = measured.parse::<f64>() {
+                checked += 1;
+                if (sim - m).abs() / m > 0.02 {
+                    failures.push(format!("{line}: {what} {sim:.2} vs {m}"));
+                }
+            }
+        };
+        if op != Op::Reduction {
+            check("latency", run(&chain, &EngineOptions::default()).cycles as f64 / 1024.0, f[3]);
+        }
+        check("throughput", run(&many, &EngineOptions::default()).cycles as f64 / (32.0 * 1024.0), f[4]);
+    }
+    assert!(checked >= 30, "{checked} figures checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -55,6 +55,8 @@ pub(super) const BARRIER: u8 = 8;
 pub(super) const GLOBAL_LOAD: u8 = 16;
 /// The step is a global load or store: its lines pass through DRAM bandwidth.
 pub(super) const GLOBAL: u8 = 32;
+/// The step is a returning atomic: `atomic_extra_latency` more than a load.
+pub(super) const ATOMIC: u8 = 64;
 
 #[derive(Clone, Copy)]
 pub(super) struct WarpPlan {
@@ -106,6 +108,7 @@ pub(super) fn build_plan<W: Workload + ?Sized>(
         match r.op {
             Op::GlobalLoad => flags |= GLOBAL_LOAD | GLOBAL,
             Op::GlobalStore => flags |= GLOBAL,
+            Op::Atomic => flags |= ATOMIC,
             Op::Barrier => {
                 flags |= BARRIER;
                 if plan.arrivals.len() == barriers {

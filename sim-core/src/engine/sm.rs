@@ -3,7 +3,7 @@
 
 use super::context::Ctx;
 use super::events::{EventKind, Events};
-use super::plan::{build_plan, BARRIER, GLOBAL, GLOBAL_LOAD, HAS_WAIT, LOAD};
+use super::plan::{build_plan, ATOMIC, BARRIER, GLOBAL, GLOBAL_LOAD, HAS_WAIT, LOAD};
 use super::report::{Cycle, RequestTiming, SmStats};
 use super::resident::{arrive, ready_next, BarrierState, Resident, WarpState};
 use super::workload::Workload;
@@ -275,7 +275,11 @@ impl Sm {
         } else if step.flags & GLOBAL != 0 {
             out
         } else if returns {
-            pipe_start + t.latency_base as Cycle + t.latency_per_wavefront as Cycle * o.wavefronts as Cycle
+            let extra = if step.flags & ATOMIC != 0 { t.atomic_extra_latency as Cycle } else { 0 };
+            pipe_start
+                + t.latency_base as Cycle
+                + extra
+                + t.latency_per_wavefront as Cycle * o.wavefronts as Cycle
         } else {
             pipe_start + busy
         };

@@ -35,6 +35,7 @@
 //! receives requests as slices and a validated [`Hardware`].
 #![warn(missing_docs)]
 
+mod crossbar;
 pub mod engine;
 mod hardware;
 pub mod layout;
@@ -50,6 +51,7 @@ mod request;
 pub mod stats;
 mod timing;
 
+pub use crossbar::{Crossbar, LaneGroups, MAX_PORTS, MAX_WIDTH};
 pub use hardware::{Hardware, PairMerge, PhaseLanes, SameWord, Violation};
 pub use mapping::BankMapping;
 pub use masked::{affine_addrs, tile_addrs, tile_lane, LaneAddrs, MaskedRequest, LANE_NUMBERS};

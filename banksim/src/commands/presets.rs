@@ -30,7 +30,7 @@ pub fn run(args: &PresetsArgs) -> Result<()> {
     )?;
     for name in configs::preset_names() {
         let hw = configs::preset(name)?;
-        let p = hw.phase_lanes;
+        let p = hw.crossbar.lane_table(hw.bank_bytes);
         writeln!(
             out,
             "{:<8}{:>6}{:>6}{:>6}  {:<20}{:<18}{:<11}{:>9}",
@@ -39,8 +39,8 @@ pub fn run(args: &PresetsArgs) -> Result<()> {
             hw.bank_bytes,
             hw.warp,
             format!("{}/{}/{}/{}/{}", p.b1, p.b2, p.b4, p.b8, p.b16),
-            format!("{:?}", hw.broadcast),
-            if hw.load_pair_merge.is_some() { "yes" } else { "no" },
+            format!("{:?}", hw.crossbar.broadcast),
+            if hw.crossbar.load_pair_merge.is_some() { "yes" } else { "no" },
             hw.smem_per_sm
         )?;
     }

@@ -19,7 +19,9 @@
 pub mod study;
 
 use serde::Deserialize;
-use sim_core::{BankMapping, Crossbar, Hardware, LaneGroups, PairMerge, PhaseLanes, SameWord, Timing, Violation};
+use sim_core::{
+    BankMapping, Crossbar, Hardware, LaneGroups, PairMerge, PhaseLanes, SameWord, Timing, Violation,
+};
 use std::path::{Path, PathBuf};
 
 /// The preset used when none is named.

@@ -102,6 +102,8 @@ pub struct PairMerge {
 ///
 /// Every lane of the warp is in exactly one group; the groups are served one after
 /// another, each in its own wavefronts, in the order listed (the order changes no count).
+/// Lanes at or past the warp size are left out, so groups written for wave64 serve a
+/// wave32 override with their lower halves.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaneGroups {
@@ -180,7 +182,10 @@ impl Crossbar {
         if let Some(lanes) = &self.lanes {
             for (i, &l) in lanes.as_array().iter().enumerate() {
                 if !(l.is_power_of_two() && l <= 64) {
-                    bad(&format!("lanes.b{}", WIDTHS[i]), format!("must be a power of two from 1 to 64, got {l}"));
+                    bad(
+                        &format!("lanes.b{}", WIDTHS[i]),
+                        format!("must be a power of two from 1 to 64, got {l}"),
+                    );
                 }
             }
         }
@@ -216,7 +221,10 @@ impl Crossbar {
             }
             for &op in &g.ops {
                 if !matches!(op, Op::Load | Op::Store | Op::Atomic | Op::Reduction) {
-                    bad(&field("ops"), format!("{op:?}: only Load, Store, Atomic and Reduction have lane groups"));
+                    bad(
+                        &field("ops"),
+                        format!("{op:?}: only Load, Store, Atomic and Reduction have lane groups"),
+                    );
                 } else if seen.contains(&(op, g.bytes)) {
                     bad(&field("ops"), format!("{op:?} at {} bytes already has groups", g.bytes));
                 } else {
@@ -226,7 +234,10 @@ impl Crossbar {
                 if op == Op::Load && merges {
                     bad(
                         &field("ops"),
-                        format!("loads of {} bytes have both explicit groups and the pair merge; drop one", g.bytes),
+                        format!(
+                            "loads of {} bytes have both explicit groups and the pair merge; drop one",
+                            g.bytes
+                        ),
                     );
                 }
             }
@@ -237,9 +248,13 @@ impl Crossbar {
                     bad(&field("groups"), "a group must hold at least one lane".into());
                 }
                 for &lane in group {
-                    match count.get_mut(lane as usize) {
-                        Some(c) => *c += 1,
-                        None => bad(&field("groups"), format!("lane {lane} is not below the warp size {warp}")),
+                    if lane >= 64 {
+                        bad(
+                            &field("groups"),
+                            format!("lane {lane} is above 63, the last lane of the widest warp"),
+                        );
+                    } else if let Some(c) = count.get_mut(lane as usize) {
+                        *c += 1;
                     }
                 }
             }

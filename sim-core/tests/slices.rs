@@ -6,7 +6,9 @@ mod common;
 
 use common::{affine_request, hardware, pow2_hardware, request};
 use proptest::prelude::*;
-use sim_core::{BankModel, Crossbar, Hardware, LaneAddrs, MaskedRequest, Op, PhaseLanes, SliceOutcome, WarpRequest};
+use sim_core::{
+    BankModel, Crossbar, Hardware, LaneAddrs, MaskedRequest, Op, PhaseLanes, SliceOutcome, WarpRequest,
+};
 
 /// A slice: width, op, 64-lane mask, the stride of an affine slice (`None`: listed),
 /// and one address per active lane.

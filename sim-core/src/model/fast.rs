@@ -71,7 +71,10 @@ enum FastBanks {
 impl Fast {
     /// The fast path of `hw`; `None` where it does not apply.
     pub(super) fn new(hw: &Hardware) -> Option<Box<Fast>> {
-        if hw.banks > 64 || !hw.bank_bytes.is_power_of_two() || !hw.warp.is_power_of_two() || hw.crossbar.ports != 1
+        if hw.banks > 64
+            || !hw.bank_bytes.is_power_of_two()
+            || !hw.warp.is_power_of_two()
+            || hw.crossbar.ports != 1
         {
             return None;
         }

@@ -78,7 +78,8 @@ impl General {
             for group in groups {
                 self.entries.clear();
                 for &lane in group {
-                    let i = dense[lane as usize];
+                    // (lanes past the warp are left out)
+                    let i = dense.get(lane as usize).copied().unwrap_or(NONE);
                     if i != NONE {
                         self.push_lane(hw, req, i as usize);
                     }

@@ -182,6 +182,13 @@ fn crossbar_fields_override_one_by_one() {
     assert_eq!((hw.crossbar.ports, hw.crossbar.width), (2, 256));
     assert_eq!(hw.crossbar.load_pair_merge, h100.crossbar.load_pair_merge);
     assert_eq!([1, 2, 4, 8, 16].map(|b| hw.phase_lanes(b)), [32, 32, 32, 32, 16]);
+    // the what-if of docs/configs.md: consecutive 16-byte vectors take 2 phases of 16
+    // lanes (256 bytes: two words per bank, served at once by two ports), not 4 of 8
+    let lanes: Vec<u16> = (0..32).collect();
+    let addrs: Vec<u32> = (0..32).map(|l| 16 * l).collect();
+    let req = sim_core::WarpRequest { op: sim_core::Op::Load, bytes: 16, lanes: &lanes, addrs: &addrs };
+    assert_eq!(sim_core::BankModel::new(&hw).evaluate(&req).wavefronts, 2);
+    assert_eq!(sim_core::BankModel::new(&h100).evaluate(&req).wavefronts, 4);
     // `lanes: None` returns to the width's phases
     let hw = parse_config("(base: \"h100\", crossbar: (lanes: None, width: 64))", "u.ron").unwrap();
     assert_eq!([1, 2, 4, 8, 16].map(|b| hw.phase_lanes(b)), [16, 16, 16, 8, 4]);

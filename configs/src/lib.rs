@@ -197,9 +197,11 @@ const OLD_SPELLING: [(&str, &str); 6] = [
     ("load_pair_merge", "load_pair_merge"),
 ];
 
-/// The most bytes one phase of `lanes` moves: the width the old `phase_lanes` implied.
-fn implied_width(lanes: &PhaseLanes) -> u32 {
-    sim_core::WIDTHS.iter().map(|&w| lanes.lanes(w) * w as u32).max().unwrap_or(1)
+/// The most bytes one phase of `lanes` moves: the width the old `phase_lanes` implied
+/// (`None` where no entry is valid; validation names the bad ones).
+fn implied_width(lanes: &PhaseLanes) -> Option<u32> {
+    let valid = |l: u32| l.is_power_of_two() && l <= 64;
+    sim_core::WIDTHS.iter().filter(|&&w| valid(lanes.lanes(w))).map(|&w| lanes.lanes(w) * w as u32).max()
 }
 
 impl CrossbarOverrides {
@@ -275,7 +277,9 @@ impl Overrides {
         set_crossbar!(broadcast, write_collision, atomic, reduction, load_pair_merge);
         if let Some(lanes) = &self.phase_lanes {
             hw.crossbar.lanes = Some(*lanes);
-            hw.crossbar.width = implied_width(lanes);
+            if let Some(width) = implied_width(lanes) {
+                hw.crossbar.width = width;
+            }
         }
         let xbar = self.crossbar.clone().unwrap_or_default();
         xbar.apply(&mut hw.crossbar);

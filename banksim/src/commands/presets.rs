@@ -25,7 +25,7 @@ pub fn run(args: &PresetsArgs) -> Result<()> {
     }
     writeln!(
         out,
-        "{:<8}{:>6}{:>6}{:>6}{:>6}{:>6}  {:<20}{:<18}{:<11}{:>9}",
+        "{:<8}{:>6}{:>6}{:>6}{:>6}{:>6}  {:<22}{:<18}{:<11}{:>9}",
         "preset",
         "banks",
         "word",
@@ -42,7 +42,7 @@ pub fn run(args: &PresetsArgs) -> Result<()> {
         let p = hw.crossbar.lane_table(hw.bank_bytes);
         writeln!(
             out,
-            "{:<8}{:>6}{:>6}{:>6}{:>6}{:>6}  {:<20}{:<18}{:<11}{:>9}",
+            "{:<8}{:>6}{:>6}{:>6}{:>6}{:>6}  {:<22}{:<18}{:<11}{:>9}",
             name,
             hw.banks,
             hw.bank_bytes,

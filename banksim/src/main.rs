@@ -7,8 +7,8 @@ use clap::{Parser, Subcommand};
 /// Trace-driven simulator of GPU shared-memory banks.
 ///
 /// Replays per-thread shared-memory traces on a configurable bank model (banks, bank
-/// width, warp size, phases, broadcast rules, mapping) and reports wavefronts and bank
-/// conflicts per request. The h100 preset reproduces Nsight Compute's counts on a real
+/// width, warp size, the crossbar's phases, broadcast rules and bank ports, mapping) and
+/// reports wavefronts and bank conflicts per request. The h100 preset reproduces Nsight Compute's counts on a real
 /// H100.
 #[derive(Parser)]
 #[command(name = "banksim", version, propagate_version = true)]

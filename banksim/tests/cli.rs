@@ -76,7 +76,7 @@ fn run_prints_summary_and_writes_per_request_csv() {
 #[test]
 fn presets_lists_and_shows() {
     let (out, _) = text(&banksim(&["presets"]));
-    for p in ["h100", "a100", "v100", "kepler", "gtx580", "g80", "hd5870", "cdna3", "rdna3"] {
+    for p in ["h100", "a100", "v100", "kepler", "gtx580", "g80", "hd5870", "cdna3", "cdna4", "rdna3"] {
         assert!(out.contains(p), "{p} missing from {out}");
     }
     let (out, _) = text(&banksim(&["presets", "--show", "g80"]));

@@ -19,13 +19,15 @@
 pub mod study;
 
 use serde::Deserialize;
-use sim_core::{BankMapping, Hardware, PairMerge, PhaseLanes, SameWord, Timing, Violation};
+use sim_core::{
+    BankMapping, Crossbar, Hardware, LaneGroups, PairMerge, PhaseLanes, SameWord, Timing, Violation,
+};
 use std::path::{Path, PathBuf};
 
 /// The preset used when none is named.
 pub const DEFAULT_PRESET: &str = "h100";
 
-const PRESETS: [(&str, &str); 9] = [
+const PRESETS: [(&str, &str); 10] = [
     ("h100", include_str!("../presets/h100.ron")),
     ("a100", include_str!("../presets/a100.ron")),
     ("v100", include_str!("../presets/v100.ron")),
@@ -34,6 +36,7 @@ const PRESETS: [(&str, &str); 9] = [
     ("g80", include_str!("../presets/g80.ron")),
     ("hd5870", include_str!("../presets/hd5870.ron")),
     ("cdna3", include_str!("../presets/cdna3.ron")),
+    ("cdna4", include_str!("../presets/cdna4.ron")),
     ("rdna3", include_str!("../presets/rdna3.ron")),
 ];
 
@@ -117,6 +120,11 @@ pub fn load(spec: &str) -> Result<Hardware, ConfigError> {
 }
 
 /// Fields a config may set, each optional; `base` names the preset to start from.
+///
+/// The crossbar's fields have two spellings: the `crossbar: (...)` section, and the older
+/// top-level `phase_lanes`, `broadcast`, `write_collision`, `atomic`, `reduction` and
+/// `load_pair_merge`, which mean what they always meant (`phase_lanes: T` is
+/// `crossbar.lanes: T`, with `crossbar.width` the most bytes a phase of `T` moves).
 #[derive(Debug, Default, Deserialize)]
 pub struct Overrides {
     /// Preset to start from.
@@ -129,8 +137,41 @@ pub struct Overrides {
     pub bank_bytes: Option<u32>,
     /// Lanes per warp.
     pub warp: Option<u32>,
-    /// Lanes per phase by width.
+    /// The crossbar's fields, each optional.
+    pub crossbar: Option<CrossbarOverrides>,
+    /// Old spelling of `crossbar.lanes`.
     pub phase_lanes: Option<PhaseLanes>,
+    /// Old spelling of `crossbar.broadcast`.
+    pub broadcast: Option<SameWord>,
+    /// Old spelling of `crossbar.write_collision`.
+    pub write_collision: Option<SameWord>,
+    /// Old spelling of `crossbar.atomic`.
+    pub atomic: Option<SameWord>,
+    /// Old spelling of `crossbar.reduction`.
+    pub reduction: Option<SameWord>,
+    /// Old spelling of `crossbar.load_pair_merge` (`None` to disable).
+    #[serde(default, deserialize_with = "present")]
+    pub load_pair_merge: Option<Option<PairMerge>>,
+    /// Bank mapping.
+    pub mapping: Option<BankMapping>,
+    /// Shared memory per SM in bytes.
+    pub smem_per_sm: Option<u32>,
+    /// Timing (`None` to drop it).
+    #[serde(default, deserialize_with = "present")]
+    pub timing: Option<Option<Timing>>,
+}
+
+/// The crossbar's fields a config may set, each optional (see [`sim_core::Crossbar`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrossbarOverrides {
+    /// Bytes delivered per wavefront.
+    pub width: Option<u32>,
+    /// Lanes per phase by width (`None`: from the width).
+    #[serde(default, deserialize_with = "present")]
+    pub lanes: Option<Option<PhaseLanes>>,
+    /// Explicit lane groups.
+    pub groups: Option<Vec<LaneGroups>>,
     /// Loads: same-word rule.
     pub broadcast: Option<SameWord>,
     /// Stores: same-word rule.
@@ -142,13 +183,50 @@ pub struct Overrides {
     /// Wide-load pair merge (`None` to disable).
     #[serde(default, deserialize_with = "present")]
     pub load_pair_merge: Option<Option<PairMerge>>,
-    /// Bank mapping.
-    pub mapping: Option<BankMapping>,
-    /// Shared memory per SM in bytes.
-    pub smem_per_sm: Option<u32>,
-    /// Timing (`None` to drop it).
-    #[serde(default, deserialize_with = "present")]
-    pub timing: Option<Option<Timing>>,
+    /// Words a bank serves per wavefront.
+    pub ports: Option<u32>,
+}
+
+/// The old top-level spelling of a crossbar field and its name in `crossbar`.
+const OLD_SPELLING: [(&str, &str); 6] = [
+    ("phase_lanes", "lanes"),
+    ("broadcast", "broadcast"),
+    ("write_collision", "write_collision"),
+    ("atomic", "atomic"),
+    ("reduction", "reduction"),
+    ("load_pair_merge", "load_pair_merge"),
+];
+
+/// The most bytes one phase of `lanes` moves: the width the old `phase_lanes` implied
+/// (`None` where no entry is valid; validation names the bad ones).
+fn implied_width(lanes: &PhaseLanes) -> Option<u32> {
+    let valid = |l: u32| l.is_power_of_two() && l <= 64;
+    sim_core::WIDTHS.iter().filter(|&&w| valid(lanes.lanes(w))).map(|&w| lanes.lanes(w) * w as u32).max()
+}
+
+impl CrossbarOverrides {
+    /// Applies every set field to `c`.
+    pub fn apply(&self, c: &mut Crossbar) {
+        macro_rules! set {
+            ($($f:ident),*) => { $( if let Some(v) = &self.$f { c.$f = v.clone(); } )* };
+        }
+        set!(width, lanes, groups, broadcast, write_collision, atomic, reduction, load_pair_merge, ports);
+    }
+
+    /// Which fields are set, by name.
+    fn given(&self) -> [(&'static str, bool); 9] {
+        [
+            ("width", self.width.is_some()),
+            ("lanes", self.lanes.is_some()),
+            ("groups", self.groups.is_some()),
+            ("broadcast", self.broadcast.is_some()),
+            ("write_collision", self.write_collision.is_some()),
+            ("atomic", self.atomic.is_some()),
+            ("reduction", self.reduction.is_some()),
+            ("load_pair_merge", self.load_pair_merge.is_some()),
+            ("ports", self.ports.is_some()),
+        ]
+    }
 }
 
 /// A field that is present, even as `None`, becomes `Some(..)`; an absent one stays `None`.
@@ -164,12 +242,13 @@ pub(crate) fn ron_options() -> ron::Options {
     ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
 }
 
-const FIELDS: [&str; 14] = [
+const FIELDS: [&str; 15] = [
     "base",
     "name",
     "banks",
     "bank_bytes",
     "warp",
+    "crossbar",
     "phase_lanes",
     "broadcast",
     "write_collision",
@@ -183,31 +262,56 @@ const FIELDS: [&str; 14] = [
 
 impl Overrides {
     /// Applies every set field to `hw`; a changed config gets a `+` on its name unless
-    /// `name` is set.
+    /// `name` is set. Old spellings apply first, then the `crossbar` section. Changing
+    /// `bank_bytes` alone keeps the lanes per phase (as it always did): where the
+    /// crossbar's lanes came from its width, they are fixed at the old bank width's.
     pub fn apply(&self, hw: &mut Hardware) {
         let before = hw.clone();
         macro_rules! set {
             ($($f:ident),*) => { $( if let Some(v) = &self.$f { hw.$f = v.clone(); } )* };
         }
-        set!(
-            banks,
-            bank_bytes,
-            warp,
-            phase_lanes,
-            broadcast,
-            write_collision,
-            atomic,
-            reduction,
-            load_pair_merge,
-            mapping,
-            smem_per_sm,
-            timing
-        );
+        set!(banks, bank_bytes, warp, mapping, smem_per_sm, timing);
+        macro_rules! set_crossbar {
+            ($($f:ident),*) => { $( if let Some(v) = &self.$f { hw.crossbar.$f = v.clone(); } )* };
+        }
+        set_crossbar!(broadcast, write_collision, atomic, reduction, load_pair_merge);
+        if let Some(lanes) = &self.phase_lanes {
+            hw.crossbar.lanes = Some(*lanes);
+            if let Some(width) = implied_width(lanes) {
+                hw.crossbar.width = width;
+            }
+        }
+        let xbar = self.crossbar.clone().unwrap_or_default();
+        xbar.apply(&mut hw.crossbar);
+        let lanes_named = self.phase_lanes.is_some() || xbar.width.is_some() || xbar.lanes.is_some();
+        if hw.bank_bytes != before.bank_bytes && before.crossbar.lanes.is_none() && !lanes_named {
+            hw.crossbar.lanes = Some(Crossbar::width_lanes(before.crossbar.width, before.bank_bytes));
+        }
         match &self.name {
             Some(n) => hw.name = n.clone(),
             None if *hw != before => hw.name.push('+'),
             None => {}
         }
+    }
+
+    /// Crossbar fields given in both spellings: (old name, `crossbar.` name).
+    fn both_spellings(&self) -> Vec<(&'static str, &'static str)> {
+        let Some(x) = &self.crossbar else { return Vec::new() };
+        let old = [
+            self.phase_lanes.is_some(),
+            self.broadcast.is_some(),
+            self.write_collision.is_some(),
+            self.atomic.is_some(),
+            self.reduction.is_some(),
+            self.load_pair_merge.is_some(),
+        ];
+        let given = x.given();
+        OLD_SPELLING
+            .iter()
+            .zip(old)
+            .filter(|&(&(_, new), o)| o && given.iter().any(|&(f, g)| g && f == new))
+            .map(|(&pair, _)| pair)
+            .collect()
     }
 }
 
@@ -229,6 +333,12 @@ pub fn parse_config(text: &str, file: &str) -> Result<Hardware, ConfigError> {
             )
         })
         .collect();
+    for (old, new) in overrides.both_spellings() {
+        violations.push(format!(
+            "{file}:{}: `{old}`: also given as `crossbar.{new}`; give one of the two",
+            line_of_field(text, old)
+        ));
+    }
     let mut hw = match &overrides.base {
         Some(base) => match preset_source(base) {
             Some(src) => parse_config(src, &format!("preset {base}"))?,
@@ -275,6 +385,18 @@ pub fn apply_overrides(hw: &Hardware, overrides: &Overrides, what: &str) -> Resu
 }
 
 fn describe(text: &str, file: &str, v: &Violation) -> String {
+    // a crossbar field given in the old spelling is named as written
+    let old = v.field.strip_prefix("crossbar.").and_then(|rest| {
+        let (head, tail) = rest.split_once('.').map_or((rest, ""), |(h, t)| (h, t));
+        OLD_SPELLING
+            .iter()
+            .find(|(old, new)| *new == head && find_field_line(text, old).is_some())
+            .map(|(old, _)| if tail.is_empty() { old.to_string() } else { format!("{old}.{tail}") })
+    });
+    let v = match old {
+        Some(field) => Violation { field, problem: v.problem.clone() },
+        None => v.clone(),
+    };
     let top = v.field.split('.').next().unwrap_or(&v.field);
     match find_field_line(text, top) {
         Some(line) => format!("{file}:{line}: {v}"),
@@ -283,21 +405,36 @@ fn describe(text: &str, file: &str, v: &Violation) -> String {
 }
 
 fn missing_fields(o: &Overrides) -> Vec<&'static str> {
-    let present = [
+    let mut present = vec![
         ("name", o.name.is_some()),
         ("banks", o.banks.is_some()),
         ("bank_bytes", o.bank_bytes.is_some()),
         ("warp", o.warp.is_some()),
-        ("phase_lanes", o.phase_lanes.is_some()),
-        ("broadcast", o.broadcast.is_some()),
-        ("write_collision", o.write_collision.is_some()),
-        ("atomic", o.atomic.is_some()),
-        ("reduction", o.reduction.is_some()),
-        ("load_pair_merge", o.load_pair_merge.is_some()),
+    ];
+    match &o.crossbar {
+        // the new spelling: a width and the four same-word rules (in either spelling)
+        Some(x) => present.extend([
+            ("crossbar.width", x.width.is_some()),
+            ("crossbar.broadcast", x.broadcast.is_some() || o.broadcast.is_some()),
+            ("crossbar.write_collision", x.write_collision.is_some() || o.write_collision.is_some()),
+            ("crossbar.atomic", x.atomic.is_some() || o.atomic.is_some()),
+            ("crossbar.reduction", x.reduction.is_some() || o.reduction.is_some()),
+        ]),
+        // the old spelling, every field as before
+        None => present.extend([
+            ("phase_lanes", o.phase_lanes.is_some()),
+            ("broadcast", o.broadcast.is_some()),
+            ("write_collision", o.write_collision.is_some()),
+            ("atomic", o.atomic.is_some()),
+            ("reduction", o.reduction.is_some()),
+            ("load_pair_merge", o.load_pair_merge.is_some()),
+        ]),
+    }
+    present.extend([
         ("mapping", o.mapping.is_some()),
         ("smem_per_sm", o.smem_per_sm.is_some()),
         ("timing", o.timing.is_some()),
-    ];
+    ]);
     present.iter().filter(|(_, p)| !p).map(|(f, _)| *f).collect()
 }
 
@@ -307,12 +444,17 @@ fn placeholder() -> Hardware {
         banks: 0,
         bank_bytes: 0,
         warp: 0,
-        phase_lanes: PhaseLanes::uniform(0),
-        broadcast: SameWord::Multicast,
-        write_collision: SameWord::Multicast,
-        atomic: SameWord::Serialize,
-        reduction: SameWord::Multicast,
-        load_pair_merge: None,
+        crossbar: Crossbar {
+            width: 0,
+            lanes: None,
+            groups: Vec::new(),
+            broadcast: SameWord::Multicast,
+            write_collision: SameWord::Multicast,
+            atomic: SameWord::Serialize,
+            reduction: SameWord::Multicast,
+            load_pair_merge: None,
+            ports: 1,
+        },
         mapping: BankMapping::Linear,
         smem_per_sm: 0,
         timing: None,

@@ -13,6 +13,7 @@
 //! ```
 //! A parameter is a number, a list `[1, 2, 4]`, or a range `"0..=32"` / `"0..=64:4"`
 //! (with a step). A hardware value is a number or RON text (`"Xor(shift: 5, mask: 31)"`).
+//! A crossbar field is named by its path: `"crossbar.width": [64, 128, 256]`.
 
 use crate::{parse_config, preset_names, preset_source, ConfigError};
 use serde::Deserialize;
@@ -259,6 +260,16 @@ impl Study {
             if values.is_empty() {
                 violations.push(format!("{file}: `hardware.{field}`: an empty list of values"));
             }
+            if let Some((section, _)) = field.split_once('.') {
+                if section != "crossbar" {
+                    violations.push(format!(
+                        "{file}: `hardware.{field}`: only the crossbar's fields may be named by path (`crossbar.width`, `crossbar.ports`, ...)"
+                    ));
+                }
+            }
+        }
+        if !violations.is_empty() {
+            return Err(ConfigError::Invalid { file: file.into(), violations });
         }
         let mut out = Vec::new();
         for preset in &self.presets {
@@ -272,11 +283,7 @@ impl Study {
             for combo in product(&axes.iter().map(|a| a.1.len()).collect::<Vec<_>>()) {
                 let values: Vec<(String, String)> =
                     axes.iter().zip(&combo).map(|((f, vs), &i)| ((*f).clone(), vs[i].ron())).collect();
-                let mut src = format!("(base: {preset:?}");
-                for (f, v) in &values {
-                    src += &format!(", {f}: {v}");
-                }
-                src += ")";
+                let src = override_source(preset, &values);
                 let what = format!("{file}: hardware {src}");
                 match parse_config(&src, &what) {
                     Ok(hardware) => out.push(HardwareCell { preset: preset.clone(), values, hardware }),
@@ -324,6 +331,23 @@ impl Study {
             Err(ConfigError::Invalid { file: file.into(), violations })
         }
     }
+}
+
+/// The user-config source of one hardware cell: `preset` with the axes' `values`; a
+/// field named by path (`crossbar.ports`) goes into its section (`crossbar: (ports: 2)`).
+fn override_source(preset: &str, values: &[(String, String)]) -> String {
+    let mut src = format!("(base: {preset:?}");
+    let mut crossbar = Vec::new();
+    for (f, v) in values {
+        match f.strip_prefix("crossbar.") {
+            Some(inner) => crossbar.push(format!("{inner}: {v}")),
+            None => src += &format!(", {f}: {v}"),
+        }
+    }
+    if !crossbar.is_empty() {
+        src += &format!(", crossbar: ({})", crossbar.join(", "));
+    }
+    src + ")"
 }
 
 /// All index combinations of axes with `lens` values each, last axis fastest.

@@ -32,6 +32,8 @@ pub fn column_label(column: &str) -> String {
         "banks" => "banks",
         "rows" => "tile rows",
         "cols" => "tile columns (elements)",
+        "crossbar.width" => "crossbar width (bytes per wavefront)",
+        "crossbar.ports" => "bank ports (words per bank per wavefront)",
         other => other,
     };
     s.to_string()
@@ -51,6 +53,7 @@ pub fn column_short(column: &str) -> String {
         "pad" => "padding",
         "k" => "struct size",
         "soa" => "layout",
+        "crossbar.width" => "crossbar width",
         other => other,
     };
     s.to_string()
@@ -76,6 +79,8 @@ pub fn describe(column: &str, value: &str) -> String {
         "k" => format!("k = {value} words"),
         "rows" => format!("{value} rows"),
         "cols" => format!("{value} columns"),
+        "crossbar.width" => format!("crossbar {value} B"),
+        "crossbar.ports" => format!("{value} port{}", if value == "1" { "" } else { "s" }),
         other => format!("{other} {value}"),
     }
 }

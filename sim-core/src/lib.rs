@@ -3,7 +3,9 @@
 //! Shared memory is split into `n` banks of `m`-byte words; word `w` lives in bank
 //! `w mod n` (or a swizzled bank). A warp's request is served in *wavefronts*: in each,
 //! every bank delivers one word. Lanes that need different words of one bank are served
-//! in different wavefronts — a bank conflict.
+//! in different wavefronts — a bank conflict. Lanes reach the banks through the
+//! [`Crossbar`] (part of the [`Hardware`]), which serves them in phases (sets of lanes)
+//! and says how lanes on one word share it and how many words a bank serves at once.
 //!
 //! ```text
 //!            bank 0   bank 1   bank 2  ...  bank 31
@@ -35,6 +37,7 @@
 //! receives requests as slices and a validated [`Hardware`].
 #![warn(missing_docs)]
 
+mod crossbar;
 pub mod engine;
 mod hardware;
 pub mod launch;
@@ -51,6 +54,7 @@ mod request;
 pub mod stats;
 mod timing;
 
+pub use crossbar::{Crossbar, LaneGroups, MAX_PORTS, MAX_WIDTH};
 pub use hardware::{Hardware, PairMerge, PhaseLanes, SameWord, Violation};
 pub use mapping::BankMapping;
 pub use masked::{affine_addrs, tile_addrs, tile_lane, LaneAddrs, MaskedRequest, LANE_NUMBERS};

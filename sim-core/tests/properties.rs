@@ -2,7 +2,8 @@
 
 use proptest::prelude::*;
 use sim_core::{
-    presets_for_tests::h100_like, BankMapping, BankModel, Hardware, Op, PhaseLanes, SameWord, WarpRequest,
+    presets_for_tests::h100_like, BankMapping, BankModel, Hardware, LaneGroups, Op, PhaseLanes, SameWord,
+    WarpRequest,
 };
 
 /// A hardware description drawn from the space users sweep.
@@ -20,9 +21,9 @@ fn hardware() -> impl Strategy<Value = Hardware> {
             hw.banks = banks;
             hw.bank_bytes = bank_bytes;
             hw.warp = warp;
-            hw.broadcast = broadcast;
+            hw.crossbar.broadcast = broadcast;
             if !merge {
-                hw.load_pair_merge = None;
+                hw.crossbar.load_pair_merge = None;
             }
             if xor {
                 hw.mapping = BankMapping::Xor { shift: banks.trailing_zeros(), mask: banks - 1 };
@@ -67,7 +68,7 @@ proptest! {
         }
         if hw.mapping == BankMapping::Linear && words_per_lane(&hw, bytes) <= hw.banks {
             // a lane's words sit in distinct banks, so a phase costs at most its lanes
-            let phases = hw.warp.div_ceil(hw.phase_lanes.lanes(bytes).min(hw.warp));
+            let phases = hw.warp.div_ceil(hw.phase_lanes(bytes));
             prop_assert!(o.wavefronts <= lanes.len() as u32 * phases);
             prop_assert!(o.wavefronts <= lanes.len() as u32);
         }
@@ -88,9 +89,9 @@ proptest! {
         // The pair merge of wide loads (H100) depends on lane positions by design, so the
         // property is checked on hardware without it.
         let mut hw = hw;
-        hw.load_pair_merge = None;
+        hw.crossbar.load_pair_merge = None;
         let (lanes, addrs) = lanes_addrs(hw.warp, bytes, &elems);
-        let phase = hw.phase_lanes.lanes(bytes).min(hw.warp);
+        let phase = hw.phase_lanes(bytes);
         // rotate the active lanes' addresses within each phase by a seed-chosen amount
         let mut permuted = addrs.clone();
         let mut i = 0;
@@ -114,7 +115,7 @@ proptest! {
         let req = WarpRequest { op: Op::Load, bytes, lanes: &lanes, addrs: &addrs };
         let cost = |rule| {
             let mut h = hw.clone();
-            h.broadcast = rule;
+            h.crossbar.broadcast = rule;
             BankModel::new(&h).evaluate(&req).wavefronts
         };
         let (multi, one, none) = (cost(SameWord::Multicast), cost(SameWord::OneBroadcastWord), cost(SameWord::Serialize));
@@ -139,6 +140,103 @@ proptest! {
         }
         prop_assert_eq!(cells.len() as u32, lanes.len() as u32 * words_per_lane(&hw, bytes).max(1));
     }
+}
+
+/// A permutation of `0..warp` drawn from `seed` (Fisher-Yates on a linear congruential
+/// sequence).
+fn permutation(warp: u32, seed: u64) -> Vec<u16> {
+    let mut p: Vec<u16> = (0..warp as u16).collect();
+    let mut x = seed | 1;
+    for i in (1..p.len()).rev() {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        p.swap(i, (x >> 33) as usize % (i + 1));
+    }
+    p
+}
+
+proptest! {
+    #[test]
+    fn explicit_groups_of_relabelled_lanes_cost_what_the_compact_phases_cost(
+        hw in hardware(), (bytes, op, elems) in request(), seed in any::<u64>()
+    ) {
+        // Groups {perm[l] : l in compact phase k}, and the request with lane perm[l] at
+        // lane l's address: each group then holds exactly the addresses of one compact
+        // phase, so the costs agree (the same-word rules do not look at lane numbers).
+        let mut hw = hw;
+        hw.crossbar.load_pair_merge = None; // (explicit groups exclude the merge)
+        let phase = hw.phase_lanes(bytes);
+        let perm = permutation(hw.warp, seed);
+        let groups = (0..hw.warp / phase)
+            .map(|k| (k * phase..(k + 1) * phase).map(|l| perm[l as usize]).collect())
+            .collect();
+        let mut grouped = hw.clone();
+        grouped.crossbar.groups = vec![LaneGroups { ops: vec![op], bytes, groups }];
+        prop_assert!(grouped.validate().is_ok(), "{:?}", grouped.validate());
+        let (lanes, addrs) = lanes_addrs(hw.warp, bytes, &elems);
+        let mut moved: Vec<(u16, u32)> = lanes.iter().zip(&addrs).map(|(&l, &a)| (perm[l as usize], a)).collect();
+        moved.sort_unstable();
+        let (lanes2, addrs2): (Vec<u16>, Vec<u32>) = moved.into_iter().unzip();
+        let want = BankModel::new(&hw).evaluate(&WarpRequest { op, bytes, lanes: &lanes, addrs: &addrs });
+        let req = WarpRequest { op, bytes, lanes: &lanes2, addrs: &addrs2 };
+        let mut model = BankModel::new(&grouped);
+        prop_assert_eq!(model.evaluate(&req), want);
+        let (pictured, cells) = model.picture(&req);
+        prop_assert_eq!(pictured, want);
+        prop_assert_eq!(cells.len() as u32, lanes.len() as u32 * words_per_lane(&hw, bytes).max(1));
+        // other ops and widths keep the compact phases
+        let other = if op == Op::Load { Op::Store } else { Op::Load };
+        let req = WarpRequest { op: other, bytes, lanes: &lanes, addrs: &addrs };
+        prop_assert_eq!(model.evaluate(&req), BankModel::new(&hw).evaluate(&req));
+    }
+
+    #[test]
+    fn a_phase_on_banks_of_p_ports_costs_its_one_port_cost_over_p_rounded_up(
+        hw in hardware(), (bytes, op, elems) in request(), ports in 1u32..=8
+    ) {
+        // Each phase costs ceil(w / p) where w is its cost with one port; the phases are
+        // costed here one by one as requests of their own.
+        let mut hw = hw;
+        hw.crossbar.load_pair_merge = None;
+        if hw.crossbar.broadcast == SameWord::OneBroadcastWord {
+            hw.crossbar.broadcast = SameWord::Multicast;
+        }
+        let (lanes, addrs) = lanes_addrs(hw.warp, bytes, &elems);
+        let phase = hw.phase_lanes(bytes) as u16;
+        let mut one = BankModel::new(&hw);
+        let mut want = (0, 0);
+        for k in 0..(hw.warp as u16).div_ceil(phase) {
+            let (l, a): (Vec<u16>, Vec<u32>) =
+                lanes.iter().zip(&addrs).filter(|(&l, _)| l / phase == k).map(|(&l, &a)| (l, a)).unzip();
+            let o = one.evaluate(&WarpRequest { op, bytes, lanes: &l, addrs: &a });
+            want.0 += o.wavefronts.div_ceil(ports);
+            want.1 += o.ideal;
+        }
+        hw.crossbar.ports = ports;
+        let req = WarpRequest { op, bytes, lanes: &lanes, addrs: &addrs };
+        let mut model = BankModel::new(&hw);
+        let got = model.evaluate(&req);
+        prop_assert_eq!((got.wavefronts, got.ideal), want);
+        let (pictured, cells) = model.picture(&req);
+        prop_assert_eq!(pictured, got);
+        // no bank serves more than `ports` different words in one wavefront
+        if hw.same_word(op) == SameWord::Multicast {
+            let mut seen: Vec<(u32, u32, u32)> = cells.iter().map(|c| (c.wavefront, c.bank, c.word)).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for w in seen.windows(ports as usize + 1) {
+                prop_assert!(!(w[0].0 == w[ports as usize].0 && w[0].1 == w[ports as usize].1), "{:?}", w);
+            }
+        }
+    }
+}
+
+#[test]
+fn one_port_per_bank_and_the_width_s_phases_are_the_old_phase_table() {
+    // The H100's crossbar of 128 bytes: 32 lanes up to 4 bytes, 16 of 8, 8 of 16
+    // (CUDA C Programming Guide, CC 9.0; fixtures/h100/).
+    let hw = h100_like();
+    assert_eq!(hw.crossbar.ports, 1);
+    assert_eq!([1, 2, 4, 8, 16].map(|b| hw.phase_lanes(b)), [32, 32, 32, 16, 8]);
 }
 
 #[test]

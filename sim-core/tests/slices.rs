@@ -6,7 +6,9 @@ mod common;
 
 use common::{affine_request, hardware, pow2_hardware, request};
 use proptest::prelude::*;
-use sim_core::{BankModel, Hardware, LaneAddrs, MaskedRequest, Op, PhaseLanes, SliceOutcome, WarpRequest};
+use sim_core::{
+    BankModel, Crossbar, Hardware, LaneAddrs, MaskedRequest, Op, PhaseLanes, SliceOutcome, WarpRequest,
+};
 
 /// A slice: width, op, 64-lane mask, the stride of an affine slice (`None`: listed),
 /// and one address per active lane.
@@ -128,8 +130,7 @@ proptest! {
 fn paired_hardware() -> impl Strategy<Value = Hardware> {
     pow2_hardware().prop_map(|hw| Hardware {
         warp: 32,
-        phase_lanes: PhaseLanes { b1: 32, b2: 32, b4: 32, b8: 32, b16: 32 },
-        load_pair_merge: None,
+        crossbar: Crossbar { lanes: Some(PhaseLanes::uniform(32)), load_pair_merge: None, ..hw.crossbar },
         ..hw
     })
 }

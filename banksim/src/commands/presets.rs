@@ -25,22 +25,41 @@ pub fn run(args: &PresetsArgs) -> Result<()> {
     }
     writeln!(
         out,
-        "{:<8}{:>6}{:>6}{:>6}  {:<20}{:<18}{:<11}{:>9}",
-        "preset", "banks", "word", "warp", "lanes/phase 1..16B", "loads", "pair-merge", "smem/SM"
+        "{:<8}{:>6}{:>6}{:>6}{:>6}{:>6}  {:<22}{:<18}{:<11}{:>9}",
+        "preset",
+        "banks",
+        "word",
+        "warp",
+        "xbar",
+        "ports",
+        "lanes/phase 1..16B",
+        "loads",
+        "pair-merge",
+        "smem/SM"
     )?;
     for name in configs::preset_names() {
         let hw = configs::preset(name)?;
-        let p = hw.phase_lanes;
+        let p = hw.crossbar.lane_table(hw.bank_bytes);
         writeln!(
             out,
-            "{:<8}{:>6}{:>6}{:>6}  {:<20}{:<18}{:<11}{:>9}",
+            "{:<8}{:>6}{:>6}{:>6}{:>6}{:>6}  {:<22}{:<18}{:<11}{:>9}",
             name,
             hw.banks,
             hw.bank_bytes,
             hw.warp,
-            format!("{}/{}/{}/{}/{}", p.b1, p.b2, p.b4, p.b8, p.b16),
-            format!("{:?}", hw.broadcast),
-            if hw.load_pair_merge.is_some() { "yes" } else { "no" },
+            hw.crossbar.width,
+            hw.crossbar.ports,
+            format!(
+                "{}/{}/{}/{}/{}{}",
+                p.b1,
+                p.b2,
+                p.b4,
+                p.b8,
+                p.b16,
+                if hw.crossbar.groups.is_empty() { "" } else { " +groups" }
+            ),
+            format!("{:?}", hw.crossbar.broadcast),
+            if hw.crossbar.load_pair_merge.is_some() { "yes" } else { "no" },
             hw.smem_per_sm
         )?;
     }

@@ -139,8 +139,13 @@ fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
         None => vec!["per_request".into()],
     };
     let value = |r: &Value, c: &str| r[c].to_string().trim_matches('"').to_string();
+    // (a parameter another workload of the study has is empty in this row: left out)
     let words = |r: &Value, cols: &[String]| {
-        cols.iter().map(|c| reports::describe(c, &value(r, c))).collect::<Vec<_>>().join(", ")
+        cols.iter()
+            .filter(|c| !r[c.as_str()].is_null())
+            .map(|c| reports::describe(c, &value(r, c)))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let study = doc["study"].as_str().unwrap_or("study");
     let split = doc["plot"]["split"].as_str();
@@ -152,10 +157,11 @@ fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
         .cloned()
         .chain(split.map(String::from))
         .collect();
-    // told apart by the lines: the hardware fields (but the split) and the series' parameters
+    // told apart by the lines: the hardware fields (but the split and a field on the x
+    // axis) and the series' parameters
     let lines: Vec<String> = hw_cols
         .iter()
-        .filter(|c| Some(c.as_str()) != split)
+        .filter(|c| Some(c.as_str()) != split && **c != x)
         .cloned()
         .chain(series_cols.iter().cloned())
         .collect();

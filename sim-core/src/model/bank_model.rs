@@ -109,17 +109,20 @@ impl BankModel {
         &self.hw
     }
 
-    /// Lanes per phase for `req`, after the load pair-merge rule.
+    /// Lanes per phase for `req`, after the load pair-merge rule (the consecutive-lane
+    /// phases: where the crossbar lists lane groups for its op and width, those serve it).
     pub fn phase_lanes(&mut self, req: &WarpRequest<'_>) -> u32 {
         general::phase_lanes(&self.hw, &mut self.dense, req)
     }
 
     /// Wavefronts and ideal wavefronts of one request. Barriers cost nothing.
     ///
-    /// Hardware with at most 64 banks and the `Multicast` or `Serialize` rule takes an
-    /// allocation-free fast path (a bitmask of the banks used and a word per bank; aligned
-    /// accesses on a linear power-of-two mapping count one key per lane); everything
-    /// else, and [`Self::picture`], takes the general path. Both give the same results.
+    /// Hardware with at most 64 banks of one port and the `Multicast` or `Serialize` rule
+    /// takes, for phases of consecutive lanes, an allocation-free fast path (a bitmask of
+    /// the banks used and a word per bank; aligned accesses on a linear power-of-two
+    /// mapping count one key per lane); everything else (explicit lane groups, banks of
+    /// several ports), and [`Self::picture`], takes the general path. Both give the same
+    /// results.
     #[inline]
     pub fn evaluate(&mut self, req: &WarpRequest<'_>) -> Outcome {
         if let Some(fast) = self.fast.as_deref_mut() {

@@ -18,8 +18,10 @@ use crate::request::{Outcome, WarpRequest};
 
 /// Scratch and tables of the fast path (see `BankModel::evaluate`).
 ///
-/// It applies to hardware with at most 64 banks and the `Multicast` and `Serialize`
-/// rules; `OneBroadcastWord` and larger bank counts take the general path. Each phase is
+/// It applies to hardware with at most 64 banks of one port each and the `Multicast` and
+/// `Serialize` rules, for the ops and widths whose phases are the compact default
+/// (consecutive lanes); `OneBroadcastWord`, larger bank counts, banks of several ports and
+/// explicit lane groups take the general path. Each phase is
 /// counted by a [`WordCounter`], which clears nothing between phases. Results are
 /// identical to the general path (`sim-core/tests/fast_path.rs` checks it on random
 /// requests and hardware).
@@ -69,7 +71,11 @@ enum FastBanks {
 impl Fast {
     /// The fast path of `hw`; `None` where it does not apply.
     pub(super) fn new(hw: &Hardware) -> Option<Box<Fast>> {
-        if hw.banks > 64 || !hw.bank_bytes.is_power_of_two() || !hw.warp.is_power_of_two() {
+        if hw.banks > 64
+            || !hw.bank_bytes.is_power_of_two()
+            || !hw.warp.is_power_of_two()
+            || hw.crossbar.ports != 1
+        {
             return None;
         }
         let n = hw.banks;
@@ -91,13 +97,17 @@ impl Fast {
                 SameWord::OneBroadcastWord => continue,
             };
             for w in WIDTHS {
-                let lanes = hw.phase_lanes.lanes(w).min(hw.warp);
+                if hw.crossbar.groups_for(op, w).is_some() {
+                    // explicit lane groups: the general path
+                    continue;
+                }
+                let lanes = hw.phase_lanes(w);
                 if !lanes.is_power_of_two() {
                     return None;
                 }
                 let merge = op == Op::Load
                     && lanes < hw.warp
-                    && hw.load_pair_merge.as_ref().is_some_and(|pm| pm.widths.contains(&w));
+                    && hw.crossbar.load_pair_merge.as_ref().is_some_and(|pm| pm.widths.contains(&w));
                 plans[op as usize][w as usize] =
                     Plan::Fast { shift: lanes.trailing_zeros() as u8, merge, serialize };
             }
@@ -377,7 +387,7 @@ impl Fast {
         #[cfg(target_arch = "x86_64")]
         if SIMD && req.lanes.len() == 32 && hw.warp == 32 {
             // (the plan's `merge` says that the rule covers this width)
-            let Some(pm) = &hw.load_pair_merge else { return false };
+            let Some(pm) = &hw.crossbar.load_pair_merge else { return false };
             // a loop, not `any`: a closure would not be compiled for AVX2
             for &m in &pm.masks {
                 // SAFETY: `SIMD` is set only in the AVX2 and AVX-512 builds; 32 lanes; every mask is

@@ -1,10 +1,10 @@
 //! The general path of the bank model: every rule (`OneBroadcastWord` included), any
-//! bank count and mapping, and the bank × lane picture. Per phase it lists the (bank,
-//! word, lane) of every word the phase's lanes touch and costs the list under the op's
-//! same-word rule.
+//! bank count and mapping, explicit lane groups, bank ports, and the bank × lane
+//! picture. Per phase it lists the (bank, word, lane) of every word the phase's lanes
+//! touch and costs the list under the op's same-word rule and the banks' ports.
 
 use super::global::global_lines;
-use super::pair_merge::pairs_merge;
+use super::pair_merge::{pairs_merge, NONE};
 use crate::hardware::{Hardware, SameWord};
 use crate::mapping::BankMapping;
 use crate::op::Op;
@@ -16,7 +16,7 @@ const UNASSIGNED: u32 = u32::MAX;
 /// Lanes per phase for `req` on `hw`, after the load pair-merge rule (`dense`: see
 /// [`pairs_merge`]).
 pub(super) fn phase_lanes(hw: &Hardware, dense: &mut [u32], req: &WarpRequest<'_>) -> u32 {
-    let base = hw.phase_lanes.lanes(req.bytes).min(hw.warp);
+    let base = hw.phase_lanes(req.bytes);
     if req.op == Op::Load && base < hw.warp && pairs_merge(hw, dense, req) {
         (base * 2).min(hw.warp)
     } else {
@@ -67,10 +67,34 @@ impl General {
         if !req.op.is_memory() || req.lanes.is_empty() {
             return Outcome::default();
         }
+        let rule = hw.same_word(req.op);
+        let ports = hw.crossbar.ports;
+        let mut out = Outcome::default();
+        if let Some(groups) = hw.crossbar.groups_for(req.op, req.bytes) {
+            // explicit lane groups: `dense` holds each active lane's index in `req`
+            for (i, &lane) in req.lanes.iter().enumerate() {
+                dense[lane as usize] = i as u32;
+            }
+            for group in groups {
+                self.entries.clear();
+                for &lane in group {
+                    // (lanes past the warp are left out)
+                    let i = dense.get(lane as usize).copied().unwrap_or(NONE);
+                    if i != NONE {
+                        self.push_lane(hw, req, i as usize);
+                    }
+                }
+                if !self.entries.is_empty() {
+                    self.serve_phase(rule, ports, &mut out, cells.as_deref_mut());
+                }
+            }
+            for &lane in req.lanes {
+                dense[lane as usize] = NONE;
+            }
+            return out;
+        }
         // phase sizes are powers of two (validated)
         let phase_shift = phase_lanes(hw, dense, req).trailing_zeros();
-        let rule = hw.same_word(req.op);
-        let mut out = Outcome::default();
         let mut start = 0;
         while start < req.lanes.len() {
             let p = req.lanes[start] >> phase_shift;
@@ -78,46 +102,69 @@ impl General {
             while end < req.lanes.len() && req.lanes[end] >> phase_shift == p {
                 end += 1;
             }
-            self.fill_entries(hw, req, start, end);
-            let w = self.phase_cost(rule, cells.is_some());
-            if let Some(cells) = cells.as_deref_mut() {
-                for (i, &(bank, word, lane)) in self.entries.iter().enumerate() {
-                    cells.push(Cell { wavefront: out.wavefronts + self.slot[i], bank, lane, word });
-                }
+            self.entries.clear();
+            for i in start..end {
+                self.push_lane(hw, req, i);
             }
-            out.wavefronts += w;
-            out.ideal += 1;
+            self.serve_phase(rule, ports, &mut out, cells.as_deref_mut());
             start = end;
         }
         out
     }
 
-    /// Collects the (bank, word, lane) entries of lanes `start..end` of `req`.
-    fn fill_entries(&mut self, hw: &Hardware, req: &WarpRequest<'_>, start: usize, end: usize) {
+    /// Costs the current phase's entries, adds them to `out` and, with `cells`, to the
+    /// picture.
+    fn serve_phase(&mut self, rule: SameWord, ports: u32, out: &mut Outcome, cells: Option<&mut Vec<Cell>>) {
+        let w = self.phase_cost(rule, ports, cells.is_some());
+        if let Some(cells) = cells {
+            for (i, &(bank, word, lane)) in self.entries.iter().enumerate() {
+                cells.push(Cell { wavefront: out.wavefronts + self.slot[i], bank, lane, word });
+            }
+        }
+        out.wavefronts += w;
+        out.ideal += 1;
+    }
+
+    /// Adds the (bank, word, lane) entries of lane `i` of `req` to the current phase.
+    fn push_lane(&mut self, hw: &Hardware, req: &WarpRequest<'_>, i: usize) {
         // bank_bytes is a power of two (validated): shifts, not divisions
         let shift = hw.bank_bytes.trailing_zeros();
         let n = hw.banks;
         let linear_pow2 = hw.mapping == BankMapping::Linear && n.is_power_of_two();
-        self.entries.clear();
-        for i in start..end {
-            let addr = req.addrs[i];
-            let first = addr >> shift;
-            let last = (addr + (req.bytes as u32 - 1)) >> shift;
-            for word in first..=last {
-                let bank = if linear_pow2 { word & (n - 1) } else { hw.mapping.bank(word, n) };
-                self.entries.push((bank, word, req.lanes[i]));
-            }
+        let addr = req.addrs[i];
+        let first = addr >> shift;
+        let last = (addr + (req.bytes as u32 - 1)) >> shift;
+        for word in first..=last {
+            let bank = if linear_pow2 { word & (n - 1) } else { hw.mapping.bank(word, n) };
+            self.entries.push((bank, word, req.lanes[i]));
         }
     }
 
-    /// Wavefronts of the current phase's entries under `rule`. With `assign`, also
-    /// records each entry's wavefront in `slot`.
-    fn phase_cost(&mut self, rule: SameWord, assign: bool) -> u32 {
+    /// Wavefronts of the current phase's entries under `rule`, on banks of `ports` ports.
+    /// With `assign`, also records each entry's wavefront in `slot`.
+    fn phase_cost(&mut self, rule: SameWord, ports: u32, assign: bool) -> u32 {
         match rule {
-            SameWord::Multicast => self.cost_multicast(assign),
-            SameWord::Serialize => self.cost_serialize(assign),
-            SameWord::OneBroadcastWord => self.cost_broadcast_word(assign),
+            SameWord::Multicast => {
+                let w = self.cost_multicast(assign);
+                self.share_ports(ports, w)
+            }
+            SameWord::Serialize => {
+                let w = self.cost_serialize(assign);
+                self.share_ports(ports, w)
+            }
+            SameWord::OneBroadcastWord => self.cost_broadcast_word(ports, assign),
         }
+    }
+
+    /// A bank of `ports` ports serves `ports` of its words (or lane accesses) per
+    /// wavefront: the `r`-th (from 0) goes in wavefront `r / ports`, and `w` ranks cost
+    /// `ceil(w / ports)`.
+    fn share_ports(&mut self, ports: u32, w: u32) -> u32 {
+        if ports == 1 {
+            return w;
+        }
+        self.slot.iter_mut().for_each(|s| *s /= ports);
+        w.div_ceil(ports)
     }
 
     /// The busiest bank's number of distinct words.
@@ -189,10 +236,11 @@ impl General {
     }
 
     /// CC 1.x: each wavefront serves every waiting lane on one broadcast word plus one
-    /// waiting lane in each other bank. The hardware leaves the choice of broadcast word
-    /// open; we take the word with the most waiting lanes (lowest word on a tie), which
-    /// makes the cost independent of lane order.
-    fn cost_broadcast_word(&mut self, _assign: bool) -> u32 {
+    /// waiting lane in each other bank (`ports` lanes per bank, the broadcast word taking
+    /// one of its bank's). The hardware leaves the choice of broadcast word open; we take
+    /// the word with the most waiting lanes (lowest word on a tie), which makes the cost
+    /// independent of lane order.
+    fn cost_broadcast_word(&mut self, ports: u32, _assign: bool) -> u32 {
         self.entries.sort_unstable();
         self.slot.clear();
         self.slot.resize(self.entries.len(), UNASSIGNED);
@@ -222,10 +270,10 @@ impl General {
                     continue;
                 }
                 let (bank, word, _) = self.entries[i];
-                let take = if bank == bcast_bank {
-                    word == bcast_word
-                } else if self.per_bank[bank as usize] == 0 {
-                    self.per_bank[bank as usize] = 1;
+                let take = if bank == bcast_bank && word == bcast_word {
+                    true
+                } else if self.per_bank[bank as usize] < ports {
+                    self.per_bank[bank as usize] += 1;
                     true
                 } else {
                     false

@@ -1,13 +1,15 @@
 //! The bank model: one warp request in, wavefronts out.
 //!
 //! ```text
-//!  lanes  0  1  2  3 ...        phase splitting: lanes per phase by width
+//!  lanes  0  1  2  3 ...        the crossbar's phases: lanes per phase by width
 //!         |  |  |  |            (H100: 32 lanes for <= 4 B, 16 for 8 B, 8 for 16 B;
-//!         v  v  v  v             doubled for loads whose lanes pair up)
+//!         v  v  v  v             doubled for loads whose lanes pair up), or its
+//!                                explicit lane groups (CDNA 3 b128 loads)
 //!  words  addr / bank_bytes     a lane touches ceil(bytes / bank_bytes) words
 //!  banks  mapping(word)         linear or XOR swizzle
 //!  cost   per phase: the busiest bank's number of distinct words (multicast),
-//!         lanes (serialize), or the CC 1.x broadcast-word schedule
+//!         lanes (serialize), or the CC 1.x broadcast-word schedule; over the
+//!         bank ports, rounded up
 //! ```
 //! A request's wavefronts are the sum over its phases; its ideal is the number of
 //! phases with an active lane; conflicts = max(0, wavefronts - ideal).

@@ -10,7 +10,7 @@ pub(super) const NONE: u32 = u32::MAX;
 /// Whether the lanes of load `req` pair up under `hw`'s pair-merge rule. `dense` holds
 /// `NONE` for every lane of the warp, and does again on return.
 pub(super) fn pairs_merge(hw: &Hardware, dense: &mut [u32], req: &WarpRequest<'_>) -> bool {
-    let Some(pm) = &hw.load_pair_merge else { return false };
+    let Some(pm) = &hw.crossbar.load_pair_merge else { return false };
     if !pm.widths.contains(&req.bytes) {
         return false;
     }

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use proptest::prelude::*;
-use sim_core::{BankMapping, Hardware, Op, PairMerge, PhaseLanes, SameWord};
+use sim_core::{BankMapping, Crossbar, Hardware, Op, PairMerge, PhaseLanes, SameWord};
 
 pub fn pow2_upto_64() -> impl Strategy<Value = u32> {
     (0u32..=6).prop_map(|k| 1 << k)
@@ -41,12 +41,17 @@ pub fn hardware() -> impl Strategy<Value = Hardware> {
                 banks,
                 bank_bytes,
                 warp,
-                phase_lanes: PhaseLanes { b1, b2, b4, b8, b16 },
-                broadcast: rules.0,
-                write_collision: rules.1,
-                atomic: rules.2,
-                reduction: rules.3,
-                load_pair_merge,
+                crossbar: Crossbar {
+                    width: 128,
+                    lanes: Some(PhaseLanes { b1, b2, b4, b8, b16 }),
+                    groups: Vec::new(),
+                    broadcast: rules.0,
+                    write_collision: rules.1,
+                    atomic: rules.2,
+                    reduction: rules.3,
+                    load_pair_merge,
+                    ports: 1,
+                },
                 mapping,
                 smem_per_sm: 1 << 20,
                 timing: None,

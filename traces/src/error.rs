@@ -18,14 +18,14 @@ pub enum TraceError {
     },
     /// The file has no header line (or nothing at all).
     #[error(
-        "{file}: empty trace: expected a header line `block,thread,step,op,addr,bytes[,gap[,dep[,wait]]]`"
+        "{file}: empty trace: expected a header line `block,thread,step,op,addr,bytes[,gap[,dep[,wait[,site]]]]`"
     )]
     Empty {
         /// The file.
         file: String,
     },
     /// The header line is not the expected one.
-    #[error("{file}:{line}: bad header `{found}`: expected `block,thread,step,op,addr,bytes` optionally followed by `,gap`, `,dep` and `,wait`")]
+    #[error("{file}:{line}: bad header `{found}`: expected `block,thread,step,op,addr,bytes` optionally followed by `,gap`, `,dep`, `,wait` and `,site`")]
     Header {
         /// The file.
         file: String,
@@ -60,6 +60,16 @@ pub enum TraceError {
         /// The text found.
         value: String,
         /// What was expected.
+        problem: String,
+    },
+    /// A line of the site table (`# site ID LABEL`, before the header) is malformed.
+    #[error("{file}:{line}: site table: {problem}")]
+    Site {
+        /// The file.
+        file: String,
+        /// Line number.
+        line: u64,
+        /// What is wrong.
         problem: String,
     },
     /// The CSV layer failed (e.g. invalid UTF-8).

@@ -143,7 +143,7 @@ fn trace() -> impl Strategy<Value = Trace> {
                 if timing { (gap * 7, [None, Some(false), Some(true)][dep as usize]) } else { (0, None) };
             // a wait within the gap for most records, none for some
             let wait = (columns == 2 && wait < 8).then(|| wait % (gap + 1));
-            t.push(Record { block, thread, step, op, addr, bytes, gap, dep, wait });
+            t.push(Record { block, thread, step, op, addr, bytes, gap, dep, wait, site: traces::NO_SITE });
         }
         t
     })
@@ -235,7 +235,18 @@ fn sample() -> Trace {
                     (_, 3) => ((thread % 8) * 4 + (thread / 8) * 132, 4),
                     _ => (thread * 4 * (step + 1), 4),
                 };
-                t.push(Record { block, thread, step, op, addr, bytes, gap: 0, dep: None, wait: None });
+                t.push(Record {
+                    block,
+                    thread,
+                    step,
+                    op,
+                    addr,
+                    bytes,
+                    gap: 0,
+                    dep: None,
+                    wait: None,
+                    site: traces::NO_SITE,
+                });
             }
         }
     }
@@ -423,6 +434,7 @@ fn a_warp_mixing_ops_is_an_error_at_that_warp_size_only() {
             gap: 0,
             dep: None,
             wait: None,
+            site: traces::NO_SITE,
         });
     }
     let bytes = to_bytes(&t, 100);
@@ -484,6 +496,7 @@ fn one_tile() -> (Vec<u8>, usize) {
             gap: 0,
             dep: None,
             wait: None,
+            site: traces::NO_SITE,
         });
     }
     (to_bytes(&t, binary::CHUNK_LANES), 20)
@@ -545,7 +558,18 @@ fn a_tile_of_a_seen_shape_is_checked_like_any_other() {
         for thread in 0..64 {
             let addr = origin + (thread % 8) * 16 + (thread / 8) * 144;
             let (step, op) = (step as u32, Op::Load);
-            t.push(Record { block: 0, thread, step, op, addr, bytes: 16, gap: 0, dep: None, wait: None });
+            t.push(Record {
+                block: 0,
+                thread,
+                step,
+                op,
+                addr,
+                bytes: 16,
+                gap: 0,
+                dep: None,
+                wait: None,
+                site: traces::NO_SITE,
+            });
         }
     }
     let (bytes, h) = (to_bytes(&t, binary::CHUNK_LANES), 20);
@@ -593,6 +617,7 @@ fn strided_warps_take_a_few_bytes_per_request() {
                     gap: 0,
                     dep: None,
                     wait: None,
+                    site: traces::NO_SITE,
                 });
             }
         }

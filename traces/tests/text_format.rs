@@ -21,7 +21,7 @@ fn record() -> impl Strategy<Value = Record> {
             let gap = gap.unwrap_or(0);
             // a wait is a point within the gap
             let wait = wait.map(|w| w % (gap + 1));
-            Record { block, thread, step, op, addr, bytes, gap, dep, wait }
+            Record { block, thread, step, op, addr, bytes, gap, dep, wait, site: traces::NO_SITE }
         })
 }
 

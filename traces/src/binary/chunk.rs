@@ -412,6 +412,7 @@ impl Chunk {
                     gap,
                     dep,
                     wait: wait.checked_sub(1),
+                    site: crate::NO_SITE,
                 });
                 trace.lines.push(0);
                 k += 1;

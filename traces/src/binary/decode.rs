@@ -631,6 +631,7 @@ mod tests {
                     gap: 0,
                     dep: None,
                     wait: None,
+                    site: crate::NO_SITE,
                 });
             }
         }

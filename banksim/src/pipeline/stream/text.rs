@@ -216,7 +216,7 @@ pub fn text_in_block_order<S: Send, E: From<Error> + From<traces::TraceError> + 
     let mut columns = 0;
     let bar = reading(&input);
     traces::text::for_each_batch(bar.wrap_read(input.into_reader()), &source, |records, lines, header| {
-        columns = header;
+        columns = header.columns;
         sorter.push(records, lines)
     })?;
     drop(bar);
@@ -263,7 +263,7 @@ fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
         file,
         &source,
         |records: &[Record], lines: &[u32], header| -> Result<(), E> {
-            columns = header;
+            columns = header.columns;
             let floor = open.records.last().map_or(0, |r| r.block);
             if records.first().is_some_and(|r| r.block < floor) || !traces::blocks_in_order(records) {
                 unordered = true;

@@ -88,6 +88,14 @@ pub enum TraceError {
     Group(#[from] GroupError),
 }
 
+/// `site N`, or `no site`.
+fn site_name(site: u32) -> String {
+    match site {
+        crate::NO_SITE => "no site".into(),
+        s => format!("site {s}"),
+    }
+}
+
 /// Grouping records into warp requests failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -131,6 +139,26 @@ pub enum GroupError {
         first_bytes: u8,
         /// Width of the disagreeing record.
         bytes: u8,
+    },
+    /// Lanes of one request come from different sites.
+    #[error("{file}:{line}: block {block} warp {warp} step {step} mixes sites: {} here, {} at line {first_line}; all lanes of a warp at one step must run the same instruction", site_name(*site), site_name(*first_site))]
+    MixedSite {
+        /// The file.
+        file: String,
+        /// Line of the disagreeing record.
+        line: u32,
+        /// Line of the request's first record.
+        first_line: u32,
+        /// Block id.
+        block: u32,
+        /// Warp index in the block.
+        warp: u32,
+        /// Step.
+        step: u32,
+        /// Site of the first record.
+        first_site: u32,
+        /// Site of the disagreeing record.
+        site: u32,
     },
     /// The same thread has two records for one step.
     #[error(

@@ -367,6 +367,7 @@ impl Chunk {
             dep,
             wait: r.wait.checked_sub(1),
             line: 0,
+            site: crate::NO_SITE,
             lanes: &self.lanes[l..l + n],
             addrs: &self.addrs[s..s + n],
         }

@@ -81,7 +81,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     })?;
     bar.say(format!("writing {}", args.out.display()));
     let mut out =
-        StreamedTrace::create(&args.out, TraceFormat::choose(args.to, Some(&args.out)), &name, false)?;
+        StreamedTrace::create(&args.out, TraceFormat::choose(args.to, Some(&args.out)), &name, false, &stats.sites)?;
     let mut records = 0;
     sorter.finish(|blocks| {
         records += blocks.len();

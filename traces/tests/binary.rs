@@ -374,9 +374,9 @@ fn text_is_not_binary_and_a_future_version_is_refused() {
     let e = parse_err(b"block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n");
     assert!(matches!(e, BinaryError::Magic { .. }), "{e}");
     let mut b = to_bytes(&sample(), 100);
-    b[8] = 3;
+    b[8] = 4;
     match parse_err(&b) {
-        BinaryError::Unsupported { offset: 8, what: "version", found: 3, .. } => {}
+        BinaryError::Unsupported { offset: 8, what: "version", found: 4, .. } => {}
         e => panic!("{e}"),
     }
 }
@@ -727,9 +727,10 @@ mod sites {
         // the sites flag in a version 2 file is unknown there
         let e = binary::parse(&patched(bytes.clone(), 2, flags)[..], "t.bsim").unwrap_err().to_string();
         assert!(e.starts_with("t.bsim: byte 10: unsupported flags"), "{e}");
-        // a site table whose checksum fails
+        // a site table whose checksum fails (a byte of the first label, after the 20-byte
+        // header, the tag, the count and the label's length)
         let mut bad = bytes.clone();
-        bad[30] ^= 1;
+        bad[33] ^= 1;
         let e = binary::parse(&bad[..], "t.bsim").unwrap_err().to_string();
         assert!(e.contains("site table"), "{e}");
         // cut inside the table

@@ -617,8 +617,12 @@ fn memtrace_new_format_needs_a_kernel_choice_when_two_launches_use_shared_memory
     // the LDS.U.64 line has a PC: its records keep it; lines without one have no site
     assert_eq!(t.sites, vec!["pc 0x0120 LDS.U.64".to_string()]);
     let site_of = |warp: u32, step: u32| {
-        let s: Vec<u32> =
-            t.records.iter().filter(|r| r.block == 3 && r.thread / 32 == warp && r.step == step).map(|r| r.site).collect();
+        let s: Vec<u32> = t
+            .records
+            .iter()
+            .filter(|r| r.block == 3 && r.thread / 32 == warp && r.step == step)
+            .map(|r| r.site)
+            .collect();
         assert!(s.windows(2).all(|w| w[0] == w[1]), "one site per request");
         s[0]
     };

@@ -158,7 +158,8 @@ pub fn describe(r: &Row) -> String {
     )
 }
 
-/// One row of `--by-line-csv`.
+/// One row of `--by-line-csv`: a source line (`file`, `line`, and in `site` its site
+/// ids) or a site that names none (its label in `site`).
 #[derive(Serialize)]
 pub struct LineRow<'a> {
     pub file: &'a str,
@@ -199,7 +200,10 @@ pub const LINE_HEADER: &[&str] = &[
 pub fn csv_rows<'a>(report: &'a ByLine, sources: &'a Sources) -> impl Iterator<Item = LineRow<'a>> + 'a {
     report.rows.iter().map(move |r| {
         let (file, line, site) = match &r.place {
-            Place::Source { file, line } => (file.as_str(), Some(*line), String::new()),
+            Place::Source { file, line } => {
+                let ids: Vec<String> = r.sites.iter().map(|s| s.to_string()).collect();
+                (file.as_str(), Some(*line), ids.join(" "))
+            }
             Place::Label(l) => ("", None, l.clone()),
             Place::NoSite => ("", None, "(no site)".to_string()),
         };

@@ -212,14 +212,16 @@ pub fn by_line(
     Ok(ByLine { rows: rows.into_values().collect(), total, engine })
 }
 
+/// The advisor's search of one array: the current layout and the candidates.
+type Searched = (layout::Candidate, Vec<layout::Candidate>);
+
 /// For every row with conflicts, the advisor's best layout for the array its most
 /// conflicted request reads ([`layout::infer_shape_where`]): the one that leaves the
 /// fewest conflicts on the row (then in all, then the fewest extra bytes), where it
 /// removes some. Layouts up to `max_pad` elements of padding are tried.
 pub fn advise(hw: &Hardware, trace: &Trace, report: &mut ByLine, max_pad: u32) -> Result<()> {
-    // a row's array is searched once per shape
-    let mut searched: BTreeMap<(u32, u32, u32, u32), (layout::Candidate, Vec<layout::Candidate>)> =
-        BTreeMap::new();
+    // a row's array is searched once per shape (`None`: no access falls inside it)
+    let mut searched: BTreeMap<(u32, u32, u32, u32), Option<Searched>> = BTreeMap::new();
     for row in report.rows.iter_mut().filter(|r| r.tally.conflicts > 0) {
         let sites = &row.sites;
         let shape = match layout::infer_shape_where(trace, hw, |r| sites.contains(&r.site)) {
@@ -227,15 +229,9 @@ pub fn advise(hw: &Hardware, trace: &Trace, report: &mut ByLine, max_pad: u32) -
             Err(_) => continue,
         };
         let key = (shape.base, shape.rows, shape.cols, shape.elem);
-        if !searched.contains_key(&key) {
-            let found = match layout::search(hw, trace, &shape, max_pad, false) {
-                Ok(f) => f,
-                // (no access falls inside the inferred array: no advice)
-                Err(_) => continue,
-            };
-            searched.insert(key, found);
-        }
-        let (base, cands) = &searched[&key];
+        let found =
+            searched.entry(key).or_insert_with(|| layout::search(hw, trace, &shape, max_pad, false).ok());
+        let Some((base, cands)) = found else { continue };
         let on_row = |c: &layout::Candidate| sites.iter().map(|s| c.sites.get(s).copied().unwrap_or(0)).sum();
         let before: u64 = on_row(base);
         let best = cands.iter().min_by_key(|c| (on_row(c), c.conflicts, c.extra_bytes, c.layout.to_string()));

@@ -164,7 +164,10 @@ impl RawChunk {
                     Some(table) => {
                         let s = u32_of(c, "site")?;
                         if s > table {
-                            return Err(corrupt(c, &format!("site {} beyond the site table's {table}", s - 1)));
+                            return Err(corrupt(
+                                c,
+                                &format!("site {} beyond the site table's {table}", s - 1),
+                            ));
                         }
                         s
                     }

@@ -144,7 +144,11 @@ impl<R: Read> Reader<R> {
             });
         }
         let flags = u16::from_le_bytes([h[10], h[11]]);
-        let known = if version >= VERSION_SITES { FLAG_TIMING | FLAG_WAIT | FLAG_SITES } else { FLAG_TIMING | FLAG_WAIT };
+        let known = if version >= VERSION_SITES {
+            FLAG_TIMING | FLAG_WAIT | FLAG_SITES
+        } else {
+            FLAG_TIMING | FLAG_WAIT
+        };
         if flags & !known != 0 {
             return Err(unsupported(10, "flags", flags as u64));
         }
@@ -158,11 +162,8 @@ impl<R: Read> Reader<R> {
                 u32::from_le_bytes([h[13], h[14], h[15], 0]) as u64,
             ));
         }
-        let (sites, table_len) = if flags & FLAG_SITES != 0 {
-            read_site_table(&mut src, &name)?
-        } else {
-            (Vec::new(), 0)
-        };
+        let (sites, table_len) =
+            if flags & FLAG_SITES != 0 { read_site_table(&mut src, &name)? } else { (Vec::new(), 0) };
         Ok(Reader {
             src,
             file: None,
@@ -465,9 +466,17 @@ fn read_site_table<R: Read>(src: &mut R, name: &str) -> Result<(Vec<String>, u64
     let mut bytes = Vec::new();
     let mut take = |n: usize, at: &mut u64, what: &str| -> Result<Vec<u8>, BinaryError> {
         let mut b = vec![0u8; n];
-        let got = read_full(src, &mut b).map_err(|source| BinaryError::Io { file: name.into(), offset: *at, source })?;
+        let got = read_full(src, &mut b).map_err(|source| BinaryError::Io {
+            file: name.into(),
+            offset: *at,
+            source,
+        })?;
         if got < n {
-            return Err(BinaryError::Truncated { file: name.into(), offset: *at + got as u64, inside: what.into() });
+            return Err(BinaryError::Truncated {
+                file: name.into(),
+                offset: *at + got as u64,
+                inside: what.into(),
+            });
         }
         *at += n as u64;
         Ok(b)
@@ -487,7 +496,10 @@ fn read_site_table<R: Read>(src: &mut R, name: &str) -> Result<(Vec<String>, u64
         let len = take(4, &mut at, "the site table")?;
         let n = u32::from_le_bytes([len[0], len[1], len[2], len[3]]);
         if n > MAX_SITE_LABEL {
-            return Err(corrupt(at - 4, format!("site {i}'s label of {n} bytes, more than {MAX_SITE_LABEL}")));
+            return Err(corrupt(
+                at - 4,
+                format!("site {i}'s label of {n} bytes, more than {MAX_SITE_LABEL}"),
+            ));
         }
         let label = take(n as usize, &mut at, "the site table")?;
         bytes.extend_from_slice(&len);

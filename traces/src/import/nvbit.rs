@@ -181,7 +181,18 @@ pub fn parse<R: BufRead>(reader: R, name: &str, opts: &Options) -> Result<Import
             }
             any = true;
             let line = u32::try_from(line).unwrap_or(u32::MAX);
-            l.pending.push(Pending { block, slot: rec.slot, lane, step, op, addr, bytes, wrapped, line, site });
+            l.pending.push(Pending {
+                block,
+                slot: rec.slot,
+                lane,
+                step,
+                op,
+                addr,
+                bytes,
+                wrapped,
+                line,
+                site,
+            });
         }
         if any {
             l.steps.insert((block, rec.slot), step + 1);

@@ -64,6 +64,8 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
     }
     let (src, kopts) = args.kernel.load()?;
     let file = args.kernel.kernel.display().to_string();
+    // a kernel that does not parse or cannot be instrumented says so before any GPU is opened
+    validate::capture::prepare(&src, &file, &kopts)?;
     let bar = progress::spinner("opening the GPU");
     let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
     let mut opts = validate::capture::CaptureOptions::new(kopts);

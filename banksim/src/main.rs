@@ -52,6 +52,8 @@ enum Command {
     Convert(commands::convert::ConvertArgs),
     /// Capture the shared-memory trace of a WGSL compute kernel run with wgpu (instrumented with naga).
     Capture(commands::capture::CaptureArgs),
+    /// Capture a WGSL kernel in memory and print its source annotated per line: conflicts (and stall cycles) by line, with the advisor's fix.
+    Explain(commands::explain::ExplainArgs),
     /// Time an uninstrumented WGSL compute kernel on a GPU (timestamp queries, warm-up, N repetitions).
     Measure(commands::measure::MeasureArgs),
     /// Fit the timing model to measured kernel runs; predicted vs measured speedups (CSV, RON, PNG).
@@ -68,7 +70,11 @@ fn main() {
     let command = cli.command;
     if matches!(
         command,
-        Command::Capture(_) | Command::Measure(_) | Command::Calibrate(_) | Command::Predict(_)
+        Command::Capture(_)
+            | Command::Explain(_)
+            | Command::Measure(_)
+            | Command::Calibrate(_)
+            | Command::Predict(_)
     ) {
         quiet_gpu_loader();
     }
@@ -99,6 +105,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Advise(args) => commands::advise::run(&args),
         Command::Convert(args) => commands::convert::run(&args),
         Command::Capture(args) => commands::capture::run(&args),
+        Command::Explain(args) => commands::explain::run(&args),
         Command::Measure(args) => commands::measure::run(&args),
         Command::Calibrate(args) => commands::calibrate::run(&args),
         Command::Predict(args) => commands::predict::run(&args),

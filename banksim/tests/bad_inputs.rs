@@ -141,6 +141,40 @@ const CASES: &[Case] = &[
         needles: &["k.wgsl: refusing to write over an input of this command"],
     },
     Case {
+        what: "site id missing from the site table (run --by-line)",
+        files: &[(
+            "t.csv",
+            b"# site 0 k.wgsl:3:5\nblock,thread,step,op,addr,bytes,gap,dep,wait,site\n0,0,0,ld,0,4,0,,,0\n0,1,0,ld,4,4,0,,,2\n",
+        )],
+        args: &["run", "--by-line", "{dir}/t.csv"],
+        code: 1,
+        needles: &["t.csv:4", "column 10 `site`", "expected a site id of the table (0 to 0)", "found `2`"],
+    },
+    Case {
+        what: "malformed site table line",
+        files: &[("t.csv", b"# site 1 k.wgsl:3:5\nblock,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n")],
+        args: &["run", "{dir}/t.csv"],
+        code: 1,
+        needles: &["t.csv:1", "site table", "expected 0, found 1"],
+    },
+    Case {
+        what: "lanes of one request at two sites",
+        files: &[(
+            "t.csv",
+            b"# site 0 k.wgsl:3:5\n# site 1 k.wgsl:4:5\nblock,thread,step,op,addr,bytes,gap,dep,wait,site\n0,0,0,ld,0,4,0,,,0\n0,1,0,ld,4,4,0,,,1\n",
+        )],
+        args: &["run", "--by-line", "{dir}/t.csv"],
+        code: 1,
+        needles: &["t.csv:5", "mixes sites: site 1 here, site 0 at line 4"],
+    },
+    Case {
+        what: "explain of a kernel that does not parse",
+        files: &[("k.wgsl", b"fn main( {\n")],
+        args: &["explain", "{dir}/k.wgsl", "--dispatch", "1"],
+        code: 1,
+        needles: &["k.wgsl"],
+    },
+    Case {
         what: "duplicate record",
         files: &[("t.csv", trace!("0,0,0,ld,0,4\n0,0,0,ld,4,4\n"))],
         args: &["run", "{dir}/t.csv"],
@@ -556,7 +590,7 @@ fn every_bad_input_fails_cleanly_with_place_and_problem() {
     let mut failures = Vec::new();
     for (i, case) in CASES.iter().enumerate() {
         if (case.args[0] == "report" && !cfg!(feature = "charts"))
-            || (case.args[0] == "capture" && !cfg!(feature = "gpu"))
+            || (matches!(case.args[0], "capture" | "explain") && !cfg!(feature = "gpu"))
         {
             continue; // fails earlier, for want of the feature
         }

@@ -54,3 +54,44 @@ fn measure_appends_a_row_per_run() {
     assert_eq!(text.lines().count(), 3, "{text}");
     assert!(text.starts_with("label,"), "{text}");
 }
+
+/// The fields of `explain`'s statistics on a printed line (`LINE | STATS | ...`).
+fn stats_of(line: &str) -> Vec<f64> {
+    line.split('|').nth(1).unwrap_or("").split_whitespace().filter_map(|f| f.parse().ok()).collect()
+}
+
+#[test]
+fn explain_shows_the_transpose_column_read_and_its_padded_fix() {
+    if !common::gpu_or_skip("explain_shows_the_transpose_column_read_and_its_padded_fix") {
+        return;
+    }
+    let explain = |name: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
+            .args(["explain", &kernel(name), "--dispatch", "1", "--config", "h100"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    // the source line of the column read, and its shared load's part below it
+    let read = "dst[oy * height + ox] = tile[l.x][l.y];";
+    let part = |text: &str| -> Vec<f64> {
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines.iter().position(|l| l.ends_with(read)).expect("the read's line is printed");
+        let ld = lines[at + 1..].iter().find(|l| l.ends_with(": ld")).expect("the load's part");
+        stats_of(ld)
+    };
+    let unpadded = explain("transpose32.wgsl");
+    // 32 warps of a 32x32 block, each reading a column: 32 wavefronts, 31 of them conflicts
+    let [requests, wavefronts, ideal, conflicts, per_request] = part(&unpadded)[..] else {
+        panic!("{unpadded}")
+    };
+    assert_eq!((requests, wavefronts, ideal, conflicts, per_request), (32.0, 1024.0, 32.0, 992.0, 32.0));
+    assert_eq!(conflicts / requests, 31.0);
+    assert!(unpadded.contains("^ fix:"), "the advisor has a fix for the read:\n{unpadded}");
+    let padded = explain("transpose32_pad1.wgsl");
+    assert_eq!(part(&padded), vec![32.0, 32.0, 32.0, 0.0, 1.0], "{padded}");
+    let total = padded.lines().find(|l| l.starts_with("total |")).expect("a total line");
+    assert_eq!(stats_of(total)[3], 0.0, "no conflict anywhere:\n{padded}");
+    assert!(!padded.contains("^ fix:"), "{padded}");
+}

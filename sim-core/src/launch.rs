@@ -41,7 +41,8 @@ impl Gaps {
         Some(Gaps::Ops { cycles_per_op: o.cycles_per_op, issue_per_op: o.issue_per_op })
     }
 
-    fn cycles_per_op(&self) -> f64 {
+    /// Cycles per unit of gap (1 for cycles).
+    pub fn cycles_per_op(&self) -> f64 {
         match *self {
             Gaps::Cycles => 1.0,
             Gaps::Ops { cycles_per_op, .. } => cycles_per_op,

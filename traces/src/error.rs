@@ -18,14 +18,14 @@ pub enum TraceError {
     },
     /// The file has no header line (or nothing at all).
     #[error(
-        "{file}: empty trace: expected a header line `block,thread,step,op,addr,bytes[,gap[,dep[,wait]]]`"
+        "{file}: empty trace: expected a header line `block,thread,step,op,addr,bytes[,gap[,dep[,wait[,site]]]]`"
     )]
     Empty {
         /// The file.
         file: String,
     },
     /// The header line is not the expected one.
-    #[error("{file}:{line}: bad header `{found}`: expected `block,thread,step,op,addr,bytes` optionally followed by `,gap`, `,dep` and `,wait`")]
+    #[error("{file}:{line}: bad header `{found}`: expected `block,thread,step,op,addr,bytes` optionally followed by `,gap`, `,dep`, `,wait` and `,site`")]
     Header {
         /// The file.
         file: String,
@@ -62,6 +62,16 @@ pub enum TraceError {
         /// What was expected.
         problem: String,
     },
+    /// A line of the site table (`# site ID LABEL`, before the header) is malformed.
+    #[error("{file}:{line}: site table: {problem}")]
+    Site {
+        /// The file.
+        file: String,
+        /// Line number.
+        line: u64,
+        /// What is wrong.
+        problem: String,
+    },
     /// The CSV layer failed (e.g. invalid UTF-8).
     #[error("{file}:{line}: {message}")]
     Csv {
@@ -76,6 +86,14 @@ pub enum TraceError {
     /// for one step on the next line), before the rest of the file is read.
     #[error(transparent)]
     Group(#[from] GroupError),
+}
+
+/// `site N`, or `no site`.
+fn site_name(site: u32) -> String {
+    match site {
+        crate::NO_SITE => "no site".into(),
+        s => format!("site {s}"),
+    }
 }
 
 /// Grouping records into warp requests failed.
@@ -121,6 +139,26 @@ pub enum GroupError {
         first_bytes: u8,
         /// Width of the disagreeing record.
         bytes: u8,
+    },
+    /// Lanes of one request come from different sites.
+    #[error("{file}:{line}: block {block} warp {warp} step {step} mixes sites: {} here, {} at line {first_line}; all lanes of a warp at one step must run the same instruction", site_name(*site), site_name(*first_site))]
+    MixedSite {
+        /// The file.
+        file: String,
+        /// Line of the disagreeing record.
+        line: u32,
+        /// Line of the request's first record.
+        first_line: u32,
+        /// Block id.
+        block: u32,
+        /// Warp index in the block.
+        warp: u32,
+        /// Step.
+        step: u32,
+        /// Site of the first record.
+        first_site: u32,
+        /// Site of the disagreeing record.
+        site: u32,
     },
     /// The same thread has two records for one step.
     #[error(

@@ -25,6 +25,7 @@ pub fn transpose(tile: u32, pad: u32, bytes: u8) -> Trace {
                 gap: 0,
                 dep: None,
                 wait: None,
+                site: crate::NO_SITE,
             };
             trace.push(rec(0, Op::Store, ty * pitch + tx));
             trace.push(rec(1, Op::Barrier, 0));
@@ -49,6 +50,7 @@ pub fn strided(threads: u32, stride: u32, offset: u32, bytes: u8, op: Op) -> Tra
             gap: 0,
             dep: None,
             wait: None,
+            site: crate::NO_SITE,
         });
     }
     trace

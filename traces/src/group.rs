@@ -34,6 +34,7 @@ struct Head {
     step: u32,
     gap: u32,
     line: u32,
+    site: u32,
     /// Start of the request's addresses in `addrs`.
     start: u32,
     /// Start of the request's lanes in `lanes`, or [`CONTIGUOUS`].
@@ -82,6 +83,8 @@ pub struct RequestRef<'a> {
     pub wait: Option<u32>,
     /// Source line of the request's first record.
     pub line: u32,
+    /// The request's site (every lane's), or [`crate::NO_SITE`].
+    pub site: u32,
     /// Active lanes, ascending.
     pub lanes: &'a [u16],
     /// Byte address per active lane.
@@ -171,6 +174,18 @@ impl Requests {
                         op: r.op,
                     });
                 }
+                if h.site != r.site {
+                    return Err(GroupError::MixedSite {
+                        file: file(),
+                        line,
+                        first_line: h.line,
+                        block: r.block,
+                        warp,
+                        step: r.step,
+                        first_site: h.site,
+                        site: r.site,
+                    });
+                }
                 if h.bytes != r.bytes {
                     return Err(GroupError::MixedWidth {
                         file: file(),
@@ -196,6 +211,7 @@ impl Requests {
                     step: r.step,
                     gap: r.gap,
                     line,
+                    site: r.site,
                     start: out.addrs.len() as u32,
                     lanes_at: out.lanes.len() as u32,
                     lane0: 0,
@@ -264,6 +280,7 @@ impl Requests {
             dep: h.dep,
             wait: h.wait,
             line: h.line,
+            site: h.site,
             lanes,
             addrs: &self.addrs[s..s + n],
         }
@@ -329,6 +346,7 @@ impl Requests {
             step,
             gap,
             line: 0,
+            site: crate::NO_SITE,
             start: self.addrs.len() as u32,
             lanes_at: if run { CONTIGUOUS } else { self.lanes.len() as u32 },
             lane0: if run { lanes.first().copied().unwrap_or(0) } else { 0 },

@@ -26,6 +26,9 @@ pub struct Record {
     /// value; `None` when the gap does not use it (then `dep` says whether the access
     /// does, and a dependent access waits for the data before its whole gap).
     pub wait: Option<u32>,
+    /// The record's site: an index into its trace's [`Trace::sites`], or
+    /// [`crate::site::NO_SITE`].
+    pub site: u32,
 }
 
 /// A whole trace: records in file order, with the source line of each.
@@ -39,6 +42,9 @@ pub struct Trace {
     pub lines: Vec<u32>,
     /// Whether the source had the optional `gap` / `dep` columns.
     pub has_timing_columns: bool,
+    /// The site table: the label of each site id (see [`crate::site`]); empty when the
+    /// records have no sites.
+    pub sites: Vec<String>,
 }
 
 impl Trace {
@@ -56,6 +62,16 @@ impl Trace {
     /// Number of records.
     pub fn len(&self) -> usize {
         self.records.len()
+    }
+
+    /// Whether the records carry sites (the trace has a site table).
+    pub fn has_sites(&self) -> bool {
+        !self.sites.is_empty()
+    }
+
+    /// The label of site `id`, if the table has it.
+    pub fn site_label(&self, id: u32) -> Option<&str> {
+        self.sites.get(id as usize).map(String::as_str)
     }
 
     /// Whether the trace has no records.

@@ -18,7 +18,7 @@ use std::collections::BinaryHeap;
 use std::io::{BufReader, BufWriter, Read, Write};
 
 /// Bytes of one record in a run file.
-const RECORD_BYTES: usize = 32;
+const RECORD_BYTES: usize = 36;
 
 /// Bytes a record takes in memory while buffered (the record and its line).
 pub const BUFFERED_BYTES: usize = std::mem::size_of::<(Record, u32)>();
@@ -222,18 +222,18 @@ impl Merge {
 fn encode(r: &Record, line: u32) -> [u8; RECORD_BYTES] {
     let mut b = [0u8; RECORD_BYTES];
     for (i, v) in
-        [r.block, r.thread, r.step, r.addr, r.gap, r.wait.unwrap_or(0), line].into_iter().enumerate()
+        [r.block, r.thread, r.step, r.addr, r.gap, r.wait.unwrap_or(0), line, r.site].into_iter().enumerate()
     {
         b[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
     }
-    b[28] = r.op as u8;
-    b[29] = r.bytes;
-    b[30] = match r.dep {
+    b[32] = r.op as u8;
+    b[33] = r.bytes;
+    b[34] = match r.dep {
         None => 0,
         Some(false) => 1,
         Some(true) => 2,
     };
-    b[31] = r.wait.is_some() as u8;
+    b[35] = r.wait.is_some() as u8;
     b
 }
 
@@ -243,12 +243,13 @@ fn decode(b: &[u8; RECORD_BYTES]) -> (Record, u32) {
         block: word(0),
         thread: word(1),
         step: word(2),
-        op: Op::ALL[b[28] as usize],
+        op: Op::ALL[b[32] as usize],
         addr: word(3),
-        bytes: b[29],
+        bytes: b[33],
         gap: word(4),
-        dep: [None, Some(false), Some(true)][b[30] as usize],
-        wait: (b[31] != 0).then(|| word(5)),
+        dep: [None, Some(false), Some(true)][b[34] as usize],
+        wait: (b[35] != 0).then(|| word(5)),
+        site: word(7),
     };
     (r, word(6))
 }
@@ -268,6 +269,7 @@ mod tests {
             gap: i,
             dep: [None, Some(false), Some(true)][(i % 3) as usize],
             wait: i.is_multiple_of(2).then_some(i / 2),
+            site: crate::NO_SITE,
         }
     }
 

@@ -375,6 +375,7 @@ impl Builder {
             gap: 0,
             dep: None,
             wait: None,
+            site: crate::NO_SITE,
         });
     }
 
@@ -389,6 +390,7 @@ impl Builder {
             gap: 0,
             dep: None,
             wait: None,
+            site: crate::NO_SITE,
         });
     }
 }

@@ -1,7 +1,7 @@
 //! The text trace format: CSV with a header.
 //!
 //! ```text
-//! block,thread,step,op,addr,bytes[,gap[,dep[,wait]]]
+//! block,thread,step,op,addr,bytes[,gap[,dep[,wait[,site]]]]
 //! # comment lines start with '#'
 //! 0,0,0,st,0x0,4
 //! 0,0,1,bar,0,0
@@ -14,18 +14,37 @@
 //! record (default 0); `dep` is 1 if the access needs the thread's previous load, 0 if
 //! not, empty for the engine's default; `wait` is how many of the `gap` cycles come
 //! before the thread first uses its previous load's value (at most `gap`; `gap` when
-//! the access itself is the first use), empty when the gap does not use it. Records may
-//! come in any order.
+//! the access itself is the first use), empty when the gap does not use it; `site` is
+//! the record's id in the site table (lines `# site ID LABEL` before the header, see
+//! [`crate::site`]), empty for none. Records may come in any order.
 
 use crate::error::{GroupError, TraceError};
 use crate::record::{Record, Trace};
+use crate::site::NO_SITE;
 use crate::text_line;
 use rayon::prelude::*;
 use sim_core::{is_valid_width, Op};
 use std::io::{Read, Write};
 use std::path::Path;
 
-const COLUMNS: [&str; 9] = ["block", "thread", "step", "op", "addr", "bytes", "gap", "dep", "wait"];
+const COLUMNS: [&str; 10] = ["block", "thread", "step", "op", "addr", "bytes", "gap", "dep", "wait", "site"];
+
+/// What a text trace says before its records: the header's number of columns (6 to 10)
+/// and the site table (the `# site ID LABEL` lines before the header).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Preamble {
+    /// Columns of the header (0 before it is read).
+    pub columns: usize,
+    /// Label of each site id; empty when the trace has no site table.
+    pub sites: Vec<String>,
+}
+
+impl Preamble {
+    /// Whether the trace has the optional timing columns.
+    pub fn has_timing_columns(&self) -> bool {
+        self.columns > 6
+    }
+}
 
 /// Reads a text trace from a file (`-`: standard input), opened and read once.
 pub fn read(path: &Path) -> Result<Trace, TraceError> {
@@ -87,20 +106,22 @@ fn parse_with<R: Read>(
     parser: BlockParser,
 ) -> Result<Trace, TraceError> {
     let mut trace = Trace::new(name);
-    trace.has_timing_columns = for_each_batch_in(reader, name, block_bytes, parser, |records, lines, _| {
+    let preamble = for_each_batch_in(reader, name, block_bytes, parser, |records, lines, _| {
         trace.records.extend_from_slice(records);
         trace.lines.extend_from_slice(lines);
         Ok::<_, TraceError>(())
     })?;
+    trace.has_timing_columns = preamble.has_timing_columns();
+    trace.sites = preamble.sites;
     Ok(trace)
 }
 
 /// Reads a text trace a batch of records at a time, in file order, with the line of
-/// each record and the header's number of columns (6 to 9: `gap` and `dep` from 8 on,
-/// `wait` at 9): what [`parse`] collects, for a caller that streams. Memory stays at a
-/// batch (1 MiB of text per thread). `f` takes a batch while the next one is
-/// parsed. Returns whether the trace has the optional timing columns; stops at `f`'s
-/// first error.
+/// each record and the [`Preamble`] (the header's number of columns, 6 to 10: `gap` and
+/// `dep` from 8 on, `wait` at 9, `site` at 10; the site table): what [`parse`] collects,
+/// for a caller that streams. Memory stays at a batch (1 MiB of text per thread). `f`
+/// takes a batch while the next one is parsed. Returns the preamble; stops at `f`'s
+/// first error. A site id missing from the table is an error naming its line.
 ///
 /// Two neighbouring records of one thread for the same step, which no request can hold,
 /// are an error here (the one grouping would give), so a file of one line repeated
@@ -108,8 +129,8 @@ fn parse_with<R: Read>(
 pub fn for_each_batch<R: Read, E: From<TraceError> + Send>(
     reader: R,
     name: &str,
-    f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E> + Send,
-) -> Result<bool, E> {
+    f: impl FnMut(&[Record], &[u32], &Preamble) -> Result<(), E> + Send,
+) -> Result<Preamble, E> {
     for_each_batch_in(reader, name, BLOCK_BYTES, parse_block, f)
 }
 
@@ -119,8 +140,8 @@ pub fn for_each_batch<R: Read, E: From<TraceError> + Send>(
 /// repeats are grouping's to find.
 fn refuse_repeats<E: From<TraceError>>(
     name: &str,
-    mut f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E>,
-) -> impl FnMut(&[Record], &[u32], usize) -> Result<(), E> {
+    mut f: impl FnMut(&[Record], &[u32], &Preamble) -> Result<(), E>,
+) -> impl FnMut(&[Record], &[u32], &Preamble) -> Result<(), E> {
     let mut last: Option<(Record, u32)> = None;
     let name = name.to_string();
     move |records, lines, columns| {
@@ -144,11 +165,13 @@ fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
     name: &str,
     block_bytes: usize,
     parser: BlockParser,
-    f: impl FnMut(&[Record], &[u32], usize) -> Result<(), E> + Send,
-) -> Result<bool, E> {
+    f: impl FnMut(&[Record], &[u32], &Preamble) -> Result<(), E> + Send,
+) -> Result<Preamble, E> {
     assert!(block_bytes > 0);
     let mut f = refuse_repeats(name, f);
     let mut columns = 0;
+    let mut sites = SiteTable::default();
+    let mut preamble = Preamble::default();
     // text read but not parsed yet (it starts at a line start), and its first line
     let mut text: Vec<u8> = Vec::new();
     let mut line = 1u64;
@@ -193,7 +216,16 @@ fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
         while columns == 0 && parsed < blocks.len() {
             debug_assert!(ready.is_empty(), "no records before the header");
             let (bytes, first) = blocks[parsed];
-            deliver(&mut f, vec![parser(bytes, first, name, &mut columns)], columns)?;
+            let read = sites.read(bytes, first, name);
+            let mut block = parser(bytes, first, name, &mut columns);
+            if let Err(e) = read {
+                // (the table precedes the header, so its error comes first in the file)
+                block = Block { error: Some(e), ..Block::with_capacity(0) };
+            } else if columns != 0 {
+                preamble = Preamble { columns, sites: std::mem::take(&mut sites.labels) };
+                check_sites(&mut block, &preamble, name);
+            }
+            deliver(&mut f, vec![block], &preamble)?;
             parsed += 1;
         }
         // this batch's blocks, while `f` takes the last batch's (so that a caller's
@@ -202,32 +234,113 @@ fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
             || -> Vec<Block> {
                 blocks[parsed..]
                     .par_iter()
-                    .map(|&(bytes, first)| parser(bytes, first, name, &mut { columns }))
+                    .map(|&(bytes, first)| {
+                        let mut block = parser(bytes, first, name, &mut { columns });
+                        check_sites(&mut block, &preamble, name);
+                        block
+                    })
                     .collect()
             },
-            || deliver(&mut f, std::mem::take(&mut ready), columns),
+            || deliver(&mut f, std::mem::take(&mut ready), &preamble),
         );
         delivered?;
         ready = parts;
         text.drain(..at);
     }
-    deliver(&mut f, ready, columns)?;
+    deliver(&mut f, ready, &preamble)?;
     if columns == 0 {
         return Err(TraceError::Empty { file: name.into() }.into());
     }
-    Ok(columns > 6)
+    Ok(preamble)
+}
+
+/// The site table of a text trace as its lines are read, up to the header.
+#[derive(Default)]
+struct SiteTable {
+    labels: Vec<String>,
+    /// Whether the header was found (the table ends there).
+    done: bool,
+}
+
+impl SiteTable {
+    /// Reads the `# site ID LABEL` lines of `bytes` (whose first line is line `first`)
+    /// up to the header.
+    fn read(&mut self, bytes: &[u8], first: u64, name: &str) -> Result<(), TraceError> {
+        for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            if self.done {
+                return Ok(());
+            }
+            let text = text_line::strip_end(line);
+            let line = first + i as u64;
+            if text.first() != Some(&b'#') {
+                self.done = !text.trim_ascii().is_empty();
+                continue;
+            }
+            let error =
+                |problem: &str| TraceError::Site { file: name.into(), line, problem: problem.to_string() };
+            let Ok(text) = std::str::from_utf8(text) else {
+                if text.starts_with(crate::site::TABLE_PREFIX.as_bytes()) {
+                    return Err(error("invalid UTF-8: a site label must be text"));
+                }
+                continue;
+            };
+            match crate::site::parse_table_line(text) {
+                None => {}
+                Some(Err(problem)) => return Err(error(problem)),
+                Some(Ok((id, label))) => {
+                    if id as usize != self.labels.len() {
+                        return Err(error(&format!(
+                            "site ids must count up from 0 in order: expected {}, found {id}",
+                            self.labels.len()
+                        )));
+                    }
+                    if self.labels.len() >= crate::site::MAX_SITES {
+                        return Err(error(&format!("more than {} sites", crate::site::MAX_SITES)));
+                    }
+                    self.labels.push(label.to_string());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Cuts `block` at its first record whose site is not in the preamble's table (a trace
+/// with a `site` column), with that error: it comes before any error the block had.
+fn check_sites(block: &mut Block, preamble: &Preamble, name: &str) {
+    if preamble.columns < COLUMNS.len() {
+        return;
+    }
+    let n = preamble.sites.len();
+    let Some(bad) = block.records.iter().position(|r| r.site != NO_SITE && r.site as usize >= n) else {
+        return;
+    };
+    let problem = match n {
+        0 => "the trace has no site table (`# site ID LABEL` lines before the header)".to_string(),
+        _ => format!("expected a site id of the table (0 to {}) or nothing", n - 1),
+    };
+    block.error = Some(TraceError::Field {
+        file: name.into(),
+        line: block.lines[bad] as u64,
+        column: COLUMNS.len(),
+        field: "site",
+        value: block.records[bad].site.to_string(),
+        problem,
+    });
+    block.records.truncate(bad);
+    block.lines.truncate(bad);
 }
 
 /// Hands parsed blocks to `f` in order, up to the first error: the records of a block
 /// before its error go to `f` first, so an error `f` finds in them (a repeated record)
 /// is reported before a later line's, however the text was cut into blocks.
 fn deliver<E: From<TraceError>>(
-    f: &mut impl FnMut(&[Record], &[u32], usize) -> Result<(), E>,
+    f: &mut impl FnMut(&[Record], &[u32], &Preamble) -> Result<(), E>,
     parts: Vec<Block>,
-    columns: usize,
+    preamble: &Preamble,
 ) -> Result<(), E> {
     for part in parts {
-        f(&part.records, &part.lines, columns)?;
+        f(&part.records, &part.lines, preamble)?;
         if let Some(e) = part.error {
             return Err(e.into());
         }
@@ -464,6 +577,13 @@ fn parse_record(r: &[&str], name: &str, line: u64) -> Result<Record, TraceError>
     } else {
         None
     };
+    let site = if r.len() > 9 && !r[9].is_empty() {
+        r[9].parse::<u32>().ok().filter(|&s| s != NO_SITE).ok_or_else(|| {
+            field_err(9, "expected a site id (a non-negative integer below 2^32 - 1) or nothing")
+        })?
+    } else {
+        NO_SITE
+    };
     let wait = if r.len() > 8 && !r[8].is_empty() {
         let w = r[8].parse::<u32>().map_err(|e| {
             field_err(8, u32_problem(&e, "expected cycles as a non-negative integer, or nothing"))
@@ -478,7 +598,7 @@ fn parse_record(r: &[&str], name: &str, line: u64) -> Result<Record, TraceError>
     } else {
         None
     };
-    Ok(Record { block, thread, step, op, addr, bytes, gap, dep, wait })
+    Ok(Record { block, thread, step, op, addr, bytes, gap, dep, wait, site })
 }
 
 fn parse_addr(s: &str) -> Option<u32> {
@@ -490,31 +610,42 @@ fn parse_addr(s: &str) -> Option<u32> {
 
 /// Writes a trace in the text format. The `gap` and `dep` columns are written when
 /// `trace.has_timing_columns` is set or any record needs them, `wait` when a record has
-/// one.
+/// one, and the site table and `site` column when the trace has a site table.
 pub fn write<W: Write>(trace: &Trace, mut out: W) -> std::io::Result<()> {
-    let waits = trace.records.iter().any(|r| r.wait.is_some());
-    let timing =
-        waits || trace.has_timing_columns || trace.records.iter().any(|r| r.gap != 0 || r.dep.is_some());
-    let columns = if waits {
-        9
-    } else if timing {
-        8
-    } else {
-        6
-    };
+    let columns = columns_for(trace);
+    crate::site::write_table(&trace.sites, &mut out)?;
     write_header(columns, &mut out)?;
     write_records(&trace.records, columns, &mut out)?;
     out.flush()
 }
 
-/// Writes the header of a text trace of `columns` columns (6, 8 or 9): for a writer that
-/// streams records with [`write_records`].
+/// The columns [`write`] gives `trace`: 10 with a site table, else 9 when a record has a
+/// `wait`, 8 with timing, else 6.
+pub fn columns_for(trace: &Trace) -> usize {
+    let waits = trace.records.iter().any(|r| r.wait.is_some());
+    let timing =
+        waits || trace.has_timing_columns || trace.records.iter().any(|r| r.gap != 0 || r.dep.is_some());
+    if trace.has_sites() {
+        10
+    } else if waits {
+        9
+    } else if timing {
+        8
+    } else {
+        6
+    }
+}
+
+/// Writes the header of a text trace of `columns` columns (6, 8, 9 or 10): for a writer
+/// that streams records with [`write_records`] (a trace with sites writes its table
+/// first, [`crate::site::write_table`]).
 pub fn write_header<W: Write>(columns: usize, mut out: W) -> std::io::Result<()> {
     writeln!(out, "{}", COLUMNS[..columns].join(","))
 }
 
 /// Writes `records` as lines of `columns` columns (6: no timing; 8: `gap`, `dep`; 9:
-/// and `wait`, which the records must fit: a gap or dep with 6 columns is left out).
+/// and `wait`; 10: and `site`, which the records must fit: a gap or dep with 6 columns
+/// is left out).
 pub fn write_records<W: Write>(records: &[Record], columns: usize, mut out: W) -> std::io::Result<()> {
     for r in records {
         write!(out, "{},{},{},{},{},{}", r.block, r.thread, r.step, r.op, r.addr, r.bytes)?;
@@ -530,6 +661,12 @@ pub fn write_records<W: Write>(records: &[Record], columns: usize, mut out: W) -
             match r.wait {
                 Some(w) => write!(out, ",{w}")?,
                 None => write!(out, ",")?,
+            }
+        }
+        if columns > 9 {
+            match r.site {
+                NO_SITE => write!(out, ",")?,
+                s => write!(out, ",{s}")?,
             }
         }
         writeln!(out)?;

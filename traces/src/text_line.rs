@@ -26,7 +26,7 @@ pub(crate) fn strip_end(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-/// A record line of `columns` fields (6 to 9), or `None` where the general path must
+/// A record line of `columns` fields (6 to 10), or `None` where the general path must
 /// decide (it may still accept the line, or name what is wrong with it).
 ///
 /// One pass over the line's bytes: each field is parsed where it starts and must end at
@@ -94,7 +94,13 @@ fn fields(c: &mut Cursor<'_>, columns: usize) -> Option<Record> {
             return None;
         }
     }
-    Some(Record { block, thread, step, op, addr, bytes, gap, dep, wait })
+    let mut site = crate::NO_SITE;
+    if columns > 9 {
+        c.comma()?;
+        // (u32::MAX is no site id: the general path says so)
+        site = c.optional_uint()?.map_or(Some(crate::NO_SITE), |s| (s != crate::NO_SITE).then_some(s))?;
+    }
+    Some(Record { block, thread, step, op, addr, bytes, gap, dep, wait, site })
 }
 
 /// A position in a line being parsed.

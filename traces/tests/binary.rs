@@ -143,7 +143,7 @@ fn trace() -> impl Strategy<Value = Trace> {
                 if timing { (gap * 7, [None, Some(false), Some(true)][dep as usize]) } else { (0, None) };
             // a wait within the gap for most records, none for some
             let wait = (columns == 2 && wait < 8).then(|| wait % (gap + 1));
-            t.push(Record { block, thread, step, op, addr, bytes, gap, dep, wait });
+            t.push(Record { block, thread, step, op, addr, bytes, gap, dep, wait, site: traces::NO_SITE });
         }
         t
     })
@@ -235,7 +235,18 @@ fn sample() -> Trace {
                     (_, 3) => ((thread % 8) * 4 + (thread / 8) * 132, 4),
                     _ => (thread * 4 * (step + 1), 4),
                 };
-                t.push(Record { block, thread, step, op, addr, bytes, gap: 0, dep: None, wait: None });
+                t.push(Record {
+                    block,
+                    thread,
+                    step,
+                    op,
+                    addr,
+                    bytes,
+                    gap: 0,
+                    dep: None,
+                    wait: None,
+                    site: traces::NO_SITE,
+                });
             }
         }
     }
@@ -363,9 +374,9 @@ fn text_is_not_binary_and_a_future_version_is_refused() {
     let e = parse_err(b"block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n");
     assert!(matches!(e, BinaryError::Magic { .. }), "{e}");
     let mut b = to_bytes(&sample(), 100);
-    b[8] = 3;
+    b[8] = 4;
     match parse_err(&b) {
-        BinaryError::Unsupported { offset: 8, what: "version", found: 3, .. } => {}
+        BinaryError::Unsupported { offset: 8, what: "version", found: 4, .. } => {}
         e => panic!("{e}"),
     }
 }
@@ -423,6 +434,7 @@ fn a_warp_mixing_ops_is_an_error_at_that_warp_size_only() {
             gap: 0,
             dep: None,
             wait: None,
+            site: traces::NO_SITE,
         });
     }
     let bytes = to_bytes(&t, 100);
@@ -438,12 +450,12 @@ fn writer_refuses_duplicates_and_disorder() {
     t.push(r);
     assert!(matches!(binary::write(&t, Vec::new()), Err(WriteError::Duplicate { .. })));
     let mut w = Writer::new(Vec::new(), "w", false).unwrap();
-    let a = LaneAttr { op: Op::Load, bytes: 4, gap: 0, dep: None, wait: None };
+    let a = LaneAttr { op: Op::Load, bytes: 4, gap: 0, dep: None, wait: None, site: traces::NO_SITE };
     let g = |step| Group { block: 0, slice: 0, step, mask: 1, attrs: Attrs::Uniform(a), addrs: &[0] };
     w.push(&g(1)).unwrap();
     assert!(matches!(w.push(&g(1)), Err(WriteError::Invalid { .. })));
     assert!(matches!(w.push(&g(0)), Err(WriteError::Invalid { .. })));
-    let bad = LaneAttr { op: Op::Load, bytes: 3, gap: 0, dep: None, wait: None };
+    let bad = LaneAttr { op: Op::Load, bytes: 3, gap: 0, dep: None, wait: None, site: traces::NO_SITE };
     let e = w.push(&Group { block: 0, slice: 0, step: 2, mask: 1, attrs: Attrs::Uniform(bad), addrs: &[0] });
     assert!(matches!(e, Err(WriteError::Invalid { .. })));
     // a wait needs a writer with waits, and lies within its gap
@@ -484,6 +496,7 @@ fn one_tile() -> (Vec<u8>, usize) {
             gap: 0,
             dep: None,
             wait: None,
+            site: traces::NO_SITE,
         });
     }
     (to_bytes(&t, binary::CHUNK_LANES), 20)
@@ -545,7 +558,18 @@ fn a_tile_of_a_seen_shape_is_checked_like_any_other() {
         for thread in 0..64 {
             let addr = origin + (thread % 8) * 16 + (thread / 8) * 144;
             let (step, op) = (step as u32, Op::Load);
-            t.push(Record { block: 0, thread, step, op, addr, bytes: 16, gap: 0, dep: None, wait: None });
+            t.push(Record {
+                block: 0,
+                thread,
+                step,
+                op,
+                addr,
+                bytes: 16,
+                gap: 0,
+                dep: None,
+                wait: None,
+                site: traces::NO_SITE,
+            });
         }
     }
     let (bytes, h) = (to_bytes(&t, binary::CHUNK_LANES), 20);
@@ -593,6 +617,7 @@ fn strided_warps_take_a_few_bytes_per_request() {
                     gap: 0,
                     dep: None,
                     wait: None,
+                    site: traces::NO_SITE,
                 });
             }
         }
@@ -623,4 +648,104 @@ fn read_any_reads_both_formats() {
     let e = traces::read_any(&bin).unwrap_err().to_string();
     assert!(e.contains("t.bsim") && e.contains(&format!("at byte {}", bytes.len() - 40)), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+mod sites {
+    use super::*;
+    use traces::NO_SITE;
+
+    /// Two blocks of 100 threads: a store per thread at site 0, a barrier without a site,
+    /// then a load whose site differs between lanes of one slice (lanes < 40: site 1,
+    /// else site 2), so both uniform and per-lane groups carry sites.
+    fn with_sites() -> Trace {
+        let mut t = Trace::new("sites");
+        t.sites = vec!["k.wgsl:3:5".into(), "k.wgsl:4:9".into(), "pc 0x0a30 LDS.U.32".into()];
+        for block in 0..2 {
+            for thread in 0..100 {
+                let rec = |step, op, addr, site| Record {
+                    block,
+                    thread,
+                    step,
+                    op,
+                    addr,
+                    bytes: if op == Op::Barrier { 0 } else { 4 },
+                    gap: 2,
+                    dep: None,
+                    wait: None,
+                    site,
+                };
+                t.push(rec(0, Op::Store, 4 * thread, 0));
+                t.push(rec(1, Op::Barrier, 0, NO_SITE));
+                t.push(rec(2, Op::Load, 128 * (thread % 32), if thread % 64 < 40 { 1 } else { 2 }));
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn sites_round_trip_in_version_3() {
+        let t = with_sites();
+        for chunk_lanes in [1, 50, 1 << 16] {
+            let bytes = to_bytes(&t, chunk_lanes);
+            assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 3, "a trace with sites is version 3");
+            let back = binary::parse(&bytes[..], "t.bsim").unwrap();
+            assert_eq!(back.sites, t.sites);
+            assert_eq!(sorted(&back), sorted(&t));
+            // and the text format agrees
+            let mut csv = Vec::new();
+            text::write(&back, &mut csv).unwrap();
+            let again = text::parse(&csv[..], "t.csv").unwrap();
+            assert_eq!((sorted(&again), again.sites), (sorted(&t), t.sites.clone()));
+        }
+    }
+
+    #[test]
+    fn traces_without_sites_stay_version_2_and_read_as_before() {
+        let t = sample();
+        let bytes = to_bytes(&t, 1 << 16);
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
+        let back = binary::parse(&bytes[..], "t.bsim").unwrap();
+        assert!(back.sites.is_empty());
+        assert!(back.records.iter().all(|r| r.site == NO_SITE));
+    }
+
+    /// `bytes` with its header's version and flags replaced (and its checksum redone).
+    fn patched(mut bytes: Vec<u8>, version: u16, flags: u16) -> Vec<u8> {
+        bytes[8..10].copy_from_slice(&version.to_le_bytes());
+        bytes[10..12].copy_from_slice(&flags.to_le_bytes());
+        let crc = crc32fast::hash(&bytes[..16]);
+        bytes[16..20].copy_from_slice(&crc.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn unknown_versions_and_flags_are_refused_by_name() {
+        let bytes = to_bytes(&with_sites(), 1 << 16);
+        let flags = u16::from_le_bytes([bytes[10], bytes[11]]);
+        let e = binary::parse(&patched(bytes.clone(), 4, flags)[..], "t.bsim").unwrap_err().to_string();
+        assert_eq!(e, "t.bsim: byte 8: unsupported version 4 (this banksim reads versions 1 to 3)");
+        // the sites flag in a version 2 file is unknown there
+        let e = binary::parse(&patched(bytes.clone(), 2, flags)[..], "t.bsim").unwrap_err().to_string();
+        assert!(e.starts_with("t.bsim: byte 10: unsupported flags"), "{e}");
+        // a site table whose checksum fails (a byte of the first label, after the 20-byte
+        // header, the tag, the count and the label's length)
+        let mut bad = bytes.clone();
+        bad[33] ^= 1;
+        let e = binary::parse(&bad[..], "t.bsim").unwrap_err().to_string();
+        assert!(e.contains("site table"), "{e}");
+        // cut inside the table
+        let e = binary::parse(&bytes[..26], "t.bsim").unwrap_err().to_string();
+        assert!(e.contains("truncated") && e.contains("site table"), "{e}");
+    }
+
+    #[test]
+    fn a_site_outside_the_table_is_refused_by_the_writer() {
+        let table = vec!["k.wgsl:1:1".to_string()];
+        let mut w = Writer::with_sites(Vec::new(), "w", &table).unwrap();
+        let a = LaneAttr { op: Op::Load, bytes: 4, gap: 0, dep: None, wait: None, site: 0 };
+        let g = |step, a| Group { block: 0, slice: 0, step, mask: 1, attrs: Attrs::Uniform(a), addrs: &[0] };
+        w.push(&g(0, a)).unwrap();
+        let e = w.push(&g(1, LaneAttr { site: 1, ..a }));
+        assert!(matches!(e, Err(WriteError::Invalid { .. })), "{e:?}");
+    }
 }

@@ -33,7 +33,7 @@ proptest! {
             let op = Op::ALL[(block + step) as usize % 7];
             let bytes = [1u8, 4, 16][(block + 2 * step) as usize % 3];
             let addr = addr / bytes as u32 * bytes as u32;
-            trace.push(Record { block, thread, step, op, addr, bytes, gap: 0, dep: None, wait: None });
+            trace.push(Record { block, thread, step, op, addr, bytes, gap: 0, dep: None, wait: None, site: traces::NO_SITE });
         }
         let grouped = Requests::group(&trace, warp).unwrap();
         prop_assert_eq!(grouped.extent(warp), Some(pass(&grouped, warp)));
@@ -81,7 +81,7 @@ proptest! {
             let addr = addr / bytes as u32 * bytes as u32;
             let dep = [None, Some(false), Some(true)][dep];
             let wait = (wait <= gap).then_some(wait);
-            trace.push(Record { block, thread, step, op, addr, bytes, gap, dep, wait });
+            trace.push(Record { block, thread, step, op, addr, bytes, gap, dep, wait, site: traces::NO_SITE });
         }
         let grouped = Requests::group(&trace, warp).unwrap();
         let bytes = traces::binary::write_chunked(&trace, Vec::new(), chunk_lanes).unwrap();

@@ -132,6 +132,39 @@ fn accelsim_sample_decodes_every_address_mode_mask_and_opcode() {
 }
 
 #[test]
+fn accelsim_import_keeps_each_instructions_pc_as_its_site() {
+    let imp = import::read(&data("accelsim_sample.traceg"), Format::AccelSim, &Options::default()).unwrap();
+    let t = &imp.trace;
+    assert_eq!(t.sites, imp.stats.sites);
+    // block 1,1,0 (block 3), warp 0: STS at PC 0x0030, BAR.SYNC at 0x0040, LDS.U.128 at
+    // 0x0050 (the sample's lines), every lane of a step at its instruction's PC
+    let label = |step: u32| -> Vec<&str> {
+        let mut v: Vec<&str> = t
+            .records
+            .iter()
+            .filter(|r| r.block == 3 && r.thread < 32 && r.step == step)
+            .map(|r| t.site_label(r.site).expect("a site in the table"))
+            .collect();
+        v.dedup();
+        v
+    };
+    assert_eq!(label(0), vec!["pc 0x0030 STS"]);
+    assert_eq!(label(1), vec!["pc 0x0040 BAR.SYNC.DEFER_BLOCKING"]);
+    assert_eq!(label(2), vec!["pc 0x0050 LDS.U.128"]);
+    // skipped instructions (IMAD, S2R, LDG) have no site; no PC twice
+    assert!(t.sites.iter().all(|l| !l.contains("IMAD") && !l.contains("S2R")), "{:?}", t.sites);
+    let mut pcs: Vec<&str> = t.sites.iter().map(|l| l.split(' ').nth(1).unwrap()).collect();
+    pcs.sort_unstable();
+    pcs.dedup();
+    assert_eq!(pcs.len(), t.sites.len());
+    // and a text trace of it keeps them
+    let mut out = Vec::new();
+    text::write(t, &mut out).unwrap();
+    let back = text::parse(&out[..], "back.csv").unwrap();
+    assert_eq!((&back.records, &back.sites), (&t.records, &t.sites));
+}
+
+#[test]
 fn old_tracer_versions_and_line_numbers_are_read() {
     let imp =
         import::read(&data("accelsim_v2_lineinfo.traceg"), Format::AccelSim, &Options::default()).unwrap();
@@ -581,6 +614,19 @@ fn memtrace_new_format_needs_a_kernel_choice_when_two_launches_use_shared_memory
     assert_eq!((k1.stats.wrapped, k1.stats.skipped["STG"]), (0, 1));
     assert_eq!(k1.stats.kernel.as_ref().unwrap().grid, Some([2, 2, 1]));
 
+    // the LDS.U.64 line has a PC: its records keep it; lines without one have no site
+    assert_eq!(t.sites, vec!["pc 0x0120 LDS.U.64".to_string()]);
+    let site_of = |warp: u32, step: u32| {
+        let s: Vec<u32> = t
+            .records
+            .iter()
+            .filter(|r| r.block == 3 && r.thread / 32 == warp && r.step == step)
+            .map(|r| r.site)
+            .collect();
+        assert!(s.windows(2).all(|w| w[0] == w[1]), "one site per request");
+        s[0]
+    };
+    assert_eq!((site_of(0, 0), site_of(1, 0)), (0, traces::NO_SITE));
     // the same without the base: offsets taken modulo 16 MiB agree
     let k1w = import::read(&path, Format::NvbitMemtrace, &Options { kernel: Some(1), ..Options::default() })
         .unwrap();

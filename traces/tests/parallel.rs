@@ -24,6 +24,7 @@ fn many_chunks() -> Vec<u8> {
                     gap: 0,
                     dep: None,
                     wait: None,
+                    site: traces::NO_SITE,
                 });
             }
         }

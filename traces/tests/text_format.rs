@@ -21,7 +21,7 @@ fn record() -> impl Strategy<Value = Record> {
             let gap = gap.unwrap_or(0);
             // a wait is a point within the gap
             let wait = wait.map(|w| w % (gap + 1));
-            Record { block, thread, step, op, addr, bytes, gap, dep, wait }
+            Record { block, thread, step, op, addr, bytes, gap, dep, wait, site: traces::NO_SITE }
         })
 }
 
@@ -417,4 +417,75 @@ fn missing_file_and_directory_are_io_errors() {
     assert!(matches!(e, TraceError::Io { .. }) && e.to_string().contains("/nonexistent/trace.csv"));
     let e = text::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_err();
     assert!(e.to_string().contains("directory"), "{e}");
+}
+
+mod sites {
+    use traces::{text, TraceError, NO_SITE};
+
+    const WITH_SITES: &str = "# captured\n# site 0 k.wgsl:12:5\n# site 1 k.wgsl:14:22\n\
+        block,thread,step,op,addr,bytes,gap,dep,wait,site\n\
+        0,0,0,st,0,4,3,0,,0\n0,1,0,st,4,4,3,0,,0\n0,0,1,bar,0,0,0,,,\n0,0,2,ld,128,4,2,1,2,1\n";
+
+    #[test]
+    fn the_site_table_and_column_round_trip() {
+        for block_bytes in [7, 1 << 20] {
+            let t = text::parse_in_blocks(WITH_SITES.as_bytes(), "t.csv", block_bytes).unwrap();
+            assert_eq!(t.sites, vec!["k.wgsl:12:5".to_string(), "k.wgsl:14:22".to_string()]);
+            let sites: Vec<u32> = t.records.iter().map(|r| r.site).collect();
+            assert_eq!(sites, vec![0, 0, NO_SITE, 1]);
+            let general = text::parse_in_blocks_general(WITH_SITES.as_bytes(), "t.csv", block_bytes).unwrap();
+            assert_eq!(general.records, t.records, "the fast path and the CSV reader agree");
+            let mut out = Vec::new();
+            text::write(&t, &mut out).unwrap();
+            let back = text::parse(&out[..], "back.csv").unwrap();
+            assert_eq!((back.records, back.sites), (t.records.clone(), t.sites.clone()));
+        }
+    }
+
+    #[test]
+    fn traces_without_sites_read_as_before() {
+        let t = text::parse("block,thread,step,op,addr,bytes\n0,0,0,ld,4,4\n".as_bytes(), "old.csv").unwrap();
+        assert!(!t.has_sites());
+        assert_eq!(t.records[0].site, NO_SITE);
+        let mut out = Vec::new();
+        text::write(&t, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "block,thread,step,op,addr,bytes\n0,0,0,ld,4,4\n");
+    }
+
+    fn error(text: &str) -> String {
+        let e = text::parse(text.as_bytes(), "t.csv").unwrap_err();
+        assert!(matches!(e, TraceError::Field { .. } | TraceError::Site { .. }), "{e:?}");
+        e.to_string()
+    }
+
+    #[test]
+    fn a_bad_site_reference_names_file_line_and_field() {
+        let head = "# site 0 k.wgsl:1:1\nblock,thread,step,op,addr,bytes,gap,dep,wait,site\n";
+        let e = error(&format!("{head}0,0,0,ld,0,4,0,,,0\n0,1,0,ld,4,4,0,,,7\n"));
+        assert_eq!(
+            e,
+            "t.csv:4: column 10 `site`: expected a site id of the table (0 to 0) or nothing, found `7`"
+        );
+        let e = error("block,thread,step,op,addr,bytes,gap,dep,wait,site\n0,0,0,ld,0,4,0,,,0\n");
+        assert!(e.starts_with("t.csv:2: column 10 `site`: the trace has no site table"), "{e}");
+        let e = error(&format!("{head}0,0,0,ld,0,4,0,,,x\n"));
+        assert!(e.starts_with("t.csv:3: column 10 `site`: expected a site id"), "{e}");
+        // the first bad line in the file, whatever the blocks
+        let mut many = head.to_string();
+        for t in 0..2000 {
+            many += &format!("0,{t},0,ld,0,4,0,,,{}\n", if t == 1500 { 3 } else { 0 });
+        }
+        let e = text::parse_in_blocks(many.as_bytes(), "t.csv", 64).unwrap_err().to_string();
+        assert!(e.starts_with("t.csv:1503: column 10 `site`"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_site_table_line_is_an_error() {
+        let e = error("# site 1 k.wgsl:1:1\nblock,thread,step,op,addr,bytes\n");
+        assert_eq!(e, "t.csv:1: site table: site ids must count up from 0 in order: expected 0, found 1");
+        let e = error("# site zero k.wgsl:1:1\nblock,thread,step,op,addr,bytes\n");
+        assert!(e.starts_with("t.csv:1: site table: expected `# site ID LABEL`"), "{e}");
+        let e = error("# site 0\nblock,thread,step,op,addr,bytes\n");
+        assert!(e.contains("the label is missing"), "{e}");
+    }
 }

@@ -48,6 +48,8 @@ pub fn decode(
     raw.sort_unstable();
 
     let mut trace = Trace::new(source);
+    // every site's place, so that a record's site id is its static site's
+    trace.sites = sites.iter().map(|s| s.location.clone()).collect();
     // current iteration of each loop site, for the invocation being walked; a loop's
     // record always precedes the accesses inside it, so stale values are never read
     let mut iteration = vec![0u32; sites.len()];
@@ -76,6 +78,8 @@ struct Item {
     dep: Option<bool>,
     /// IR operations of the gap before the first use of a loaded value.
     wait: Option<u32>,
+    /// The static site (the trace's site id).
+    site: u32,
 }
 
 /// One workgroup's records (sorted by thread and step) → trace records.
@@ -116,6 +120,7 @@ fn decode_block(
             gap,
             dep,
             wait,
+            site: r.site,
         };
         // the gap since the previous access or barrier, and where in it a loaded value
         // was first used
@@ -175,6 +180,7 @@ fn decode_block(
             gap: it.gap,
             dep: it.dep,
             wait: it.wait,
+            site: it.site,
         });
     }
     for r in out {
@@ -188,7 +194,13 @@ mod tests {
     use super::*;
 
     fn site(kind: SiteKind, order: u32, loops: Vec<u32>) -> Site {
-        Site { kind, order, loops, what: format!("site {order}") }
+        Site {
+            kind,
+            order,
+            loops,
+            what: format!("site {order}"),
+            location: format!("t.wgsl:{}:1", order + 1),
+        }
     }
 
     fn ld() -> SiteKind {

@@ -95,4 +95,7 @@ pub struct Site {
     pub loops: Vec<u32>,
     /// Where it is, for messages: `file:line:col` and the function.
     pub what: String,
+    /// Where it is in the source: `file:line:col` (the file alone where the span is
+    /// unknown), the trace's site label.
+    pub location: String,
 }

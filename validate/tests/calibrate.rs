@@ -23,6 +23,7 @@ fn strided(threads: u32, stride: u32, steps: u32, ops: u32) -> Requests {
                 gap: ops,
                 dep: Some(true),
                 wait: None,
+                site: traces::NO_SITE,
             });
         }
     }

@@ -64,7 +64,7 @@ fn per_block(one: &[Record], blocks: u32) -> Trace {
 }
 
 fn rec(thread: u32, step: u32, op: Op, addr: u32, bytes: u8) -> Record {
-    Record { block: 0, thread, step, op, addr, bytes, gap: 0, dep: None, wait: None }
+    Record { block: 0, thread, step, op, addr, bytes, gap: 0, dep: None, wait: None, site: traces::NO_SITE }
 }
 
 fn bar(thread: u32, step: u32) -> Record {

@@ -141,7 +141,14 @@ pub fn write_blocks<W: Write>(
                     }
                 }
                 let n = mask.count_ones() as usize;
-                let attrs = Attrs::Uniform(LaneAttr { op, bytes, gap: 0, dep: None, wait: None });
+                let attrs = Attrs::Uniform(LaneAttr {
+                    op,
+                    bytes,
+                    gap: 0,
+                    dep: None,
+                    wait: None,
+                    site: traces::NO_SITE,
+                });
                 w.push(&Group { block, slice, step, mask, attrs, addrs: &addrs[..n] })?;
             }
         }

@@ -112,6 +112,7 @@ fn whole_runs(out: &mut impl Write, args: &BenchArgs) -> Result<()> {
                 gap: r.gap,
                 dep: r.dep,
                 wait: None,
+                site: traces::NO_SITE,
             });
         }
         if i + 1 == work.len() || work.request(i + 1).block != r.block {

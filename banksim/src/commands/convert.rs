@@ -128,7 +128,11 @@ fn stream_to_binary(path: &Path, input: traces::Input, output: &Path, sort_memor
                 Some(w) => w,
                 None => {
                     let out = create(output)?;
-                    let w = Writer::for_text_columns(out, &name, columns)?;
+                    let w = if blocks.has_sites() {
+                        Writer::with_sites(out, &name, &blocks.sites)?
+                    } else {
+                        Writer::for_text_columns(out, &name, columns)?
+                    };
                     writer.insert(w)
                 }
             };

@@ -80,8 +80,13 @@ pub fn run(args: &ImportArgs) -> Result<()> {
         sorter.push(&part.records, &part.lines).map_err(|e| import::ImportError::Output(e.into()))
     })?;
     bar.say(format!("writing {}", args.out.display()));
-    let mut out =
-        StreamedTrace::create(&args.out, TraceFormat::choose(args.to, Some(&args.out)), &name, false)?;
+    let mut out = StreamedTrace::create(
+        &args.out,
+        TraceFormat::choose(args.to, Some(&args.out)),
+        &name,
+        false,
+        &stats.sites,
+    )?;
     let mut records = 0;
     sorter.finish(|blocks| {
         records += blocks.len();

@@ -8,6 +8,7 @@ pub mod calibrate;
 pub mod capture;
 pub mod convert;
 pub mod demo;
+pub mod explain;
 pub mod gen;
 pub mod import;
 #[cfg(feature = "gpu")]

@@ -3,6 +3,7 @@
 //! [`cleanup`]), CSV rows, and the text tables it prints.
 
 pub mod atomic;
+pub mod by_line;
 pub mod cleanup;
 pub mod progress;
 pub mod rows;

@@ -79,15 +79,32 @@ enum Out {
 
 impl StreamedTrace {
     /// A trace named `name` at `path` in `format`, with the `gap` and `dep` columns when
-    /// `timing` (text: 8 columns, else 6).
-    pub fn create(path: &Path, format: TraceFormat, name: &str, timing: bool) -> Result<StreamedTrace> {
+    /// `timing` (text: 8 columns, else 6); with a site table `sites` (text: all 10
+    /// columns; binary: version 3).
+    pub fn create(
+        path: &Path,
+        format: TraceFormat,
+        name: &str,
+        timing: bool,
+        sites: &[String],
+    ) -> Result<StreamedTrace> {
         let file = AtomicFile::with_capacity(path, 1 << 20)?;
         let out = match format {
             TraceFormat::Text => {
-                let columns = if timing { 8 } else { 6 };
+                let columns = if !sites.is_empty() {
+                    10
+                } else if timing {
+                    8
+                } else {
+                    6
+                };
                 let mut file = file;
+                traces::site::write_table(sites, &mut file)?;
                 traces::text::write_header(columns, &mut file)?;
                 Out::Text(file, columns)
+            }
+            TraceFormat::Binary if !sites.is_empty() => {
+                Out::Binary(Box::new(traces::binary::Writer::with_sites(file, name, sites)?))
             }
             TraceFormat::Binary => Out::Binary(Box::new(traces::binary::Writer::new(file, name, timing)?)),
         };

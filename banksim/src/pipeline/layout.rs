@@ -31,6 +31,8 @@ pub struct Candidate {
     pub cycles: Option<u64>,
     /// Conflicts per hot group (step, op, bytes).
     pub groups: BTreeMap<(u32, Op, u8), u64>,
+    /// Conflicts per site (see [`traces::site`]; `NO_SITE` for requests without one).
+    pub sites: BTreeMap<u32, u64>,
 }
 
 /// Every valid layout of `shape` for accesses of `width` bytes, identity first, each
@@ -96,6 +98,7 @@ pub fn evaluate(
     let mut model = BankModel::new(hw);
     let (mut wavefronts, mut ideal, mut conflicts) = (0, 0, 0);
     let mut groups = BTreeMap::new();
+    let mut sites = BTreeMap::new();
     let mut smem = 0u32;
     // shared-memory requests only: global accesses (captures have them) are no layout's
     // concern, though the engine below runs them
@@ -105,6 +108,7 @@ pub fn evaluate(
         ideal += o.ideal as u64;
         conflicts += o.conflicts() as u64;
         *groups.entry((r.step, r.op, r.bytes)).or_insert(0) += o.conflicts() as u64;
+        *sites.entry(r.site).or_insert(0) += o.conflicts() as u64;
         for &a in r.addrs {
             smem = smem.max(a + r.bytes as u32);
         }
@@ -127,6 +131,7 @@ pub fn evaluate(
         blocks_per_sm,
         cycles: cyc,
         groups,
+        sites,
     })
 }
 
@@ -189,11 +194,21 @@ pub fn parse_shape(s: &str) -> Result<ArrayShape> {
 /// Rows of `stride` elements, `stride` being the most common address step between
 /// neighbouring lanes of the most conflicted request (else one row of banks).
 pub fn infer_shape(trace: &Trace, hw: &Hardware) -> Result<ArrayShape> {
+    infer_shape_where(trace, hw, |_| true)
+}
+
+/// [`infer_shape`] from the most conflicted of the requests that `which` accepts (those
+/// of one source line, say).
+pub fn infer_shape_where(
+    trace: &Trace,
+    hw: &Hardware,
+    which: impl Fn(&traces::RequestRef<'_>) -> bool,
+) -> Result<ArrayShape> {
     let requests = Requests::group(trace, hw.warp)?;
     let mut model = BankModel::new(hw);
     let worst = requests
         .iter()
-        .filter(|r| r.op.is_memory())
+        .filter(|r| r.op.is_memory() && which(r))
         .max_by_key(|r| model.evaluate(&r.warp_request()).conflicts())
         .ok_or_else(|| Error::Input("the trace has no memory access".into()))?;
     let elem = worst.bytes as u32;

@@ -2,6 +2,7 @@
 //! it into warp requests, streaming it through the bank model, and searching layouts.
 //! Every subcommand, benchmark and test runs the same code from here.
 
+pub mod by_line;
 pub mod check;
 pub mod error;
 pub mod layout;

@@ -79,6 +79,9 @@ pub struct RequestTiming {
     pub wavefronts: u32,
     /// Ideal wavefronts.
     pub ideal: u32,
+    /// Its bank-conflict stall cycles: its share of [`Stalls::bank_conflict`] (the
+    /// per-request values sum to it exactly).
+    pub bank_conflict: Cycle,
 }
 
 /// Result of a run.

@@ -284,14 +284,15 @@ impl Sm {
             pipe_start + busy
         };
         let extra = o.conflicts() as Cycle;
+        let bank_conflict = extra
+            * (t.pipe_cycles_per_wavefront as Cycle
+                + if returns { t.latency_per_wavefront as Cycle } else { 0 });
         let stats = &mut self.run.stats;
         stats.pipe_busy += busy;
         stats.requests += 1;
         stats.wavefronts += o.wavefronts as u64;
         stats.stalls.pipe_queue += pipe_start - at;
-        stats.stalls.bank_conflict += extra
-            * (t.pipe_cycles_per_wavefront as Cycle
-                + if returns { t.latency_per_wavefront as Cycle } else { 0 });
+        stats.stalls.bank_conflict += bank_conflict;
         if ctx.opts.per_request {
             self.timings.push(RequestTiming {
                 index: i,
@@ -301,6 +302,7 @@ impl Sm {
                 done,
                 wavefronts: o.wavefronts,
                 ideal: o.ideal,
+                bank_conflict,
             });
         }
         if step.flags & LOAD != 0 {

@@ -44,6 +44,10 @@ pub struct Chunk {
     pub(super) lane_code: Vec<u8>,
     pub(super) lane_gap: Vec<u32>,
     pub(super) lane_wait: Vec<u32>,
+    /// Site + 1 (0 for none) per group with one code, and per lane of the others: in a
+    /// file with sites only (else empty).
+    pub(super) g_site: Vec<u32>,
+    pub(super) lane_site: Vec<u32>,
     // requests
     warp_size: u32,
     reqs: Vec<Req>,
@@ -367,6 +371,7 @@ impl Chunk {
             dep,
             wait: r.wait.checked_sub(1),
             line: 0,
+            site: crate::NO_SITE,
             lanes: &self.lanes[l..l + n],
             addrs: &self.addrs[s..s + n],
         }
@@ -392,11 +397,12 @@ impl Chunk {
             while m != 0 {
                 let lane = m.trailing_zeros();
                 m &= m - 1;
-                let (code, gap, wait) = if per_lane {
+                let (code, gap, wait, site) = if per_lane {
                     p += 1;
-                    (self.lane_code[p - 1], self.lane_gap[p - 1], self.lane_wait[p - 1])
+                    let site = self.lane_site.get(p - 1).copied().unwrap_or(0);
+                    (self.lane_code[p - 1], self.lane_gap[p - 1], self.lane_wait[p - 1], site)
                 } else {
-                    (self.g_code[g], self.g_gap[g], self.g_wait[g])
+                    (self.g_code[g], self.g_gap[g], self.g_wait[g], self.g_site.get(g).copied().unwrap_or(0))
                 };
                 let (op, bytes, dep) = decode_code(code).unwrap_or((Op::Barrier, 0, None));
                 trace.records.push(Record {
@@ -412,6 +418,7 @@ impl Chunk {
                     gap,
                     dep,
                     wait: wait.checked_sub(1),
+                    site: site.checked_sub(1).unwrap_or(crate::NO_SITE),
                 });
                 trace.lines.push(0);
                 k += 1;

@@ -87,6 +87,7 @@ impl RawChunk {
         out.lane_code.clear();
         out.lane_gap.clear();
         out.lane_wait.clear();
+        out.lane_site.clear();
         out.clear_requests();
         let n = self.groups as usize;
         // The group columns are sized up front and written by index (pushes would store
@@ -100,6 +101,7 @@ impl RawChunk {
         out.g_code.resize(n, 0);
         out.g_gap.resize(n, 0);
         out.g_wait.resize(n, 0);
+        out.g_site.resize(if self.sites.is_some() { n } else { 0 }, 0);
         out.g_start.resize(n + 1, 0);
         out.g_form.resize(n, Form::default());
         out.g_tiles.clear();
@@ -141,22 +143,37 @@ impl RawChunk {
             }};
         }
         // a gap and, in a file with waits, its wait (+ 1, 0 for none; at most the gap)
-        let waits = self.waits;
+        // and, in a file with sites, its site (+ 1, 0 for none; in the table)
+        let (waits, sites) = (self.waits, self.sites);
         // (a macro, not a closure, so that the common case, a one-byte gap and no waits,
         // is inline)
         macro_rules! gap_wait {
             ($c:expr) => {{
                 let c: &mut Col<'_> = $c;
                 let gap = small!(c, "gap");
-                if waits {
+                let wait = if waits {
                     let w = u32_of(c, "wait")?;
                     if w > 0 && w - 1 > gap {
                         return Err(corrupt(c, &format!("wait {} beyond its gap {gap}", w - 1)));
                     }
-                    (gap, w)
+                    w
                 } else {
-                    (gap, 0)
-                }
+                    0
+                };
+                let site = match sites {
+                    Some(table) => {
+                        let s = u32_of(c, "site")?;
+                        if s > table {
+                            return Err(corrupt(
+                                c,
+                                &format!("site {} beyond the site table's {table}", s - 1),
+                            ));
+                        }
+                        s
+                    }
+                    None => 0,
+                };
+                (gap, wait, site)
             }};
         }
         let (g_block, g_slice, g_step, g_mask) =
@@ -305,24 +322,32 @@ impl RawChunk {
             }
         }
         // 6. gaps (and waits): one a group, or one a lane after per-lane codes
-        if !waits && !out.per_lane && one_byte_each(c_gap.data, n) {
+        let g_site = &mut out.g_site[..];
+        if !waits && sites.is_none() && !out.per_lane && one_byte_each(c_gap.data, n) {
             for ((gap, wait), &d) in g_gap.iter_mut().zip(g_wait.iter_mut()).zip(c_gap.data) {
                 (*gap, *wait) = (d as u32, 0);
             }
             c_gap.pos = n;
         } else {
-            for ((gap, wait), (&code, &mask)) in
-                g_gap.iter_mut().zip(g_wait.iter_mut()).zip(g_code.iter().zip(&*g_mask))
+            for (g, ((gap, wait), (&code, &mask))) in
+                g_gap.iter_mut().zip(g_wait.iter_mut()).zip(g_code.iter().zip(&*g_mask)).enumerate()
             {
                 if code == PER_LANE {
                     for _ in 0..mask.count_ones() {
-                        let (gap, wait) = gap_wait!(c_gap);
+                        let (gap, wait, site) = gap_wait!(c_gap);
                         out.lane_gap.push(gap);
                         out.lane_wait.push(wait);
+                        if sites.is_some() {
+                            out.lane_site.push(site);
+                        }
                     }
                     *wait = 0;
                 } else {
-                    (*gap, *wait) = gap_wait!(c_gap);
+                    let site;
+                    (*gap, *wait, site) = gap_wait!(c_gap);
+                    if let Some(s) = g_site.get_mut(g) {
+                        *s = site;
+                    }
                 }
             }
         }
@@ -631,6 +656,7 @@ mod tests {
                     gap: 0,
                     dep: None,
                     wait: None,
+                    site: crate::NO_SITE,
                 });
             }
         }

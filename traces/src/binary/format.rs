@@ -5,9 +5,14 @@ use sim_core::Op;
 
 /// The first 8 bytes of every binary trace.
 pub const MAGIC: &[u8; 8] = b"\x89BNKSIM\n";
-/// The format version this crate writes; it reads every version from 1 (version 2
-/// added the tile address mode).
-pub const VERSION: u16 = 2;
+/// The newest format version this crate reads (every version from 1: version 2 added
+/// the tile address mode, version 3 sites). It writes version 2, or 3 for a trace with
+/// sites, so that a reader of version 2 still reads every trace without sites.
+pub const VERSION: u16 = 3;
+/// The version of a file without sites.
+pub(super) const VERSION_NO_SITES: u16 = 2;
+/// The first version with sites.
+pub(super) const VERSION_SITES: u16 = 3;
 /// Threads per group (the lane mask's width).
 pub const SLICE_LANES: u32 = 64;
 
@@ -27,6 +32,12 @@ pub const CHUNK_LANES: u32 = 1 << 16;
 
 pub(super) const FLAG_TIMING: u16 = 1;
 pub(super) const FLAG_WAIT: u16 = 2;
+/// Every gap (and wait) is followed by its site + 1 (0 for none); the site table
+/// follows the header.
+pub(super) const FLAG_SITES: u16 = 4;
+pub(super) const SITES_TAG: &[u8; 4] = b"SITE";
+/// The longest site label a reader accepts, in bytes.
+pub(super) const MAX_SITE_LABEL: u32 = 1 << 16;
 pub(super) const PER_LANE: u8 = 0xFF;
 pub(super) const EXPLICIT_MASK: u8 = 0xFF;
 pub(super) const MODE_ZERO: u8 = 0;

@@ -123,6 +123,9 @@ pub struct RawChunk {
     pub(super) ahead: (usize, usize),
     /// Whether every gap is followed by a wait (the file's flag bit 1).
     pub(super) waits: bool,
+    /// With sites (the file's flag bit 2): every wait is followed by a site + 1, below
+    /// this many + 1.
+    pub(super) sites: Option<u32>,
 }
 
 impl RawChunk {

@@ -4,8 +4,8 @@
 use super::chunk::Chunk;
 use super::error::BinaryError;
 use super::format::{
-    CHUNK_HEADER_LEN, CHUNK_TAG, COLUMNS, END_LEN, END_TAG, FLAG_TIMING, FLAG_WAIT, HEADER_LEN, MAGIC,
-    MAX_CHUNK_BYTES, SLICE_LANES, VERSION,
+    CHUNK_HEADER_LEN, CHUNK_TAG, COLUMNS, END_LEN, END_TAG, FLAG_SITES, FLAG_TIMING, FLAG_WAIT, HEADER_LEN,
+    MAGIC, MAX_CHUNK_BYTES, MAX_SITE_LABEL, SITES_TAG, SLICE_LANES, VERSION, VERSION_SITES,
 };
 #[cfg(unix)]
 use super::raw::read_full_at;
@@ -28,6 +28,8 @@ pub struct Header {
     pub timing_columns: bool,
     /// Whether every gap is stored with its wait.
     pub waits: bool,
+    /// Whether records keep sites (version 3; the table is [`Reader::sites`]).
+    pub sites: bool,
 }
 
 /// Totals from the end marker.
@@ -61,6 +63,8 @@ pub struct Reader<R: Read> {
     offset: u64,
     file_len: Option<u64>,
     header: Header,
+    /// The site table (empty for a file without sites).
+    sites: Vec<String>,
     last: Option<(u32, u32, u32)>,
     seen: Totals,
     end: Option<Totals>,
@@ -140,7 +144,12 @@ impl<R: Read> Reader<R> {
             });
         }
         let flags = u16::from_le_bytes([h[10], h[11]]);
-        if flags & !(FLAG_TIMING | FLAG_WAIT) != 0 {
+        let known = if version >= VERSION_SITES {
+            FLAG_TIMING | FLAG_WAIT | FLAG_SITES
+        } else {
+            FLAG_TIMING | FLAG_WAIT
+        };
+        if flags & !known != 0 {
             return Err(unsupported(10, "flags", flags as u64));
         }
         if h[12] as u32 != SLICE_LANES {
@@ -153,6 +162,8 @@ impl<R: Read> Reader<R> {
                 u32::from_le_bytes([h[13], h[14], h[15], 0]) as u64,
             ));
         }
+        let (sites, table_len) =
+            if flags & FLAG_SITES != 0 { read_site_table(&mut src, &name)? } else { (Vec::new(), 0) };
         Ok(Reader {
             src,
             file: None,
@@ -161,13 +172,15 @@ impl<R: Read> Reader<R> {
             window: None,
             window_bytes: WINDOW_BYTES,
             name,
-            offset: HEADER_LEN as u64,
+            offset: HEADER_LEN as u64 + table_len,
             file_len,
             header: Header {
                 version,
                 timing_columns: flags & FLAG_TIMING != 0,
                 waits: flags & FLAG_WAIT != 0,
+                sites: flags & FLAG_SITES != 0,
             },
+            sites,
             last: None,
             seen: Totals::default(),
             end: None,
@@ -213,6 +226,11 @@ impl<R: Read> Reader<R> {
             Some(f) if self.defer => read_full_at(f, buf, at),
             _ => read_full(&mut self.src, buf),
         }
+    }
+
+    /// The site table: the label of each site id (empty for a file without sites).
+    pub fn sites(&self) -> &[String] {
+        &self.sites
     }
 
     /// The file header.
@@ -389,6 +407,7 @@ impl<R: Read> Reader<R> {
         raw.crc = crc;
         raw.name = self.name.clone();
         raw.waits = self.header.waits;
+        raw.sites = self.header.sites.then_some(self.sites.len() as u32);
         raw.offset = at;
         raw.index = self.seen.chunks;
         raw.groups = groups;
@@ -441,6 +460,61 @@ impl<R: Read> Reader<R> {
     }
 }
 
+/// The site table after the header (see [`super`]) and its length in bytes.
+fn read_site_table<R: Read>(src: &mut R, name: &str) -> Result<(Vec<String>, u64), BinaryError> {
+    let mut at = HEADER_LEN as u64;
+    let mut bytes = Vec::new();
+    let mut take = |n: usize, at: &mut u64, what: &str| -> Result<Vec<u8>, BinaryError> {
+        let mut b = vec![0u8; n];
+        let got = read_full(src, &mut b).map_err(|source| BinaryError::Io {
+            file: name.into(),
+            offset: *at,
+            source,
+        })?;
+        if got < n {
+            return Err(BinaryError::Truncated {
+                file: name.into(),
+                offset: *at + got as u64,
+                inside: what.into(),
+            });
+        }
+        *at += n as u64;
+        Ok(b)
+    };
+    let corrupt = |offset: u64, problem: String| BinaryError::Corrupt { file: name.into(), offset, problem };
+    let head = take(8, &mut at, "the site table")?;
+    if &head[..4] != SITES_TAG {
+        return Err(corrupt(at - 8, "expected the site table (`SITE`) after the header".into()));
+    }
+    let count = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+    if count as usize > crate::site::MAX_SITES {
+        return Err(corrupt(at - 4, format!("{count} sites, more than {}", crate::site::MAX_SITES)));
+    }
+    bytes.extend_from_slice(&head);
+    let mut sites = Vec::with_capacity(count.min(1 << 16) as usize);
+    for i in 0..count {
+        let len = take(4, &mut at, "the site table")?;
+        let n = u32::from_le_bytes([len[0], len[1], len[2], len[3]]);
+        if n > MAX_SITE_LABEL {
+            return Err(corrupt(
+                at - 4,
+                format!("site {i}'s label of {n} bytes, more than {MAX_SITE_LABEL}"),
+            ));
+        }
+        let label = take(n as usize, &mut at, "the site table")?;
+        bytes.extend_from_slice(&len);
+        bytes.extend_from_slice(&label);
+        let text = String::from_utf8(label)
+            .map_err(|_| corrupt(at - n as u64, format!("site {i}'s label is not UTF-8")))?;
+        sites.push(text);
+    }
+    let crc = take(4, &mut at, "the site table")?;
+    if crc32fast::hash(&bytes) != u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]) {
+        return Err(corrupt(at - 4, "checksum mismatch in the site table".into()));
+    }
+    Ok((sites, at - HEADER_LEN as u64))
+}
+
 /// Reads a whole binary trace file into memory as records.
 pub fn read(path: &Path) -> Result<Trace, BinaryError> {
     let reader = Reader::open(path)?;
@@ -456,6 +530,7 @@ pub fn parse<R: Read>(src: R, name: &str) -> Result<Trace, BinaryError> {
 pub fn read_all<R: Read>(mut reader: Reader<R>) -> Result<Trace, BinaryError> {
     let mut trace = Trace::new(reader.name());
     trace.has_timing_columns = reader.header().timing_columns;
+    trace.sites = reader.sites().to_vec();
     let (mut raw, mut chunk) = (RawChunk::default(), Chunk::default());
     while reader.next_chunk(&mut raw)? {
         raw.decode(&mut chunk)?;
@@ -495,6 +570,7 @@ mod tests {
                         gap: 0,
                         dep: None,
                         wait: None,
+                        site: crate::NO_SITE,
                     });
                 }
             }

@@ -4,8 +4,9 @@
 use super::error::WriteError;
 use super::format::{
     dep_bits, is_run, CHUNK_HEADER_LEN, CHUNK_LANES, CHUNK_TAG, COLUMNS, END_LEN, END_TAG, EXPLICIT_MASK,
-    FLAG_TIMING, FLAG_WAIT, HEADER_LEN, MAGIC, MAX_CHUNK_BYTES, MODE_AFFINE, MODE_DELTA, MODE_PACKED,
-    MODE_REPEAT, MODE_TILE, MODE_ZERO, PER_LANE, SLICE_LANES, VERSION,
+    FLAG_SITES, FLAG_TIMING, FLAG_WAIT, HEADER_LEN, MAGIC, MAX_CHUNK_BYTES, MODE_AFFINE, MODE_DELTA,
+    MODE_PACKED, MODE_REPEAT, MODE_TILE, MODE_ZERO, PER_LANE, SITES_TAG, SLICE_LANES, VERSION_NO_SITES,
+    VERSION_SITES,
 };
 use super::varint::{put_varint, varint_len, zigzag};
 use crate::record::Trace;
@@ -26,6 +27,9 @@ pub struct LaneAttr {
     /// Cycles of `gap` before the first use of the previous load's value (a file
     /// written with waits only, see [`Writer::with_waits`]).
     pub wait: Option<u32>,
+    /// Its site ([`crate::NO_SITE`] for none; kept in a file written with a site table
+    /// only, see [`Writer::with_sites`]).
+    pub site: u32,
 }
 
 /// The attributes of a group's lanes.
@@ -88,37 +92,68 @@ pub struct Writer<W: Write> {
     chunk_lanes: u32,
     /// Whether the file stores a wait after every gap (flag bit 1).
     waits: bool,
+    /// Sites in the file's table; `None` for a file without sites.
+    sites: Option<u32>,
 }
 
 impl<W: Write> Writer<W> {
     /// Starts a binary trace on `out`; `name` is used in messages, `timing_columns`
     /// records whether the source had the gap/dep columns.
     pub fn new(out: W, name: &str, timing_columns: bool) -> Result<Writer<W>, WriteError> {
-        Writer::start(out, name, timing_columns, false)
+        Writer::start(out, name, timing_columns, false, None)
+    }
+
+    /// A writer that keeps records' sites, with the site table `sites` (the labels of
+    /// site ids 0, 1, ...): format version 3, every gap stored with its wait and site.
+    pub fn with_sites(out: W, name: &str, sites: &[String]) -> Result<Writer<W>, WriteError> {
+        Writer::start(out, name, true, true, Some(sites))
     }
 
     /// [`Writer::new`] for records with waits (the text format's `wait` column): every
     /// gap is stored with its wait.
     pub fn with_waits(out: W, name: &str) -> Result<Writer<W>, WriteError> {
-        Writer::start(out, name, true, true)
+        Writer::start(out, name, true, true, None)
     }
 
     /// The writer for the records of a text trace of `columns` columns (6 to 9): the
     /// timing columns from 8 on, a wait with every gap at 9 (an empty one stored as none).
     pub fn for_text_columns(out: W, name: &str, columns: usize) -> Result<Writer<W>, WriteError> {
-        Writer::start(out, name, columns > 6, columns > 8)
+        Writer::start(out, name, columns > 6, columns > 8, None)
     }
 
-    fn start(mut out: W, name: &str, timing_columns: bool, waits: bool) -> Result<Writer<W>, WriteError> {
+    fn start(
+        mut out: W,
+        name: &str,
+        timing_columns: bool,
+        waits: bool,
+        sites: Option<&[String]>,
+    ) -> Result<Writer<W>, WriteError> {
         let mut header = [0u8; HEADER_LEN];
         header[..8].copy_from_slice(MAGIC);
-        header[8..10].copy_from_slice(&VERSION.to_le_bytes());
-        let flags = if timing_columns { FLAG_TIMING } else { 0 } | if waits { FLAG_WAIT } else { 0 };
+        let version = if sites.is_some() { VERSION_SITES } else { VERSION_NO_SITES };
+        header[8..10].copy_from_slice(&version.to_le_bytes());
+        let flags = if timing_columns { FLAG_TIMING } else { 0 }
+            | if waits { FLAG_WAIT } else { 0 }
+            | if sites.is_some() { FLAG_SITES } else { 0 };
         header[10..12].copy_from_slice(&flags.to_le_bytes());
         header[12] = SLICE_LANES as u8;
         let crc = crc32fast::hash(&header[..16]);
         header[16..].copy_from_slice(&crc.to_le_bytes());
         out.write_all(&header)?;
+        if let Some(sites) = sites {
+            // "SITE", count u32, each label as length u32 and its bytes, CRC-32
+            let mut t = Vec::new();
+            t.extend_from_slice(SITES_TAG);
+            t.extend_from_slice(&(sites.len() as u32).to_le_bytes());
+            for label in sites {
+                let label = label.replace(['\n', '\r'], " ");
+                t.extend_from_slice(&(label.len() as u32).to_le_bytes());
+                t.extend_from_slice(label.as_bytes());
+            }
+            let crc = crc32fast::hash(&t);
+            t.extend_from_slice(&crc.to_le_bytes());
+            out.write_all(&t)?;
+        }
         Ok(Writer {
             out,
             name: name.into(),
@@ -135,6 +170,7 @@ impl<W: Write> Writer<W> {
             total_lanes: 0,
             chunk_lanes: CHUNK_LANES,
             waits,
+            sites: sites.map(|s| s.len() as u32),
         })
     }
 
@@ -174,10 +210,12 @@ impl<W: Write> Writer<W> {
             return Err(invalid("thread index beyond 2^32".into()));
         }
         let waits = self.waits;
+        let sites = self.sites;
         let attr_ok = |a: &LaneAttr, addr: u32| {
             attr_code(a).is_some()
                 && addr as u64 + a.bytes as u64 <= 1 << 32
                 && a.wait.is_none_or(|w| waits && w <= a.gap)
+                && (a.site == crate::NO_SITE || sites.is_none_or(|n| a.site < n))
         };
         let codes_ok = match g.attrs {
             // one code for every lane: only the highest address can go past 2^32
@@ -186,7 +224,7 @@ impl<W: Write> Writer<W> {
         };
         if !codes_ok {
             return Err(invalid(
-                "invalid attributes: a width of 1, 2, 4, 8 or 16 bytes (0 for a barrier), one per lane, address + width below 2^32, and a wait (in a file written with waits) at most the gap".into(),
+                "invalid attributes: a width of 1, 2, 4, 8 or 16 bytes (0 for a barrier), one per lane, address + width below 2^32, a wait (in a file written with waits) at most the gap, and a site in the site table".into(),
             ));
         }
         let new_run = self.last.is_none_or(|(b, s, _)| (b, s) != (g.block, g.slice));
@@ -237,11 +275,14 @@ impl<W: Write> Writer<W> {
             c_mask.push(EXPLICIT_MASK);
             c_mask.extend_from_slice(&g.mask.to_le_bytes());
         }
-        let waits = self.waits;
+        let (waits, sites) = (self.waits, self.sites.is_some());
         let put_gap = |c_gap: &mut Vec<u8>, a: &LaneAttr| {
             put_varint(c_gap, a.gap as u64);
             if waits {
                 put_varint(c_gap, a.wait.map_or(0, |w| w as u64 + 1));
+            }
+            if sites {
+                put_varint(c_gap, if a.site == crate::NO_SITE { 0 } else { a.site as u64 + 1 });
             }
         };
         match g.attrs {
@@ -467,7 +508,9 @@ pub fn write<W: Write>(trace: &Trace, out: W) -> Result<W, WriteError> {
 
 /// [`write()`] closing chunks at `chunk_lanes` lanes (at the next (block, slice) boundary).
 pub fn write_chunked<W: Write>(trace: &Trace, out: W, chunk_lanes: u32) -> Result<W, WriteError> {
-    let mut w = if trace.records.iter().any(|r| r.wait.is_some()) {
+    let mut w = if trace.has_sites() {
+        Writer::with_sites(out, &trace.source, &trace.sites)?
+    } else if trace.records.iter().any(|r| r.wait.is_some()) {
         Writer::with_waits(out, &trace.source)?
     } else {
         Writer::new(out, &trace.source, trace.has_timing_columns)?
@@ -514,7 +557,14 @@ impl<W: Write> Writer<W> {
                     });
                 }
                 mask |= bit;
-                attrs.push(LaneAttr { op: r.op, bytes: r.bytes, gap: r.gap, dep: r.dep, wait: r.wait });
+                attrs.push(LaneAttr {
+                    op: r.op,
+                    bytes: r.bytes,
+                    gap: r.gap,
+                    dep: r.dep,
+                    wait: r.wait,
+                    site: if self.sites.is_some() { r.site } else { crate::NO_SITE },
+                });
                 addrs.push(r.addr);
                 j += 1;
             }

@@ -39,7 +39,7 @@ use super::opcode::{classify, Kind};
 use super::options::Options;
 use super::stats::{count_skipped, ImportStats, Imported, Kernel};
 use super::window::{Offset, Window};
-use crate::record::Trace;
+use crate::record::{Record, Trace};
 use sim_core::Op;
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
@@ -87,6 +87,8 @@ struct Parser<'a> {
     stats: ImportStats,
     /// Line of each block's `thread block =` line, by linear id.
     blocks: HashMap<u32, u64>,
+    /// The site id of each PC seen (its label is in `stats.sites`).
+    pcs: HashMap<u64, u32>,
 }
 
 /// Records handed to the sink at once.
@@ -100,12 +102,14 @@ pub fn parse<R: BufRead>(reader: R, name: &str, opts: &Options) -> Result<Import
         trace.lines.extend_from_slice(&part.lines);
         Ok(())
     })?;
+    trace.sites = stats.sites.clone();
     Ok(Imported { trace, stats })
 }
 
 /// [`parse`] handing the records to `sink` a batch at a time, in file order, as they are
-/// read: memory stays bounded whatever the file's size. Returns the statistics; stops
-/// at `sink`'s first error.
+/// read: memory stays bounded whatever the file's size. Returns the statistics (with
+/// the site table: a batch's records refer to its sites, labelled at the end); stops at
+/// `sink`'s first error.
 pub fn parse_each<R: BufRead>(
     reader: R,
     name: &str,
@@ -121,6 +125,7 @@ pub fn parse_each<R: BufRead>(
         sink,
         stats: ImportStats::default(),
         blocks: HashMap::new(),
+        pcs: HashMap::new(),
     };
     let mut lines = Lines::new(reader, name);
     let mut block: Option<Block> = None;
@@ -358,7 +363,7 @@ impl Parser<'_> {
         if self.header.lineinfo {
             c.dec("line_num", "a source line number (`-enable lineinfo = 1`)")?;
         }
-        c.hex("PC", "a hex PC")?;
+        let pc = c.hex("PC", "a hex PC")?;
         let mask_tok = c.next("mask", "a hex active mask")?;
         let mask = parse_hex(mask_tok)
             .and_then(|m| u32::try_from(m).ok())
@@ -392,6 +397,15 @@ impl Parser<'_> {
             Kind::Barrier => (Op::Barrier, 0, 32),
             Kind::Access { op, bytes, lanes } => (op, bytes, lanes),
         };
+        let site = match self.pcs.get(&pc) {
+            Some(&s) => s,
+            None => {
+                let s = self.stats.sites.len() as u32;
+                self.stats.sites.push(format!("pc {pc:#06x} {opcode}"));
+                self.pcs.insert(pc, s);
+                s
+            }
+        };
         let mut addrs = [0u64; 32];
         if op != Op::Barrier {
             let width = c.dec("mem_width", "the access width in bytes")?;
@@ -419,7 +433,7 @@ impl Parser<'_> {
                 ));
             }
         }
-        if self.emit(block, warp, step, op, bytes, lanes, mask, &addrs, line)? {
+        if self.emit(block, warp, step, (op, site), bytes, lanes, mask, &addrs, line)? {
             if let Some(w) = b.warp.as_mut() {
                 w.step += 1;
             }
@@ -434,7 +448,7 @@ impl Parser<'_> {
         block: u32,
         warp: u32,
         step: u32,
-        op: Op,
+        (op, site): (Op, u32),
         bytes: u8,
         lanes: u32,
         mask: u32,
@@ -476,7 +490,7 @@ impl Parser<'_> {
             let rec = lane_record(block, thread, step, op, addr, bytes).ok_or_else(|| {
                 self.address(line, lane, addrs[lane as usize], format!("+ {bytes} bytes overflows 32 bits"))
             })?;
-            self.trace.records.push(rec);
+            self.trace.records.push(Record { site, ..rec });
             self.trace.lines.push(u32::try_from(line).unwrap_or(u32::MAX));
         }
         *self.stats.kept.entry(op).or_insert(0) += 1;

@@ -59,5 +59,5 @@ pub(crate) fn lane_record(
 ) -> Option<Record> {
     let (addr, bytes) = if op == Op::Barrier { (0, 0) } else { (addr, bytes) };
     addr.checked_add(bytes as u32)?;
-    Some(Record { block, thread, step, op, addr, bytes, gap: 0, dep: None, wait: None })
+    Some(Record { block, thread, step, op, addr, bytes, gap: 0, dep: None, wait: None, site: crate::NO_SITE })
 }

@@ -55,6 +55,8 @@ struct Pending {
     /// Whether the address was taken modulo 16 MiB.
     wrapped: bool,
     line: u32,
+    /// The instruction's site (its PC's), or `NO_SITE` where the line has no PC.
+    site: u32,
 }
 
 /// What one kernel launch contributed.
@@ -72,6 +74,8 @@ struct Launch {
     steps: HashMap<(u32, u32), u32>,
     /// Only for the launch being imported.
     pending: Vec<Pending>,
+    /// The site id of each PC seen (labels in `stats.sites`).
+    pcs: HashMap<u64, u32>,
 }
 
 /// Converts `mem_trace` output read from `reader`; `name` is used in messages.
@@ -142,6 +146,13 @@ pub fn parse<R: BufRead>(reader: R, name: &str, opts: &Options) -> Result<Import
             continue;
         }
         let block = linear_block(rec.cta, l.info.grid).map_err(|p| ctx.structure(p))?;
+        let site = match rec.pc {
+            None => crate::NO_SITE,
+            Some(pc) => *l.pcs.entry(pc).or_insert_with(|| {
+                l.stats.sites.push(format!("pc {pc:#06x} {}", rec.opcode));
+                l.stats.sites.len() as u32 - 1
+            }),
+        };
         let generic = op != Op::Barrier && rec.addrs.iter().any(|&a| window.is_generic(a));
         let step = *l.steps.get(&(block, rec.slot)).unwrap_or(&0);
         let mut any = false;
@@ -170,7 +181,18 @@ pub fn parse<R: BufRead>(reader: R, name: &str, opts: &Options) -> Result<Import
             }
             any = true;
             let line = u32::try_from(line).unwrap_or(u32::MAX);
-            l.pending.push(Pending { block, slot: rec.slot, lane, step, op, addr, bytes, wrapped, line });
+            l.pending.push(Pending {
+                block,
+                slot: rec.slot,
+                lane,
+                step,
+                op,
+                addr,
+                bytes,
+                wrapped,
+                line,
+                site,
+            });
         }
         if any {
             l.steps.insert((block, rec.slot), step + 1);
@@ -208,6 +230,7 @@ pub fn parse<R: BufRead>(reader: R, name: &str, opts: &Options) -> Result<Import
     if let Some(l) = chosen.and_then(|k| launches.remove(&k)) {
         stats = l.stats;
         renumber(name, &l.info, l.pending, &mut trace, &mut stats)?;
+        trace.sites = stats.sites.clone();
         stats.kernel = Some(l.info);
     }
     stats.lines = lines_read;
@@ -258,7 +281,7 @@ fn renumber(
         };
         if let Some(r) = lane_record(p.block, thread, p.step, p.op, p.addr, p.bytes) {
             stats.wrapped += p.wrapped as u64;
-            trace.records.push(r);
+            trace.records.push(crate::Record { site: p.site, ..r });
             trace.lines.push(p.line);
         }
     }
@@ -270,6 +293,8 @@ struct MemRecord<'a> {
     launch: Option<u64>,
     cta: [u32; 3],
     slot: u32,
+    /// The instruction's PC, where the line has one.
+    pc: Option<u64>,
     opcode: &'a str,
     addrs: [u64; 32],
 }
@@ -318,7 +343,7 @@ impl Ctx<'_> {
         if n < 4 {
             return Err(self.malformed("line", expected, &segs.join(" - ")));
         }
-        let (mut launch, mut cta, mut slot) = (None, None, None);
+        let (mut launch, mut cta, mut slot, mut pc) = (None, None, None, None);
         for s in &segs[..n - 2] {
             if let Some(v) = s.strip_prefix("CTA ") {
                 cta = Some(parse_dim3(v).ok_or_else(|| self.malformed("CTA", "x,y,z", v))?);
@@ -326,7 +351,9 @@ impl Ctx<'_> {
                 slot = Some(v.parse().map_err(|_| self.malformed("warp", "a warp id", v))?);
             } else if let Some(v) = s.strip_prefix("grid_launch_id ") {
                 launch = Some(v.parse().map_err(|_| self.malformed("grid_launch_id", "an integer", v))?);
-            } else if !(s.starts_with("CTX ") || s.starts_with("PC ")) {
+            } else if let Some(v) = s.strip_prefix("PC ") {
+                pc = Some(parse_hex(v.trim()).ok_or_else(|| self.malformed("PC", "a hex PC", v))?);
+            } else if !s.starts_with("CTX ") {
                 return Err(self.malformed("field", "CTX, grid_launch_id, CTA, warp or PC", s));
             }
         }
@@ -348,6 +375,6 @@ impl Ctx<'_> {
         if count != 32 {
             return Err(self.malformed("addresses", "32 hex lane addresses", &format!("{count} addresses")));
         }
-        Ok(MemRecord { launch, cta, slot, opcode, addrs })
+        Ok(MemRecord { launch, cta, slot, pc, opcode, addrs })
     }
 }

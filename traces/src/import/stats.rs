@@ -42,6 +42,9 @@ pub struct ImportStats {
     pub other_lines: u64,
     /// The kernel imported.
     pub kernel: Option<Kernel>,
+    /// The site table of the records (see [`crate::site`]): Accel-Sim's PCs, labelled
+    /// `pc 0x0a30 LDS.U.32` (the PC as 4 hex digits or more, the first opcode seen there).
+    pub sites: Vec<String>,
 }
 
 impl ImportStats {

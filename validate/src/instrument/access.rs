@@ -3,10 +3,10 @@
 
 use super::emit::Emitter;
 use super::leaves::Pieces;
-use super::pass::{FnCx, Pass};
+use super::pass::{location, FnCx, Pass};
 use crate::error::InstrumentError;
 use crate::record::SiteKind;
-use naga::{Block, Expression, Function, Handle};
+use naga::{Block, Expression, Function, Handle, Span};
 use sim_core::Op;
 
 impl Pass<'_> {
@@ -29,20 +29,23 @@ impl Pass<'_> {
         let addr = self.address(f, cx, out, ptr)?;
         let value = Self::materialize(f, out, addr);
         let what = format!("{} {}", op, self.at(f, ptr, &cx.name));
-        let site = self.new_site(SiteKind::Access { op, leaves, dep }, what)?;
+        let location = location(self.source, self.file, f.expressions.get_span(ptr));
+        let site = self.new_site(SiteKind::Access { op, leaves, dep }, what, location)?;
         self.record(f, cx, out, site, value, true);
         Ok(())
     }
 
-    /// Records a barrier described by `what`.
+    /// Records a barrier described by `what`, at `span` of the source.
     pub(super) fn barrier(
         &mut self,
         f: &mut Function,
         cx: &FnCx,
         out: &mut Block,
         what: String,
+        span: Span,
     ) -> Result<(), InstrumentError> {
-        let site = self.new_site(SiteKind::Barrier, what)?;
+        let location = location(self.source, self.file, span);
+        let site = self.new_site(SiteKind::Barrier, what, location)?;
         let zero = Emitter { f }.u32(0);
         self.record(f, cx, out, site, zero, true);
         Ok(())

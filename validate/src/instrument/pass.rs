@@ -100,7 +100,12 @@ impl Pass<'_> {
 
     /// A new site of `kind` at the current position in program order, inside the loops
     /// being walked; its id.
-    pub(super) fn new_site(&mut self, kind: SiteKind, what: String) -> Result<u32, InstrumentError> {
+    pub(super) fn new_site(
+        &mut self,
+        kind: SiteKind,
+        what: String,
+        location: String,
+    ) -> Result<u32, InstrumentError> {
         if self.sites.len() >= MAX_SITES {
             return Err(InstrumentError::TooLarge {
                 what: format!(
@@ -109,7 +114,8 @@ impl Pass<'_> {
             });
         }
         let id = self.sites.len() as u32;
-        self.sites.push(Site { kind, order: self.next_order, loops: self.loop_stack.clone(), what });
+        let loops = self.loop_stack.clone();
+        self.sites.push(Site { kind, order: self.next_order, loops, what, location });
         self.next_order += 1;
         Ok(id)
     }

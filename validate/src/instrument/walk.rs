@@ -58,15 +58,15 @@ impl Pass<'_> {
                     // a barrier, the load by every invocation, a barrier
                     let what = format!("workgroupUniformLoad {}", self.at(f, pointer, &cx.name));
                     Self::flush(f, cx, &mut out, &mut count);
-                    self.barrier(f, cx, &mut out, what.clone())?;
+                    self.barrier(f, cx, &mut out, what.clone(), span)?;
                     self.access(f, cx, &mut out, pointer, Op::Load, None, Pieces::Whole)?;
-                    self.barrier(f, cx, &mut out, what)?;
+                    self.barrier(f, cx, &mut out, what, span)?;
                     count.look_for_use = true;
                 }
                 Statement::ControlBarrier(_) => {
                     let what = format!("barrier in `{}`", cx.name);
                     Self::end_stretch(f, cx, &mut out, &mut count, false, cost);
-                    self.barrier(f, cx, &mut out, what)?;
+                    self.barrier(f, cx, &mut out, what, span)?;
                     count.look_for_use = true;
                 }
                 Statement::CooperativeStore { target, .. } if self.is_shared(cx, target) => {
@@ -239,7 +239,7 @@ impl Pass<'_> {
         let unrolled = crate::ops::is_unrolled(f, &body, &cx.consts);
         Self::flush(f, cx, out, count);
         let what = format!("loop in `{}`", cx.name);
-        let site = self.new_site(SiteKind::Loop, what)?;
+        let site = self.new_site(SiteKind::Loop, what, self.file.to_string())?;
         let before = self.sites.len();
         self.loop_stack.push(site);
         let body = self.block(f, cx, body);

@@ -1,6 +1,7 @@
 //! `banksim run`: simulate a trace file and print wavefronts and conflicts by op; with
 //! options, the cycle engine, per-request and per-SM CSV and a run folder for `report`.
 
+pub mod by_line;
 mod sink;
 
 use super::args::{hardware, with_threads, DepArg, EngineArgs, HardwareArgs, MemoryArgs};
@@ -39,6 +40,8 @@ pub struct RunArgs {
     /// still be written.
     #[arg(long)]
     no_mmap: bool,
+    #[command(flatten)]
+    by_line: by_line::RunByLineArgs,
     /// The trace: text CSV (`block,thread,step,op,addr,bytes[,gap,dep[,wait]]`) or
     /// binary (`banksim convert`), told apart by its first bytes.
     ///
@@ -53,6 +56,9 @@ pub struct RunArgs {
 /// Runs `banksim run`.
 pub fn run(args: &RunArgs) -> Result<()> {
     let hw = hardware(&args.hw)?;
+    if args.by_line.wanted() {
+        return by_line::run(args, hw);
+    }
     let e = &args.engine;
     // the trace is opened once (`-`: standard input) and its format told from its first bytes
     let input = simulate::open_trace(&args.trace)?;

@@ -128,6 +128,7 @@ mod tests {
                 gap: 0,
                 dep: None,
                 wait: None,
+                site: traces::NO_SITE,
             })
             .collect();
         assert_eq!(block_runs(&recs, 3), [0..5, 5..8]);

@@ -214,9 +214,13 @@ pub fn text_in_block_order<S: Send, E: From<Error> + From<traces::TraceError> + 
     let source = input.name().to_string();
     let mut sorter = traces::sort::BlockSorter::new(&source, sort_memory);
     let mut columns = 0;
+    let mut sites = Vec::new();
     let bar = reading(&input);
     traces::text::for_each_batch(bar.wrap_read(input.into_reader()), &source, |records, lines, header| {
-        columns = header;
+        if columns == 0 {
+            sites.clone_from(&header.sites);
+        }
+        columns = header.columns;
         sorter.push(records, lines)
     })?;
     drop(bar);
@@ -225,8 +229,9 @@ pub fn text_in_block_order<S: Send, E: From<Error> + From<traces::TraceError> + 
         n => progress::spinner(&format!("merging {n} sorted runs of {source}")),
     };
     let mut any = false;
-    sorter.finish(|t| {
+    sorter.finish(|mut t| {
         any = true;
+        t.sites.clone_from(&sites);
         blocks(&mut state, columns, t)
     })?;
     if !any {
@@ -252,18 +257,23 @@ fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
     // records of the blocks not whole yet (the last block read, and the batch after it)
     let mut open = Trace::new(source.as_str());
     let mut columns = 0;
-    // (the blocks still open, at most one, are moved out rather than the whole ones)
+    // (the blocks still open, at most one, are moved out rather than the whole ones;
+    // each set of blocks has the site table)
     let mut close = |open: &mut Trace, upto: usize, columns: usize| -> Result<(), E> {
         let mut rest = Trace::new(source.as_str());
         rest.records = open.records.split_off(upto);
         rest.lines = open.lines.split_off(upto);
+        rest.sites.clone_from(&open.sites);
         blocks(columns, std::mem::replace(open, rest))
     };
     let read = traces::text::for_each_batch(
         file,
         &source,
         |records: &[Record], lines: &[u32], header| -> Result<(), E> {
-            columns = header;
+            if columns == 0 {
+                open.sites.clone_from(&header.sites);
+            }
+            columns = header.columns;
             let floor = open.records.last().map_or(0, |r| r.block);
             if records.first().is_some_and(|r| r.block < floor) || !traces::blocks_in_order(records) {
                 unordered = true;

@@ -1,0 +1,93 @@
+//! `banksim explain`: capture a WGSL kernel's trace in memory and print its source
+//! annotated per line (the report of `banksim run --by-line`). Glue over
+//! `validate::capture` and [`super::run::by_line`].
+
+use anyhow::Result;
+#[cfg(feature = "gpu")]
+use clap::Args;
+
+#[cfg(not(feature = "gpu"))]
+/// Arguments of `banksim explain` (not compiled in: see [`run`]).
+pub type ExplainArgs = super::args::Unavailable;
+
+#[cfg(not(feature = "gpu"))]
+/// Fails: this build has no `gpu` feature.
+pub fn run(_: &ExplainArgs) -> Result<()> {
+    Err(super::args::needs_feature("`banksim explain`", "gpu"))
+}
+
+#[cfg(feature = "gpu")]
+use super::args::{hardware, DepArg, HardwareArgs};
+#[cfg(feature = "gpu")]
+use super::kernel::KernelArgs;
+#[cfg(feature = "gpu")]
+use super::run::by_line::{self, ByLineArgs};
+
+#[cfg(feature = "gpu")]
+/// Arguments of `banksim explain`.
+#[derive(Args)]
+#[command(after_help = "Examples (kernels of the suite, validate/kernels/):
+  banksim explain validate/kernels/transpose32.wgsl --dispatch 1
+      the source with each line's requests, wavefronts and conflicts, and a fix
+  banksim explain validate/kernels/transpose32.wgsl --dispatch 1 --cycles --by-line-csv lines.csv
+      and each line's bank-conflict stall cycles; one CSV row per line
+  banksim explain K.wgsl --dispatch 64,1,1 --override TILE=16 --bind 0.0=iota:4096
+
+The same report from a trace file: banksim run --by-line TRACE (docs/by-line.md).")]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    kernel: KernelArgs,
+    #[command(flatten)]
+    hw: HardwareArgs,
+    /// Run the cycle engine too: each line's bank-conflict stall cycles and their share
+    /// of all stall cycles.
+    #[arg(long)]
+    cycles: bool,
+    /// With --cycles: what an access without a `dep` waits for (as `run --dep`).
+    #[arg(long, value_enum, default_value = "previous-load")]
+    dep: DepArg,
+    #[command(flatten)]
+    outputs: ByLineArgs,
+    /// Records the first run makes room for (as `capture --capacity`).
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    capacity: u64,
+}
+
+#[cfg(feature = "gpu")]
+/// Runs `banksim explain`.
+pub fn run(args: &ExplainArgs) -> Result<()> {
+    use crate::output::progress;
+    use sim_core::engine::{DepPolicy, EngineOptions};
+    let hw = hardware(&args.hw)?;
+    if args.cycles && hw.timing.is_none() {
+        anyhow::bail!("--cycles: preset `{}` has no timing parameters", hw.name);
+    }
+    let (src, kopts) = args.kernel.load()?;
+    let file = args.kernel.kernel.display().to_string();
+    // a kernel that does not parse or cannot be instrumented says so before any GPU is opened
+    validate::capture::prepare(&src, &file, &kopts)?;
+    let bar = progress::spinner("opening the GPU");
+    let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
+    let mut opts = validate::capture::CaptureOptions::new(kopts);
+    opts.initial_records = args.capacity;
+    bar.say(format!("capturing {file}"));
+    let c = validate::capture::capture(&gpu, &src, &file, &opts)?;
+    drop(bar);
+    let trace = c.trace;
+    crate::pipeline::check::check_records(&trace, &hw, None)?;
+    let requests = traces::Requests::group(&trace, hw.warp)?;
+    let report = if args.cycles {
+        let dep_policy = match args.dep {
+            DepArg::PreviousLoad => DepPolicy::PreviousLoad,
+            DepArg::Independent => DepPolicy::Independent,
+        };
+        let opts = EngineOptions { dep_policy, per_request: true, ..Default::default() };
+        // (gaps of a capture count IR operations: the preset's cost of one)
+        let gaps = sim_core::launch::Gaps::preset_ops(&hw).unwrap_or(sim_core::launch::Gaps::Cycles);
+        Some(by_line::run_engine(&hw, &requests, gaps, &opts)?)
+    } else {
+        None
+    };
+    let sources = [(file, src)].into_iter().collect();
+    by_line::report_by_line(&hw, &trace, &requests, report.as_ref(), &args.outputs, true, &sources)
+}

@@ -95,3 +95,41 @@ fn explain_shows_the_transpose_column_read_and_its_padded_fix() {
     assert_eq!(stats_of(total)[3], 0.0, "no conflict anywhere:\n{padded}");
     assert!(!padded.contains("^ fix:"), "{padded}");
 }
+
+/// `banksim predict` on the transpose: the unpadded kernel's predicted time with no
+/// bank conflicts is the padded kernel's predicted time (same accesses, no conflicts),
+/// and the padded one's conflicts cost nothing; a measured reference gives its own
+/// time back for itself.
+#[test]
+fn predict_prices_the_transpose_conflicts() {
+    if !common::gpu_or_skip("predict_prices_the_transpose_conflicts") {
+        return;
+    }
+    let predict = |name: &str, extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
+            .args(["predict", &kernel(name), "--dispatch", "32,32", "--config", "h100"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    // "predicted: 12.34 us ..." and "with no bank conflicts: 5.67 us; the conflicts cost 6.67 us, ..."
+    let number_after = |out: &str, start: &str| -> f64 {
+        let line = out.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("{out}"));
+        line[start.len()..].split_whitespace().next().unwrap().trim_end_matches(';').parse().unwrap()
+    };
+    let unpadded = predict("transpose32.wgsl", &[]);
+    let padded = predict("transpose32_pad1.wgsl", &[]);
+    let (t0, free0) = (number_after(&unpadded, "predicted:"), number_after(&unpadded, "with no bank conflicts:"));
+    let (t1, free1) = (number_after(&padded, "predicted:"), number_after(&padded, "with no bank conflicts:"));
+    assert!(t0 > 1.5 * t1, "the 32-way read costs time: {t0} vs {t1}");
+    assert_eq!(free0, t1, "{unpadded}\n{padded}");
+    assert_eq!(free1, t1, "{padded}");
+    // a kernel is its own reference: the measured time comes back
+    let own = predict(
+        "transpose32_pad1.wgsl",
+        &["--reference", &kernel("transpose32_pad1.wgsl"), "--reference-us", "80"],
+    );
+    assert_eq!(number_after(&own, "predicted:"), 80.0, "{own}");
+}

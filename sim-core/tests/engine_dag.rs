@@ -134,7 +134,8 @@ fn check(work: &traces::Requests, policy: DepPolicy, hw: &sim_core::Hardware, re
         let done = match q.op {
             Op::GlobalLoad => r.pipe_start + busy + t.global_latency as u64,
             Op::Load | Op::Atomic => {
-                r.pipe_start + t.latency_base as u64 + t.latency_per_wavefront as u64 * r.wavefronts as u64
+                let extra = if q.op == Op::Atomic { t.atomic_extra_latency as u64 } else { 0 };
+                r.pipe_start + t.latency_base as u64 + extra + t.latency_per_wavefront as u64 * r.wavefronts as u64
             }
             _ => r.pipe_start + busy,
         };
@@ -196,9 +197,13 @@ fn check(work: &traces::Requests, policy: DepPolicy, hw: &sim_core::Hardware, re
     }
 }
 
+/// The h100 preset on `sms` SMs, without its DRAM bandwidth limit (global requests'
+/// completion is then the pipe's and the latency's alone: tests/launch.rs checks the
+/// bandwidth).
 fn h100(sms: u32) -> sim_core::Hardware {
     let mut hw = configs::preset("h100").unwrap();
     hw.timing.as_mut().unwrap().sms = sms;
+    hw.timing.as_mut().unwrap().dram_bytes_per_cycle = 0.0;
     hw
 }
 

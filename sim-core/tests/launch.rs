@@ -113,6 +113,7 @@ fn the_h100_carveout_holds_one_32_kib_workgroup_and_several_small_ones() {
 #[test]
 fn dram_bandwidth_bounds_global_traffic() {
     let mut hw = h100();
+    hw.timing.as_mut().unwrap().dram_bytes_per_cycle = 0.0;
     let mut reqs = traces::Requests::new(32);
     let lanes: Vec<u16> = (0..32).collect();
     for block in 0..8u32 {

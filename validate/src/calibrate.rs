@@ -247,6 +247,10 @@ pub struct Prediction {
     pub predicted_speedup: f64,
     /// predicted_speedup / measured_speedup − 1.
     pub error: f64,
+    /// Predicted time with no measurement at all, microseconds: the preset's cost of an
+    /// IR operation (`timing.ops`) instead of the family's solved one, plus the dispatch
+    /// overhead (what `banksim predict` prints); NaN where the preset has none.
+    pub preset_us: f64,
 }
 
 /// The suite's calibration: the fitted global parameters and every prediction.
@@ -361,6 +365,21 @@ fn predict_with(
             cycles[i] = e;
         }
     }
+    // with no measurement: the preset's cost of an operation
+    let preset_us: Vec<f64> = match hw.timing.as_ref().and_then(|t| t.ops.as_ref()) {
+        Some(ops) => {
+            let preset = Model { occupancy: model.occupancy.clone(), issue_per_op: ops.issue_per_op };
+            variants
+                .par_iter()
+                .map(|v| {
+                    let e = dispatch_cycles(hw, &preset, v, ops.cycles_per_op).map_err(|e| engine_err(&v.label, e));
+                    progress(&v.label);
+                    e.map(|e| (e + overhead) / clock_mhz)
+                })
+                .collect::<Result<_, _>>()?
+        }
+        None => vec![f64::NAN; variants.len()],
+    };
     // overlap: least squares on relative time errors of the fit families' variants
     let reference_of = |i: usize| families.iter().find(|f| f.1.contains(&i)).map_or(i, |f| f.1[0]);
     let rows: Vec<(Vec<f64>, f64)> = (0..variants.len())
@@ -400,6 +419,7 @@ fn predict_with(
                 measured_speedup,
                 predicted_speedup,
                 error: predicted_speedup / measured_speedup - 1.0,
+                preset_us: preset_us[i],
             }
         })
         .collect();

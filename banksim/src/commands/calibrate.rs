@@ -237,7 +237,7 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
     std::fs::create_dir_all(out_dir).with_context(|| format!("{}: cannot create", out_dir.display()))?;
 
     let families = variants.iter().map(|v| &v.family).collect::<std::collections::HashSet<_>>().len();
-    let runs = ((variants.len() + families) * args.issue_per_op.len()) as u64;
+    let runs = ((variants.len() + families) * args.issue_per_op.len() + variants.len() * args.issue_per_op.len()) as u64;
     let bar = progress::steps(runs, "engine runs", "calibrating");
     if args.issue_per_op.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
         bail!("--issue-per-op {:?}: each must be a non-negative number", args.issue_per_op);
@@ -290,12 +290,12 @@ fn measured(v: f64, decimals: usize) -> String {
 fn write_predictions(w: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
     writeln!(
     w,
-    "label,family,role,reference,cycles_per_op,engine_cycles,measured_us,predicted_us,measured_speedup,predicted_speedup,error"
+    "label,family,role,reference,cycles_per_op,engine_cycles,measured_us,predicted_us,measured_speedup,predicted_speedup,error,preset_us"
 )?;
     for p in &cal.predictions {
         writeln!(
             w,
-            "{},{},{},{},{:.4},{:.0},{},{:.3},{},{:.4},{}",
+            "{},{},{},{},{:.4},{:.0},{},{:.3},{},{:.4},{},{}",
             p.label,
             p.family,
             if p.role == Role::Fit { "fit" } else { "holdout" },
@@ -306,7 +306,8 @@ fn write_predictions(w: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Resu
             p.predicted_us,
             measured(p.measured_speedup, 4),
             p.predicted_speedup,
-            measured(p.error, 4)
+            measured(p.error, 4),
+            measured(p.preset_us, 3)
         )?;
     }
     Ok(())
@@ -376,13 +377,13 @@ fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result
 )?;
     writeln!(
         out,
-        "{:<26} {:<8} {:>7} {:>12} {:>12} {:>9} {:>9} {:>8}",
-        "variant", "role", "c/op", "measured us", "predicted us", "meas. x", "pred. x", "error"
+        "{:<26} {:<8} {:>7} {:>12} {:>12} {:>9} {:>9} {:>8} {:>10} {:>7}",
+        "variant", "role", "c/op", "measured us", "predicted us", "meas. x", "pred. x", "error", "preset us", "error"
     )?;
     for p in &cal.predictions {
         writeln!(
             out,
-            "{:<26} {:<8} {:>7.3} {:>12.1} {:>12.1} {:>9.3} {:>9.3} {:>7.1}%{}",
+            "{:<26} {:<8} {:>7.3} {:>12.1} {:>12.1} {:>9.3} {:>9.3} {:>7.1}% {:>10.1} {:>6.1}%{}",
             p.label,
             if p.role == Role::Fit { "fit" } else { "holdout" },
             p.cycles_per_op,
@@ -391,6 +392,8 @@ fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result
             p.measured_speedup,
             p.predicted_speedup,
             100.0 * p.error,
+            p.preset_us,
+            100.0 * (p.preset_us / p.measured_us - 1.0),
             if p.reference { "  (reference)" } else { "" }
         )?;
     }
@@ -410,6 +413,22 @@ fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result
             errs.len(),
             100.0 * worst,
             within
+        )?;
+    }
+    let mut errs: Vec<f64> = cal
+        .predictions
+        .iter()
+        .map(|p| (p.preset_us / p.measured_us - 1.0).abs())
+        .filter(|e| e.is_finite())
+        .collect();
+    if !errs.is_empty() {
+        errs.sort_by(f64::total_cmp);
+        writeln!(
+            out,
+            "no measurement at all (the preset's cost of an operation): {} of {} within 25%, median error {:.1}%",
+            errs.iter().filter(|&&e| e <= 0.25).count(),
+            errs.len(),
+            100.0 * errs[errs.len() / 2]
         )?;
     }
     Ok(())

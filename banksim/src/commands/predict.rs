@@ -126,8 +126,9 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             let (k, rk) = (dispatch_cycles(&hw, &model, &v, c)?, dispatch_cycles(&hw, &model, &rv, c)?);
             let predicted = us + overlap * (k - rk) / clock;
             writeln!(out, "other work: {c:.3} cycles per IR operation, solved from the reference's {us} us")?;
-            let report = launch(&hw, &model, &v, c)?;
+            let report = launch(&hw, &model, &v, c, false)?;
             print_report(&mut out, &report, timing.block_launch_cycles)?;
+            let free = launch(&hw, &model, &v, c, true)?;
             writeln!(
                 out,
                 "predicted: {predicted:.2} us = the reference's {us} us {} {:.2} us ({} engine cycles against {} at {clock} MHz, overlap {overlap})",
@@ -137,6 +138,8 @@ pub fn run(args: &PredictArgs) -> Result<()> {
                 rk
             )?;
             writeln!(out, "speedup over the reference: {:.3}", us / predicted)?;
+            let saved = overlap * (report.engine.cycles as f64 - free.engine.cycles as f64) / clock;
+            print_conflict_cost(&mut out, predicted - saved, saved, predicted)?;
         }
         _ => {
             if ops.is_none() {
@@ -150,9 +153,10 @@ pub fn run(args: &PredictArgs) -> Result<()> {
                 "other work: {cycles_per_op} cycles per IR operation (preset `{}`'s calibration; --reference solves it from a measured variant)",
                 hw.name
             )?;
-            let report = launch(&hw, &model, &v, cycles_per_op)?;
+            let report = launch(&hw, &model, &v, cycles_per_op, false)?;
             print_report(&mut out, &report, timing.block_launch_cycles)?;
             let us = report.micros().expect("the clock is known");
+            let free = launch(&hw, &model, &v, cycles_per_op, true)?.micros().expect("the clock is known");
             writeln!(
                 out,
                 "predicted: {us:.2} us ({} cycles: {} of blocks + {} fixed, at {clock} MHz)",
@@ -160,14 +164,32 @@ pub fn run(args: &PredictArgs) -> Result<()> {
                 report.engine.cycles,
                 report.overhead_cycles
             )?;
+            print_conflict_cost(&mut out, free, us - free, us)?;
         }
     }
     Ok(())
 }
 
+/// What the bank conflicts cost: the time of the same dispatch with every request at its
+/// ideal wavefronts.
+#[cfg(feature = "gpu")]
+fn print_conflict_cost(out: &mut dyn Write, free_us: f64, cost_us: f64, us: f64) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "with no bank conflicts: {free_us:.2} us; the conflicts cost {cost_us:.2} us, {:.1}% of the time (`banksim explain` shows where)",
+        100.0 * cost_us / us
+    )
+}
+
 /// The launch of `v` at `cycles_per_op` (what `dispatch_cycles` runs), with its report.
 #[cfg(feature = "gpu")]
-fn launch(hw: &sim_core::Hardware, model: &Model, v: &Variant, cycles_per_op: f64) -> Result<LaunchReport> {
+fn launch(
+    hw: &sim_core::Hardware,
+    model: &Model,
+    v: &Variant,
+    cycles_per_op: f64,
+    no_conflicts: bool,
+) -> Result<LaunchReport> {
     let mut hw = hw.clone();
     if let Some(t) = hw.timing.as_mut() {
         t.occupancy = model.occupancy.clone();
@@ -175,7 +197,7 @@ fn launch(hw: &sim_core::Hardware, model: &Model, v: &Variant, cycles_per_op: f6
     let launch = sim_core::launch::Launch {
         blocks: Some(v.blocks),
         gaps: sim_core::launch::Gaps::Ops { cycles_per_op, issue_per_op: model.issue_per_op },
-        options: Default::default(),
+        options: sim_core::engine::EngineOptions { no_conflicts, ..Default::default() },
     };
     Ok(sim_core::launch::run(&hw, &v.requests, &launch)?)
 }

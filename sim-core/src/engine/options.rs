@@ -24,6 +24,9 @@ pub struct EngineOptions {
     pub smem_per_block: Option<u32>,
     /// Keep per-request issue and completion cycles.
     pub per_request: bool,
+    /// What-if: every request costs its ideal wavefronts (no bank conflicts), so that the
+    /// difference from a plain run is what the conflicts cost.
+    pub no_conflicts: bool,
     /// SMs that share the DRAM bandwidth (`dram_bytes_per_cycle`); `None`: the SMs that
     /// run blocks. A run standing for a larger dispatch (one SM with its share of the
     /// blocks) gives the dispatch's.

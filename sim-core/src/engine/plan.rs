@@ -119,11 +119,14 @@ pub(super) fn build_plan<W: Workload + ?Sized>(
             }
             _ => {}
         }
-        let o = if r.op == Op::Barrier {
+        let mut o = if r.op == Op::Barrier {
             Outcome::default()
         } else {
             model.evaluate(&WarpRequest { op: r.op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs })
         };
+        if ctx.opts.no_conflicts && !r.op.is_global() {
+            o.wavefronts = o.ideal;
+        }
         let w = plan.warps.len() as u32 - 1;
         plan.steps.push(Step { gap: r.gap, wait: r.wait.unwrap_or(0), outcome: o, warp: w, flags });
     }

@@ -215,6 +215,7 @@ fn engine_options(args: &RunArgs) -> EngineOptions {
         threads_per_block: e.threads_per_block,
         smem_per_block: e.smem_per_block,
         per_request: args.per_request.is_some() || args.out.is_some(),
+        no_conflicts: false,
         bandwidth_sms: None,
     }
 }

@@ -19,7 +19,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
-use sim_core::{is_valid_width, BankModel, Hardware, LaneAddrs, MaskedRequest, Op, Outcome};
+use sim_core::{
+    is_valid_width, BankModel, Hardware, LaneAddrs, MaskedRequest, Op, Outcome, WarpRequest, LANE_NUMBERS,
+};
 use std::path::Path;
 
 create_exception!(
@@ -261,9 +263,23 @@ fn evaluate_rows(
     let mut active = vec![0u32; lanes];
     // an access is fine where it ends inside shared memory and is aligned (the checks
     // of `access_problem`, which words the message where one fails)
-    let last = if op.is_memory() { hw.smem_per_sm as i64 - bytes as i64 } else { u32::MAX as i64 };
+    let last = if op.is_memory() { hw.smem_per_sm as i64 } else { 1 << 32 } - bytes as i64;
     let misaligned = if op.is_memory() { bytes as i64 - 1 } else { 0 };
+    // (below 0 where shared memory is smaller than one access: every row takes the slow
+    // path, which names the problem)
+    let last_u = u64::try_from(last).unwrap_or(0);
     for (r, row) in flat.chunks_exact(lanes).enumerate() {
+        // every lane active (no -1, which as u64 is above `last`): checked and converted
+        // in loops without branches, and evaluated with the lanes 0..warp borrowed
+        if last >= 0 && !row.iter().fold(false, |bad, &a| bad | (a as u64 > last_u) | (a & misaligned != 0)) {
+            for (d, &a) in active.iter_mut().zip(row) {
+                *d = a as u32;
+            }
+            let o = model.evaluate(&WarpRequest { op, bytes, lanes: &LANE_NUMBERS[..lanes], addrs: &active });
+            wavefronts.push(o.wavefronts);
+            ideal.push(o.ideal);
+            continue;
+        }
         let (mut mask, mut n) = (0u64, 0);
         for (l, &a) in row.iter().enumerate() {
             if a == -1 {

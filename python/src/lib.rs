@@ -132,6 +132,8 @@ fn machine(preset: &Bound<'_, PyAny>, overrides: Option<&Bound<'_, PyDict>>) -> 
         h.get().hw.clone()
     } else if let Ok(name) = preset.extract::<String>() {
         configs::load(&name).map_err(error)?
+    } else if let Ok(path) = preset.extract::<std::path::PathBuf>() {
+        configs::load(&path.to_string_lossy()).map_err(error)?
     } else {
         return Err(PyTypeError::new_err(format!(
             "preset: expected a preset name, a RON config file's path or a banksim.Hardware, got {}",

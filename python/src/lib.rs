@@ -221,6 +221,9 @@ fn presets() -> Vec<&'static str> {
     configs::preset_names()
 }
 
+/// A numpy array of `uint32` made in Rust.
+type U32Array<'py> = Bound<'py, PyArray1<u32>>;
+
 /// The per-request `(wavefronts, ideal)` of `addrs`, a `(requests, lanes)` array of byte
 /// addresses (-1: inactive lane) with `lanes` equal to the warp size.
 #[pyfunction]
@@ -230,7 +233,7 @@ fn simulate_array<'py>(
     bytes: i64,
     op: &str,
     hardware: &PyHardware,
-) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>)> {
+) -> PyResult<(U32Array<'py>, U32Array<'py>)> {
     let hw = &hardware.hw;
     let op = Op::from_name(op).filter(|op| *op != Op::Barrier).ok_or_else(|| {
         error(format!("`op`: expected one of ld, st, atom, red, gld, gst, found `{}`", op.escape_debug()))
@@ -282,17 +285,22 @@ fn evaluate_rows(
             ideal.push(o.ideal);
             continue;
         }
-        let (mut mask, mut n) = (0u64, 0);
+        // some lanes inactive: the active ones packed in lane order, without branches
+        let (mut mask, mut n, mut bad) = (0u64, 0, last < 0);
         for (l, &a) in row.iter().enumerate() {
-            if a == -1 {
-                continue;
-            }
-            if a < 0 || a > last || a & misaligned != 0 {
-                return Err(lane_problem(hw, op, bytes, r, l, a));
-            }
-            active[n] = a as u32;
-            n += 1;
-            mask |= 1 << l;
+            let on = a != -1;
+            bad |= on & ((a as u64 > last_u) | (a & misaligned != 0));
+            active[n] = a as u32; // (n <= l: inside `active`; kept only where `on`)
+            n += on as usize;
+            mask |= (on as u64) << l;
+        }
+        if bad && mask != 0 {
+            let (l, &a) = row
+                .iter()
+                .enumerate()
+                .find(|&(_, &a)| a != -1 && (a < 0 || a > last || a & misaligned != 0))
+                .expect("a lane that failed the check");
+            return Err(lane_problem(hw, op, bytes, r, l, a));
         }
         let o = if mask == 0 {
             Outcome::default()
@@ -312,7 +320,9 @@ fn lane_problem(hw: &Hardware, op: Op, bytes: u8, r: usize, l: usize, a: i64) ->
     let problem = match u32::try_from(a) {
         Ok(addr) => check::access_problem(hw, op, addr, bytes)
             .unwrap_or_else(|| "address + width overflows 32 bits".into()),
-        Err(_) => format!("expected a byte address from 0 to 4294967295 (2^32 - 1), or -1 for an inactive lane, found {a}"),
+        Err(_) => format!(
+            "expected a byte address from 0 to 4294967295 (2^32 - 1), or -1 for an inactive lane, found {a}"
+        ),
     };
     format!("addrs[{r}, {l}]: {problem}")
 }
@@ -392,10 +402,11 @@ fn run_trace<'py>(
             let input = pipeline::simulate::open_trace(Path::new(path))?;
             let how = stream::Reading { threads_per_block, map: true, sort_memory: SORT_MEMORY };
             let start = || Ok(Rows::default());
-            let (rows, _, _) = stream::for_each_evaluated(Path::new(path), input, hw, &how, start, |rows, e| {
-                rows.take(e);
-                Ok::<_, pipeline::Error>(())
-            })?;
+            let (rows, _, _) =
+                stream::for_each_evaluated(Path::new(path), input, hw, &how, start, |rows, e| {
+                    rows.take(e);
+                    Ok::<_, pipeline::Error>(())
+                })?;
             Ok(rows)
         })
         .map_err(error)?;

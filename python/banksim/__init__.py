@@ -111,8 +111,7 @@ def simulate(
     if a.dtype.kind == "u" and a.dtype.itemsize == 8 and a.size and int(a.max()) > np.iinfo(np.int64).max:
         raise BanksimError(f"addrs: address {int(a.max())} is above 2^32 - 1")
     a = np.ascontiguousarray(a, dtype=np.int64)
-    wavefronts, ideal = _banksim.simulate_array(a, int(bytes), str(op), hw)
-    return Outcomes(wavefronts, ideal, wavefronts - ideal)
+    return Outcomes(*_banksim.simulate_array(a, int(bytes), str(op), hw))
 
 
 def run(

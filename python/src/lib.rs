@@ -224,7 +224,7 @@ fn presets() -> Vec<&'static str> {
 /// A numpy array of `uint32` made in Rust.
 type U32Array<'py> = Bound<'py, PyArray1<u32>>;
 
-/// The per-request `(wavefronts, ideal)` of `addrs`, a `(requests, lanes)` array of byte
+/// The per-request `(wavefronts, ideal, conflicts)` of `addrs`, a `(requests, lanes)` array of byte
 /// addresses (-1: inactive lane) with `lanes` equal to the warp size.
 #[pyfunction]
 fn simulate_array<'py>(
@@ -233,7 +233,7 @@ fn simulate_array<'py>(
     bytes: i64,
     op: &str,
     hardware: &PyHardware,
-) -> PyResult<(U32Array<'py>, U32Array<'py>)> {
+) -> PyResult<(U32Array<'py>, U32Array<'py>, U32Array<'py>)> {
     let hw = &hardware.hw;
     let op = Op::from_name(op).filter(|op| *op != Op::Barrier).ok_or_else(|| {
         error(format!("`op`: expected one of ld, st, atom, red, gld, gst, found `{}`", op.escape_debug()))
@@ -250,8 +250,9 @@ fn simulate_array<'py>(
         )));
     }
     let flat = addrs.as_slice().map_err(error)?;
-    let (wavefronts, ideal) = py.detach(|| evaluate_rows(hw, op, bytes, flat, lanes)).map_err(error)?;
-    Ok((PyArray1::from_vec(py, wavefronts), PyArray1::from_vec(py, ideal)))
+    let [wavefronts, ideal, conflicts] =
+        py.detach(|| evaluate_rows(hw, op, bytes, flat, lanes)).map_err(error)?;
+    Ok((PyArray1::from_vec(py, wavefronts), PyArray1::from_vec(py, ideal), PyArray1::from_vec(py, conflicts)))
 }
 
 /// [`simulate_array`]'s loop: each row a warp request, checked and evaluated.
@@ -261,9 +262,14 @@ fn evaluate_rows(
     bytes: u8,
     flat: &[i64],
     lanes: usize,
-) -> Result<(Vec<u32>, Vec<u32>), String> {
+) -> Result<[Vec<u32>; 3], String> {
     let requests = flat.len() / lanes.max(1);
-    let (mut wavefronts, mut ideal) = (Vec::with_capacity(requests), Vec::with_capacity(requests));
+    let mut columns = [(); 3].map(|_| Vec::with_capacity(requests));
+    let mut push = |o: Outcome| {
+        columns[0].push(o.wavefronts);
+        columns[1].push(o.ideal);
+        columns[2].push(o.conflicts());
+    };
     let mut model = BankModel::new(hw);
     let mut active = vec![0u32; lanes];
     // an access is fine where it ends inside shared memory and is aligned (the checks
@@ -280,9 +286,7 @@ fn evaluate_rows(
             for (d, &a) in active.iter_mut().zip(row) {
                 *d = a as u32;
             }
-            let o = model.evaluate(&WarpRequest { op, bytes, lanes: &LANE_NUMBERS[..lanes], addrs: &active });
-            wavefronts.push(o.wavefronts);
-            ideal.push(o.ideal);
+            push(model.evaluate(&WarpRequest { op, bytes, lanes: &LANE_NUMBERS[..lanes], addrs: &active }));
             continue;
         }
         // some lanes inactive: the active ones packed in lane order, without branches
@@ -302,15 +306,13 @@ fn evaluate_rows(
                 .expect("a lane that failed the check");
             return Err(lane_problem(hw, op, bytes, r, l, a));
         }
-        let o = if mask == 0 {
+        push(if mask == 0 {
             Outcome::default()
         } else {
             model.evaluate_masked(&MaskedRequest { op, bytes, mask, addrs: LaneAddrs::Listed(&active[..n]) })
-        };
-        wavefronts.push(o.wavefronts);
-        ideal.push(o.ideal);
+        });
     }
-    Ok((wavefronts, ideal))
+    Ok(columns)
 }
 
 /// Why lane `l` of request `r` (address `a`) cannot be simulated, in the words of

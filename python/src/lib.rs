@@ -19,9 +19,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
-use sim_core::{
-    is_valid_width, BankModel, Hardware, LaneAddrs, MaskedRequest, Op, Outcome, WarpRequest, LANE_NUMBERS,
-};
+use sim_core::{is_valid_width, BankModel, Hardware, Op, Outcome, WarpRequest, LANE_NUMBERS};
 use std::path::Path;
 
 create_exception!(
@@ -272,6 +270,7 @@ fn evaluate_rows(
     };
     let mut model = BankModel::new(hw);
     let mut active = vec![0u32; lanes];
+    let mut lane_numbers = vec![0u16; lanes];
     // an access is fine where it ends inside shared memory and is aligned (the checks
     // of `access_problem`, which words the message where one fails)
     let last = if op.is_memory() { hw.smem_per_sm as i64 } else { 1 << 32 } - bytes as i64;
@@ -289,16 +288,19 @@ fn evaluate_rows(
             push(model.evaluate(&WarpRequest { op, bytes, lanes: &LANE_NUMBERS[..lanes], addrs: &active }));
             continue;
         }
-        // some lanes inactive: the active ones packed in lane order, without branches
-        let (mut mask, mut n, mut bad) = (0u64, 0, last < 0);
+        // some lanes inactive: the mask and the check in one pass, then the active lanes
+        // packed by the mask's bits
+        let (mut mask, mut bad) = (0u64, last < 0);
         for (l, &a) in row.iter().enumerate() {
             let on = a != -1;
             bad |= on & ((a as u64 > last_u) | (a & misaligned != 0));
-            active[n] = a as u32; // (n <= l: inside `active`; kept only where `on`)
-            n += on as usize;
             mask |= (on as u64) << l;
         }
-        if bad && mask != 0 {
+        if mask == 0 {
+            push(Outcome::default());
+            continue;
+        }
+        if bad {
             let (l, &a) = row
                 .iter()
                 .enumerate()
@@ -306,11 +308,15 @@ fn evaluate_rows(
                 .expect("a lane that failed the check");
             return Err(lane_problem(hw, op, bytes, r, l, a));
         }
-        push(if mask == 0 {
-            Outcome::default()
-        } else {
-            model.evaluate_masked(&MaskedRequest { op, bytes, mask, addrs: LaneAddrs::Listed(&active[..n]) })
-        });
+        let (mut bits, mut n) = (mask, 0);
+        while bits != 0 {
+            let l = bits.trailing_zeros() as usize;
+            lane_numbers[n] = l as u16;
+            active[n] = row[l] as u32;
+            n += 1;
+            bits &= bits - 1;
+        }
+        push(model.evaluate(&WarpRequest { op, bytes, lanes: &lane_numbers[..n], addrs: &active[..n] }));
     }
     Ok(columns)
 }

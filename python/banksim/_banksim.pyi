@@ -1,5 +1,6 @@
 """Type stub of the compiled module ``banksim._banksim`` (see ``python/src/lib.rs``)."""
 
+import os
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ class Hardware:
     None, a str of RON text (``mapping="Xor(shift: 5, mask: 7)"``; ``name`` and
     ``base`` are plain strings), a dict (a RON struct) or a list."""
 
-    def __init__(self, preset: "str | Hardware" = "h100", **overrides: Any) -> None: ...
+    def __init__(self, preset: "str | os.PathLike[str] | Hardware" = "h100", **overrides: Any) -> None: ...
     @property
     def name(self) -> str: ...
     @property

@@ -317,6 +317,28 @@ impl Overrides {
 
 /// Parses a config (preset or user file) from RON text; `file` is used in messages.
 pub fn parse_config(text: &str, file: &str) -> Result<Hardware, ConfigError> {
+    resolve(text, file, None)
+}
+
+/// Parses the fields of a config from RON text and applies them to `base` (or, where
+/// the text names a `base` preset, to that preset), with the checks and messages of
+/// [`parse_config`]: for overrides given other than as a file (the Python package's
+/// keyword arguments), on a machine that may itself not be a preset.
+///
+/// ```
+/// let h100 = configs::preset("h100").unwrap();
+/// let hw = configs::parse_overrides(&h100, "(banks: 64)", "overrides").unwrap();
+/// assert_eq!((hw.name.as_str(), hw.banks), ("h100+", 64));
+/// let err = configs::parse_overrides(&hw, "(banks: 0)", "overrides").unwrap_err();
+/// assert!(err.to_string().contains("overrides:1: `banks`: must be between 1 and 1024, got 0"));
+/// ```
+pub fn parse_overrides(base: &Hardware, text: &str, file: &str) -> Result<Hardware, ConfigError> {
+    resolve(text, file, Some(base))
+}
+
+/// [`parse_config`] (no `base_hw`: a config without `base` gives every field) and
+/// [`parse_overrides`] (a config without `base` starts from `base_hw`).
+fn resolve(text: &str, file: &str, base_hw: Option<&Hardware>) -> Result<Hardware, ConfigError> {
     let overrides: Overrides = ron_options().from_str(text).map_err(|e| ConfigError::Parse {
         file: file.into(),
         line: e.span.start.line,
@@ -351,16 +373,19 @@ pub fn parse_config(text: &str, file: &str) -> Result<Hardware, ConfigError> {
                 return Err(ConfigError::Invalid { file: file.into(), violations });
             }
         },
-        None => {
-            let missing = missing_fields(&overrides);
-            if !missing.is_empty() {
-                violations.extend(missing.iter().map(|f| {
-                    format!("{file}: `{f}`: missing; give it, or name a preset with `base: \"h100\"` to inherit it")
-                }));
-                return Err(ConfigError::Invalid { file: file.into(), violations });
+        None => match base_hw {
+            Some(hw) => hw.clone(),
+            None => {
+                let missing = missing_fields(&overrides);
+                if !missing.is_empty() {
+                    violations.extend(missing.iter().map(|f| {
+                        format!("{file}: `{f}`: missing; give it, or name a preset with `base: \"h100\"` to inherit it")
+                    }));
+                    return Err(ConfigError::Invalid { file: file.into(), violations });
+                }
+                placeholder()
             }
-            placeholder()
-        }
+        },
     };
     overrides.apply(&mut hw);
     if let Err(vs) = hw.validate() {

@@ -301,3 +301,29 @@ mod ck_tile_lds {
         assert_eq!(wave(&hw, Op::Load, |l| 16 * l), Outcome { wavefronts: 8, ideal: 8 });
     }
 }
+
+#[test]
+fn overrides_apply_to_any_machine_with_the_messages_of_a_config_file() {
+    let h100 = configs::preset("h100").unwrap();
+    let wide = configs::parse_overrides(&h100, "(banks: 64, bank_bytes: 8)", "kw").unwrap();
+    assert_eq!((wide.name.as_str(), wide.banks, wide.bank_bytes, wide.warp), ("h100+", 64, 8, 32));
+    // on a machine that is not a preset: its other fields stay
+    let narrow = configs::parse_overrides(&wide, "(warp: 16)", "kw").unwrap();
+    assert_eq!((narrow.banks, narrow.bank_bytes, narrow.warp), (64, 8, 16));
+    // `base` starts from that preset instead
+    let cdna3 = configs::parse_overrides(&wide, "(base: \"cdna3\")", "kw").unwrap();
+    assert_eq!(cdna3, configs::preset("cdna3").unwrap());
+    // nothing set: the machine as it was, name and all
+    assert_eq!(configs::parse_overrides(&h100, "()", "kw").unwrap(), h100);
+    // the same messages as a config file naming the base
+    let bad = "(banks: 0, colour: 1, mapping: Xor(shift: 40, mask: 1))";
+    let file = "(base: \"h100\", banks: 0, colour: 1, mapping: Xor(shift: 40, mask: 1))";
+    let from_file = parse_config(file, "kw").unwrap_err().to_string();
+    let from_overrides = configs::parse_overrides(&h100, bad, "kw").unwrap_err().to_string();
+    assert_eq!(from_overrides, from_file);
+    for n in ["kw:1: `banks`", "kw:1: `colour`: unknown field", "kw:1: `mapping.shift`"] {
+        assert!(from_overrides.contains(n), "`{from_overrides}` lacks `{n}`");
+    }
+    let msg = configs::parse_overrides(&h100, "(banks: \"many\")", "kw").unwrap_err().to_string();
+    assert!(msg.starts_with("kw:1:"), "{msg}");
+}

@@ -303,10 +303,10 @@ const CASES: &[Case] = &[
     },
     Case {
         what: "study: unknown preset",
-        files: &[("s.ron", b"(name: \"s\", presets: [\"h200\"], workloads: [(gen: \"tile\")])")],
+        files: &[("s.ron", b"(name: \"s\", presets: [\"h300\"], workloads: [(gen: \"tile\")])")],
         args: &["sweep", "{dir}/s.ron", "-o", "{dir}/out"],
         code: 1,
-        needles: &["s.ron", "unknown preset `h200`"],
+        needles: &["s.ron", "unknown preset `h300`"],
     },
     Case {
         what: "study: unknown field",

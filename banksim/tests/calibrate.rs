@@ -75,7 +75,10 @@ fn writes_predictions_calibration_and_a_scatter_plot() {
     assert_eq!(refs.len(), 2, "{csv}");
     assert!(refs.iter().all(|l| l.split(',').nth(10) == Some("0.0000")), "{csv}");
     // and every variant's time with no measurement at all (the preset's cost of an op)
-    assert!(csv.lines().skip(1).all(|l| l.split(',').nth(11).is_some_and(|t| t.parse::<f64>().unwrap() > 0.0)), "{csv}");
+    assert!(
+        csv.lines().skip(1).all(|l| l.split(',').nth(11).is_some_and(|t| t.parse::<f64>().unwrap() > 0.0)),
+        "{csv}"
+    );
     let ron = std::fs::read_to_string(out.join("calibration.ron")).unwrap();
     assert!(ron.contains("overlap:") && ron.contains("(\"k\","), "{ron}");
     let img = image::open(out.join("speedups.png")).unwrap().to_rgb8();

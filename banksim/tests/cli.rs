@@ -76,7 +76,8 @@ fn run_prints_summary_and_writes_per_request_csv() {
 #[test]
 fn presets_lists_and_shows() {
     let (out, _) = text(&banksim(&["presets"]));
-    for p in ["h100", "a100", "v100", "kepler", "gtx580", "g80", "hd5870", "cdna3", "cdna4", "rdna3"] {
+    for p in ["h100", "a100", "v100", "kepler", "gtx580", "g80", "hd5870", "cdna3", "cdna4", "rdna3", "h200"]
+    {
         assert!(out.contains(p), "{p} missing from {out}");
     }
     let (out, _) = text(&banksim(&["presets", "--show", "g80"]));
@@ -101,8 +102,8 @@ fn bad_input_exits_non_zero_with_a_clear_message() {
         (vec!["run", "/no/such/trace.csv"], vec!["/no/such/trace.csv".into(), "cannot read".into()]),
         (vec!["run", dir.to_str().unwrap()], vec!["directory".into()]),
         (
-            vec!["run", "--config", "h200", bad_trace.to_str().unwrap()],
-            vec!["unknown preset `h200`".into(), "h100".into()],
+            vec!["run", "--config", "h300", bad_trace.to_str().unwrap()],
+            vec!["unknown preset `h300`".into(), "h100".into()],
         ),
         (
             vec!["run", "--config", bad_cfg.to_str().unwrap(), far.to_str().unwrap()],

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 /// The preset used when none is named.
 pub const DEFAULT_PRESET: &str = "h100";
 
-const PRESETS: [(&str, &str); 10] = [
+const PRESETS: [(&str, &str); 11] = [
     ("h100", include_str!("../presets/h100.ron")),
     ("a100", include_str!("../presets/a100.ron")),
     ("v100", include_str!("../presets/v100.ron")),
@@ -38,6 +38,7 @@ const PRESETS: [(&str, &str); 10] = [
     ("cdna3", include_str!("../presets/cdna3.ron")),
     ("cdna4", include_str!("../presets/cdna4.ron")),
     ("rdna3", include_str!("../presets/rdna3.ron")),
+    ("h200", include_str!("../presets/h200.ron")),
 ];
 
 /// Loading a preset or config failed.

@@ -118,7 +118,7 @@ def test_cdna3_takes_64_lanes():
         (LANES * 4, {"op": "bar"}, r"`op`: expected one of"),
         (np.zeros((2, 2, 32), dtype=int), {}, r"addrs: expected shape \(requests, lanes\)"),
         (np.zeros((1, 16), dtype=int), {}, r"addrs has 16 lanes per request \(shape 1 x 16\) but `h100` has a warp of 32 lanes"),
-        (LANES * 4, {"preset": "h200"}, r"unknown preset `h200` \(and no such file\): known presets are h100, a100"),
+        (LANES * 4, {"preset": "h300"}, r"unknown preset `h300` \(and no such file\): known presets are h100, a100"),
         (LANES * 4, {"banks": 0}, r"keyword overrides:1: `banks`: must be between 1 and 1024, got 0"),
         (LANES * 4, {"colour": 1}, r"keyword overrides:1: `colour`: unknown field; expected one of base, name, banks"),
         (LANES * 4, {"mapping": "Xorr"}, r"Unexpected variant named `Xorr` .* \(the overrides as RON: `\(mapping: Xorr\)`\)"),
@@ -153,11 +153,11 @@ def test_messages_are_those_of_a_config_file(tmp_path, cli):
         banksim.Hardware(config)
     assert str(from_file.value) == ours
     with pytest.raises(banksim.BanksimError) as unknown:
-        banksim.Hardware("h200")
+        banksim.Hardware("h300")
     if cli:
         done = run_cli(cli, "run", "--config", config, trace)
         assert done.returncode != 0
         for line in ours.splitlines():
             assert line in done.stderr, f"{line!r} not in {done.stderr!r}"
-        done = run_cli(cli, "run", "--config", "h200", trace)
+        done = run_cli(cli, "run", "--config", "h300", trace)
         assert done.returncode != 0 and str(unknown.value) in done.stderr

@@ -135,7 +135,10 @@ fn check(work: &traces::Requests, policy: DepPolicy, hw: &sim_core::Hardware, re
             Op::GlobalLoad => r.pipe_start + busy + t.global_latency as u64,
             Op::Load | Op::Atomic => {
                 let extra = if q.op == Op::Atomic { t.atomic_extra_latency as u64 } else { 0 };
-                r.pipe_start + t.latency_base as u64 + extra + t.latency_per_wavefront as u64 * r.wavefronts as u64
+                r.pipe_start
+                    + t.latency_base as u64
+                    + extra
+                    + t.latency_per_wavefront as u64 * r.wavefronts as u64
             }
             _ => r.pipe_start + busy,
         };

@@ -372,7 +372,8 @@ fn predict_with(
             variants
                 .par_iter()
                 .map(|v| {
-                    let e = dispatch_cycles(hw, &preset, v, ops.cycles_per_op).map_err(|e| engine_err(&v.label, e));
+                    let e = dispatch_cycles(hw, &preset, v, ops.cycles_per_op)
+                        .map_err(|e| engine_err(&v.label, e));
                     progress(&v.label);
                     e.map(|e| (e + overhead) / clock_mhz)
                 })

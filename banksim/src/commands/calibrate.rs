@@ -237,7 +237,8 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
     std::fs::create_dir_all(out_dir).with_context(|| format!("{}: cannot create", out_dir.display()))?;
 
     let families = variants.iter().map(|v| &v.family).collect::<std::collections::HashSet<_>>().len();
-    let runs = ((variants.len() + families) * args.issue_per_op.len() + variants.len() * args.issue_per_op.len()) as u64;
+    let runs = ((variants.len() + families) * args.issue_per_op.len()
+        + variants.len() * args.issue_per_op.len()) as u64;
     let bar = progress::steps(runs, "engine runs", "calibrating");
     if args.issue_per_op.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
         bail!("--issue-per-op {:?}: each must be a non-negative number", args.issue_per_op);
@@ -378,7 +379,16 @@ fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result
     writeln!(
         out,
         "{:<26} {:<8} {:>7} {:>12} {:>12} {:>9} {:>9} {:>8} {:>10} {:>7}",
-        "variant", "role", "c/op", "measured us", "predicted us", "meas. x", "pred. x", "error", "preset us", "error"
+        "variant",
+        "role",
+        "c/op",
+        "measured us",
+        "predicted us",
+        "meas. x",
+        "pred. x",
+        "error",
+        "preset us",
+        "error"
     )?;
     for p in &cal.predictions {
         writeln!(

@@ -10,11 +10,18 @@ idle core; on a machine shared with other work the CPU time is the steadier figu
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
 
-import banksim
+# (run as `python python/bench.py`, this folder comes first on the path, and its
+# `banksim/` is the package's source without the compiled module: use the installed one)
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
+
+import banksim  # noqa: E402
 
 EXAMPLES = """\
 examples:

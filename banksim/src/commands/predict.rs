@@ -5,6 +5,7 @@
 //! --cycles` and `calibrate` use), the solve from a reference is `validate::calibrate`.
 
 use anyhow::Result;
+#[cfg(feature = "gpu")]
 use clap::Args;
 
 #[cfg(not(feature = "gpu"))]

@@ -60,7 +60,7 @@ def probe_trace_csv(pats: list[Pattern], path: Path, store_op: str = "st") -> No
     path.write_text("\n".join(lines) + "\n")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def cli() -> str | None:
     """The `banksim` binary named by BANKSIM, or None."""
     path = os.environ.get("BANKSIM")

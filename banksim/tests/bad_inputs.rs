@@ -92,6 +92,13 @@ const CASES: &[Case] = &[
         needles: &["t.csv:3", "beyond", "233472"],
     },
     Case {
+        what: "address beyond shared memory (predict on a trace)",
+        files: &[("t.csv", trace!("0,0,0,ld,0,4\n0,1,0,ld,0x80000,4\n"))],
+        args: &["predict", "{dir}/t.csv", "--dispatch", "264"],
+        code: 1,
+        needles: &["t.csv:3", "beyond", "233472"],
+    },
+    Case {
         what: "address beyond a small preset's shared memory",
         files: &[("t.csv", trace!("0,0,0,ld,20000,4\n"))],
         args: &["run", "--config", "g80", "{dir}/t.csv"],

@@ -85,7 +85,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     }
     let ops = timing.ops.clone();
     let mut out = std::io::stdout().lock();
-    let (target, gpu) = open(args, &args.kernel, &mut out)?;
+    let (target, gpu) = open(args, &args.kernel, &hw, None, &mut out)?;
     let mut model = Model { occupancy: timing.occupancy.clone(), issue_per_op: 1.0 };
     let (cycles_per_op, overlap) = match &ops {
         Some(o) => {
@@ -120,7 +120,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
                 r.overrides.retain(|(n, _)| n != name);
                 r.overrides.push((name.clone(), *value));
             }
-            let (reference, _) = open_with(args, &r, gpu, &mut out)?;
+            let (reference, _) = open(args, &r, &hw, gpu, &mut out)?;
             let rv = variant(reference, "reference");
             let target = (us * clock - overhead).max(0.0);
             let c = solve_cycles_per_op(&hw, &model, &rv, target)?;
@@ -203,30 +203,23 @@ fn launch(
     Ok(sim_core::launch::run(&hw, &v.requests, &launch)?)
 }
 
-/// The kernel's requests: a trace file read, or a WGSL kernel captured (the GPU opened
-/// once, kept for the reference).
+/// The kernel's requests on `hw`, checked as `run` checks a trace: a trace file read, or
+/// a WGSL kernel captured (on `gpu` if one is open already; the GPU it used is given
+/// back for the reference).
 #[cfg(feature = "gpu")]
 fn open(
     args: &PredictArgs,
     k: &KernelArgs,
-    out: &mut dyn Write,
-) -> Result<(traces::Requests, Option<validate::gpu::Gpu>)> {
-    open_with(args, k, None, out)
-}
-
-#[cfg(feature = "gpu")]
-fn open_with(
-    args: &PredictArgs,
-    k: &KernelArgs,
+    hw: &sim_core::Hardware,
     gpu: Option<validate::gpu::Gpu>,
     out: &mut dyn Write,
 ) -> Result<(traces::Requests, Option<validate::gpu::Gpu>)> {
-    let hw = hardware(&args.hw)?;
     let file = k.kernel.display().to_string();
     if !file.ends_with(".wgsl") {
         crate::output::declare_input(&k.kernel);
         let trace = traces::read_any(&k.kernel)?;
         writeln!(out, "{file}: {} records (gaps taken as IR operations)", trace.len())?;
+        crate::pipeline::check::check_records(&trace, hw, None)?;
         return Ok((traces::Requests::group(&trace, hw.warp)?, gpu));
     }
     let (src, mut kopts) = k.load()?;
@@ -250,6 +243,7 @@ fn open_with(
         c.trace.len(),
         c.shared_bytes
     )?;
+    crate::pipeline::check::check_records(&c.trace, hw, None)?;
     Ok((traces::Requests::group(&c.trace, hw.warp)?, Some(gpu)))
 }
 

@@ -2,12 +2,11 @@
 //! [`crate::pipeline::by_line`] (the sums and the advice) and [`crate::output::by_line`]
 //! (the annotated source, the CSV, the chart).
 
-use super::{check_gap_cycles, engine_options, RunArgs};
 use crate::output::by_line::{self as out, Sources};
 use crate::output::{write_atomically, write_csv};
 use crate::pipeline::by_line;
 use crate::pipeline::simulate;
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 use sim_core::engine::EngineOptions;
 use sim_core::launch::{Gaps, Launch, LaunchReport};
@@ -49,30 +48,6 @@ pub struct ByLineArgs {
     /// re-simulated under every candidate layout).
     #[arg(long)]
     pub no_advice: bool,
-}
-
-/// `banksim run --by-line`: the whole trace read and grouped, the cycle engine with
-/// per-request timings where `--cycles`, then the report.
-pub fn run(args: &RunArgs, hw: Hardware) -> Result<()> {
-    let e = &args.engine;
-    if args.per_request.is_some() || args.out.is_some() || e.grid.is_some() {
-        bail!("--by-line reports the trace's own requests: it does not combine with --per-request, --out or --grid");
-    }
-    crate::output::declare_input(&args.trace);
-    let trace = traces::read_any(&args.trace)?;
-    crate::pipeline::check::check_records(&trace, &hw, e.threads_per_block)?;
-    let requests = Requests::group(&trace, hw.warp)?;
-    let report = if e.cycles {
-        let gaps = e.gaps(&hw)?;
-        check_gap_cycles(&requests, gaps.cycles_per_op())?;
-        let opts = EngineOptions { per_request: true, ..engine_options(args) };
-        Some(super::super::args::with_threads(e.threads, || run_engine(&hw, &requests, gaps, &opts))??)
-    } else {
-        None
-    };
-    let sources = read_sources(&trace, args.trace.parent());
-    let print = args.by_line.by_line;
-    report_by_line(&hw, &trace, &requests, report.as_ref(), &args.by_line.outputs, print, &sources)
 }
 
 /// The cycle engine on `requests` as `run --cycles` runs them (the launch timing model,
@@ -178,7 +153,7 @@ fn draw(path: &Path, hw: &Hardware, trace: &Trace, lines: &by_line::ByLine, sour
         })
         .collect();
     if bars.is_empty() {
-        bail!("{}: no line has shared-memory accesses to chart", path.display());
+        anyhow::bail!("{}: no line has shared-memory accesses to chart", path.display());
     }
     let labels = reports::Labels {
         title: format!("{}: bank conflicts by source line", trace.source),

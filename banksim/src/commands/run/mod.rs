@@ -57,7 +57,7 @@ pub struct RunArgs {
 pub fn run(args: &RunArgs) -> Result<()> {
     let hw = hardware(&args.hw)?;
     if args.by_line.wanted() {
-        return by_line::run(args, hw);
+        return run_by_line(args, hw);
     }
     let e = &args.engine;
     // the trace is opened once (`-`: standard input) and its format told from its first bytes
@@ -142,6 +142,30 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `banksim run --by-line`: the whole trace read and grouped, the cycle engine with
+/// per-request timings where `--cycles`, then the report ([`by_line`]).
+fn run_by_line(args: &RunArgs, hw: Hardware) -> Result<()> {
+    let e = &args.engine;
+    if args.per_request.is_some() || args.out.is_some() || e.grid.is_some() {
+        bail!("--by-line reports the trace's own requests: it does not combine with --per-request, --out or --grid");
+    }
+    crate::output::declare_input(&args.trace);
+    let trace = traces::read_any(&args.trace)?;
+    crate::pipeline::check::check_records(&trace, &hw, e.threads_per_block)?;
+    let requests = Requests::group(&trace, hw.warp)?;
+    let report = if e.cycles {
+        let gaps = e.gaps(&hw)?;
+        check_gap_cycles(&requests, gaps.cycles_per_op())?;
+        let opts = EngineOptions { per_request: true, ..engine_options(args) };
+        Some(with_threads(e.threads, || by_line::run_engine(&hw, &requests, gaps, &opts))??)
+    } else {
+        None
+    };
+    let sources = by_line::read_sources(&trace, args.trace.parent());
+    let print = args.by_line.by_line;
+    by_line::report_by_line(&hw, &trace, &requests, report.as_ref(), &args.by_line.outputs, print, &sources)
 }
 
 /// `run --cycles` on a file with the engine holding a window of blocks at a time

@@ -104,10 +104,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     };
     let (source, records, requests) = (loaded.source, loaded.records, loaded.requests);
     let loaded_summary = loaded.summary;
-    let cycles_per_op = match gaps {
-        Gaps::Cycles => 1.0,
-        Gaps::Ops { cycles_per_op, .. } => cycles_per_op,
-    };
+    let cycles_per_op = gaps.cycles_per_op();
     let stretched = e.grid.is_some() || cycles_per_op != 1.0;
     if stretched && (args.per_request.is_some() || args.out.is_some()) {
         bail!("--grid and --cycles-per-op give cycles for a workload other than the trace's requests: they do not combine with --per-request or --out");

@@ -153,15 +153,28 @@ pub struct Model {
     pub issue_per_op: f64,
 }
 
-/// Engine cycles of `v`'s timed dispatch at `cycles_per_op` (times its scale): the
-/// launch timing model every command uses ([`sim_core::launch::run`]), with `model`'s
-/// occupancy rule and issue cycles per operation.
+/// Engine cycles of `v`'s timed dispatch at `cycles_per_op` (times its scale): see
+/// [`dispatch_launch`].
 pub fn dispatch_cycles(
     hw: &Hardware,
     model: &Model,
     v: &Variant,
     cycles_per_op: f64,
 ) -> Result<f64, EngineError> {
+    let r = dispatch_launch(hw, model, v, cycles_per_op, EngineOptions::default())?;
+    Ok(r.engine.cycles as f64 * v.scale)
+}
+
+/// `v`'s timed dispatch at `cycles_per_op` through the launch timing model every command
+/// uses ([`sim_core::launch::run`]), with `model`'s occupancy rule and issue cycles per
+/// operation, and the engine's `options` (e.g. `no_conflicts` for a what-if).
+pub fn dispatch_launch(
+    hw: &Hardware,
+    model: &Model,
+    v: &Variant,
+    cycles_per_op: f64,
+    options: EngineOptions,
+) -> Result<launch::LaunchReport, EngineError> {
     let mut hw = hw.clone();
     if let Some(t) = hw.timing.as_mut() {
         t.occupancy = model.occupancy.clone();
@@ -169,10 +182,9 @@ pub fn dispatch_cycles(
     let launch = Launch {
         blocks: Some(v.blocks),
         gaps: Gaps::Ops { cycles_per_op, issue_per_op: model.issue_per_op },
-        options: EngineOptions::default(),
+        options,
     };
-    let r = launch::run(&hw, &v.requests, &launch)?;
-    Ok(r.engine.cycles as f64 * v.scale)
+    launch::run(&hw, &v.requests, &launch)
 }
 
 /// The cycles per operation at which `v`'s dispatch takes `target` cycles: the

@@ -29,7 +29,7 @@ use std::io::Write;
 #[cfg(feature = "gpu")]
 use std::path::PathBuf;
 #[cfg(feature = "gpu")]
-use validate::calibrate::{dispatch_cycles, solve_cycles_per_op, Model, Role, Variant};
+use validate::calibrate::{dispatch_cycles, dispatch_launch, solve_cycles_per_op, Model, Role, Variant};
 
 /// Arguments of `banksim predict`.
 #[cfg(feature = "gpu")]
@@ -84,6 +84,17 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         bail!("--capture-workgroups 0: expected at least one workgroup");
     }
     let ops = timing.ops.clone();
+    // (what would stop the prediction is said before the capture)
+    let clock = timing.clock_mhz;
+    if clock <= 0.0 {
+        bail!("preset `{}` has no clock (`timing.clock_mhz`): cycles cannot become time", hw.name);
+    }
+    if ops.is_none() && args.reference.is_none() {
+        bail!(
+            "preset `{}` has no calibration of IR operations (`timing.ops`): give a measured variant with --reference and --reference-us",
+            hw.name
+        );
+    }
     let mut out = std::io::stdout().lock();
     let (target, gpu) = open(args, &args.kernel, &hw, None, &mut out)?;
     let mut model = Model { occupancy: timing.occupancy.clone(), issue_per_op: 1.0 };
@@ -103,10 +114,6 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         measured_us: 0.0,
         requests,
     };
-    let clock = timing.clock_mhz;
-    if clock <= 0.0 {
-        bail!("preset `{}` has no clock (`timing.clock_mhz`): cycles cannot become time", hw.name);
-    }
     let overhead = timing.dispatch_overhead_cycles as f64;
     let v = variant(target, "kernel");
     match (&args.reference, args.reference_us) {
@@ -124,10 +131,10 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             let rv = variant(reference, "reference");
             let target = (us * clock - overhead).max(0.0);
             let c = solve_cycles_per_op(&hw, &model, &rv, target)?;
-            let (k, rk) = (dispatch_cycles(&hw, &model, &v, c)?, dispatch_cycles(&hw, &model, &rv, c)?);
+            let report = launch(&hw, &model, &v, c, false)?;
+            let (k, rk) = (report.engine.cycles as f64, dispatch_cycles(&hw, &model, &rv, c)?);
             let predicted = us + overlap * (k - rk) / clock;
             writeln!(out, "other work: {c:.3} cycles per IR operation, solved from the reference's {us} us")?;
-            let report = launch(&hw, &model, &v, c, false)?;
             print_report(&mut out, &report, timing.block_launch_cycles)?;
             let free = launch(&hw, &model, &v, c, true)?;
             writeln!(
@@ -143,12 +150,6 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             print_conflict_cost(&mut out, predicted - saved, saved, predicted)?;
         }
         _ => {
-            if ops.is_none() {
-                bail!(
-                    "preset `{}` has no calibration of IR operations (`timing.ops`): give a measured variant with --reference and --reference-us",
-                    hw.name
-                );
-            }
             writeln!(
                 out,
                 "other work: {cycles_per_op} cycles per IR operation (preset `{}`'s calibration; --reference solves it from a measured variant)",
@@ -182,7 +183,8 @@ fn print_conflict_cost(out: &mut dyn Write, free_us: f64, cost_us: f64, us: f64)
     )
 }
 
-/// The launch of `v` at `cycles_per_op` (what `dispatch_cycles` runs), with its report.
+/// The launch of `v` at `cycles_per_op` (what `calibrate` runs), and with `no_conflicts`
+/// the same dispatch with every request at its ideal wavefronts.
 #[cfg(feature = "gpu")]
 fn launch(
     hw: &sim_core::Hardware,
@@ -191,16 +193,8 @@ fn launch(
     cycles_per_op: f64,
     no_conflicts: bool,
 ) -> Result<LaunchReport> {
-    let mut hw = hw.clone();
-    if let Some(t) = hw.timing.as_mut() {
-        t.occupancy = model.occupancy.clone();
-    }
-    let launch = sim_core::launch::Launch {
-        blocks: Some(v.blocks),
-        gaps: sim_core::launch::Gaps::Ops { cycles_per_op, issue_per_op: model.issue_per_op },
-        options: sim_core::engine::EngineOptions { no_conflicts, ..Default::default() },
-    };
-    Ok(sim_core::launch::run(&hw, &v.requests, &launch)?)
+    let options = sim_core::engine::EngineOptions { no_conflicts, ..Default::default() };
+    Ok(dispatch_launch(hw, model, v, cycles_per_op, options)?)
 }
 
 /// The kernel's requests on `hw`, checked as `run` checks a trace: a trace file read, or

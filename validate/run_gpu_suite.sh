@@ -6,6 +6,7 @@
 #   json/*.json        every repetition's time, the adapter's name, driver and limits
 #   traces/*.csv       the captured shared-memory trace of each variant (small dispatch)
 #   sim/*.txt          `banksim run --cycles` of each captured trace on the h100 preset
+#   shader_stats.csv   the driver's statistics of each variant (`banksim shader-stats`)
 #   system.txt         nvidia-smi, vulkaninfo --summary, banksim --version, this script's args
 #
 # Usage:  validate/run_gpu_suite.sh OUTDIR
@@ -15,6 +16,9 @@
 #         QUICK=1   small dispatches and few repetitions (a smoke test, e.g. on lavapipe)
 #         MEASURE_ONLY=1  time the kernels only (no capture, no simulation): captures do not
 #                   depend on the GPU, so they can be made anywhere (lavapipe) afterwards
+#         STATS_ONLY=1  only the driver's statistics of each variant's compiled code
+#                   (`banksim shader-stats`, appended to shader_stats.csv; they are
+#                   collected in every mode where the driver reports them)
 #         CAPTURE_ONLY=1  capture the traces only (no timing): what `banksim calibrate` reads
 #                   beside a measure.csv; validate/suite.csv says how each capture scales
 #                   to the timed dispatch
@@ -35,6 +39,8 @@ WARMUP=${WARMUP:-5}
 QUICK=${QUICK:-0}
 MEASURE_ONLY=${MEASURE_ONLY:-0}
 CAPTURE_ONLY=${CAPTURE_ONLY:-0}
+STATS_ONLY=${STATS_ONLY:-0}
+STATS=1
 K=validate/kernels
 mkdir -p "$OUT/json" "$OUT/traces" "$OUT/sim"
 ADAPTER_ARGS=()
@@ -67,6 +73,16 @@ variant() {
     done
     if [ $seen = 0 ]; then cargs=("${margs[@]}"); fi
     echo "== $name"
+    if [ "$STATS" = 1 ]; then
+        # the driver's statistics of the code it compiles (only overrides change it)
+        local oargs=() i
+        for ((i = 0; i < ${#margs[@]}; i++)); do
+            if [ "${margs[i]}" = "--override" ]; then oargs+=(--override "${margs[i + 1]}"); fi
+        done
+        "$BANKSIM" shader-stats "$K/$kernel" "${oargs[@]}" "${ADAPTER_ARGS[@]}" --label "$name" \
+            --csv "$OUT/shader_stats.csv" > /dev/null || { [ "$STATS_ONLY" = 1 ] && exit 1; STATS=0; }
+    fi
+    if [ "$STATS_ONLY" = 1 ]; then return; fi
     if [ "$CAPTURE_ONLY" != 1 ]; then "$BANKSIM" measure "$K/$kernel" --dispatch "$mdisp" "${margs[@]}" "${ADAPTER_ARGS[@]}" \
         --reps "$REPS" --warmup "$WARMUP" --label "$name" \
         --json "$OUT/json/$name.json" --csv "$OUT/measure.csv"; fi
@@ -126,4 +142,5 @@ for skew in 0 4; do
 done
 
 [ "$CAPTURE_ONLY" = 1 ] && { echo "done: $OUT/traces"; exit 0; }
+[ "$STATS_ONLY" = 1 ] && { echo "done: $OUT/shader_stats.csv"; exit 0; }
 echo "done: $OUT/measure.csv ($(($(wc -l < "$OUT/measure.csv") - 1)) variants)"

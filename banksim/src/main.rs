@@ -60,6 +60,8 @@ enum Command {
     Calibrate(commands::calibrate::CalibrateArgs),
     /// Predict a WGSL kernel's time on the preset's GPU (captured on any adapter), with a breakdown.
     Predict(commands::predict::PredictArgs),
+    /// What a GPU's driver compiles a WGSL kernel to: its statistics (registers, instructions, ...), through Vulkan.
+    ShaderStats(commands::shader_stats::ShaderStatsArgs),
 }
 
 fn main() {
@@ -75,6 +77,7 @@ fn main() {
             | Command::Measure(_)
             | Command::Calibrate(_)
             | Command::Predict(_)
+            | Command::ShaderStats(_)
     ) {
         quiet_gpu_loader();
     }
@@ -109,6 +112,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Measure(args) => commands::measure::run(&args),
         Command::Calibrate(args) => commands::calibrate::run(&args),
         Command::Predict(args) => commands::predict::run(&args),
+        Command::ShaderStats(args) => commands::shader_stats::run(&args),
     }
 }
 

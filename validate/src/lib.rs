@@ -44,6 +44,7 @@
 pub mod bind;
 pub mod calibrate;
 pub mod capture;
+pub mod compiled;
 pub mod decode;
 pub mod deps;
 pub mod error;

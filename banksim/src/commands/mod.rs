@@ -19,6 +19,7 @@ pub mod predict;
 pub mod presets;
 pub mod report;
 pub mod run;
+pub mod shader_stats;
 pub mod slurm;
 pub mod stridebench;
 pub mod sweep;

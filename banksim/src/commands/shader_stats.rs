@@ -1,0 +1,123 @@
+//! `banksim shader-stats`: what a GPU's driver compiles a WGSL kernel to, in the driver's
+//! own statistics (registers, instructions, shared memory, ...). Glue only: the work is
+//! in `validate::compiled` (the `gpu` feature).
+
+use anyhow::Result;
+#[cfg(feature = "gpu")]
+use clap::Args;
+
+#[cfg(not(feature = "gpu"))]
+/// Arguments of `banksim shader-stats` (not compiled in: see [`run`]).
+pub type ShaderStatsArgs = super::args::Unavailable;
+
+#[cfg(not(feature = "gpu"))]
+/// Fails: this build has no `gpu` feature.
+pub fn run(_: &ShaderStatsArgs) -> Result<()> {
+    Err(super::args::needs_feature("`banksim shader-stats`", "gpu"))
+}
+
+#[cfg(feature = "gpu")]
+use super::kernel::parse_override;
+#[cfg(feature = "gpu")]
+use std::path::PathBuf;
+
+#[cfg(feature = "gpu")]
+/// Arguments of `banksim shader-stats`.
+///
+/// The kernel is translated to SPIR-V as wgpu does for Vulkan (overrides set, bounds
+/// checks, loop bounding, zeroed workgroup memory) and compiled by the driver of the
+/// chosen device, which reports on the code it made through
+/// VK_KHR_pipeline_executable_properties. Which statistics exist is up to the driver.
+/// Examples:
+///
+///   banksim shader-stats validate/kernels/transpose32.wgsl
+///
+///   banksim shader-stats validate/kernels/unseen/transpose64.wgsl --override PAD=1 \
+///       --label transpose64_pad1 --csv stats.csv
+#[derive(Args)]
+pub struct ShaderStatsArgs {
+    /// The WGSL compute shader (unmodified).
+    kernel: PathBuf,
+    /// Compute entry point (default: the only one).
+    #[arg(long, value_name = "NAME")]
+    entry: Option<String>,
+    /// Set a pipeline-overridable constant: NAME=VALUE (a number, true or false). Repeatable.
+    #[arg(long = "override", value_name = "NAME=VALUE", value_parser = parse_override)]
+    overrides: Vec<(String, f64)>,
+    /// Use the first Vulkan device whose name contains this text (default: the best one).
+    #[arg(long, value_name = "NAME")]
+    adapter: Option<String>,
+    /// Also write the driver's internal representations (assembly, IR), where it gives
+    /// any, one file per executable and representation, into this folder.
+    #[arg(long, value_name = "DIR")]
+    ir: Option<PathBuf>,
+    /// The kernel's name in the CSV (default: the file name).
+    #[arg(long, value_name = "TEXT")]
+    label: Option<String>,
+    /// Append one row per statistic to this CSV: label,adapter,executable,statistic,value
+    /// (the header is written when the file is new).
+    #[arg(long, value_name = "OUT.csv")]
+    csv: Option<PathBuf>,
+}
+
+#[cfg(feature = "gpu")]
+/// The header of `--csv`.
+pub const CSV_HEADER: &str = "label,adapter,executable,statistic,value";
+
+#[cfg(feature = "gpu")]
+/// Runs `banksim shader-stats`.
+pub fn run(args: &ShaderStatsArgs) -> Result<()> {
+    use crate::output::{append, write_atomically};
+    use std::io::Write;
+    crate::output::declare_input(&args.kernel);
+    let kernel = validate::kernel::load_file(&args.kernel, args.entry.as_deref(), &args.overrides)?;
+    let compiled = validate::compiled::compile(&kernel, args.adapter.as_deref(), args.ir.is_some())?;
+    let label = args.label.clone().unwrap_or_else(|| args.kernel.display().to_string());
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{label} on {}", compiled.adapter)?;
+    let mut rows = String::new();
+    for e in &compiled.executables {
+        writeln!(out, "{}: {} (subgroup size {})", e.name, e.description, e.subgroup_size)?;
+        let width = e.statistics.iter().map(|s| s.name.len()).max().unwrap_or(0);
+        for s in &e.statistics {
+            writeln!(out, "  {:<width$}  {:>10}  {}", s.name, s.value.to_string(), s.description)?;
+            rows.push_str(&format!(
+                "{},{},{},{},{}\n",
+                csv_field(&label),
+                csv_field(&compiled.adapter),
+                csv_field(&e.name),
+                csv_field(&s.name),
+                s.value
+            ));
+        }
+    }
+    if let Some(dir) = &args.ir {
+        std::fs::create_dir_all(dir)?;
+        let mut written = 0;
+        for (i, e) in compiled.executables.iter().enumerate() {
+            for (name, text) in &e.representations {
+                let file: String = name
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+                    .collect();
+                let path = dir.join(format!("{i}_{file}.txt"));
+                write_atomically(&path, |f| -> Result<()> { Ok(f.write_all(text.as_bytes())?) })?;
+                written += 1;
+            }
+        }
+        writeln!(out, "wrote {written} internal representations into {}", dir.display())?;
+    }
+    if let Some(p) = &args.csv {
+        append(p, CSV_HEADER, &rows)?;
+    }
+    Ok(())
+}
+
+#[cfg(feature = "gpu")]
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}

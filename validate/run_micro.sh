@@ -17,10 +17,19 @@
 #                       max_storage_buffer_binding_size is below a size (JSON `limits`),
 #                       that row fails and says so; STREAM_MIB lists the sizes
 #                       (default "4 16 64 256 1024")
+#   op_cost.wgsl        what an operation costs against an integer add: u32 / and %, f32 /,
+#                       i32 / (OP=0..4), 8 or 16 dependent ones per loop iteration (REP),
+#                       at 132 workgroups (8 warps per SM: latency) and 1056 (64 warps:
+#                       issue); rows op_cost_op<OP>_rep<REP>_n<workgroups>. The time of 8
+#                       operations = REP=16 minus REP=8. Also, where the driver reports
+#                       them, its statistics (shader_stats.csv) of the loop with a trip
+#                       count of 0 (run time), 1, 4, 16 and 64 known when compiled: a
+#                       binary that grows with the trip count is an unrolled loop
 #
 # Usage:  validate/run_micro.sh OUTDIR      (writes OUTDIR/micro.csv and OUTDIR/json/)
 # Env:    BANKSIM (default target/release/banksim), REPS (default 20), WARMUP (default 5),
-#         STREAM_MIB (stream_copy buffer sizes in MiB, default "4 16 64 256 1024")
+#         STREAM_MIB (stream_copy buffer sizes in MiB, default "4 16 64 256 1024"),
+#         OP_COST_ONLY=1 (only the op_cost.wgsl rows)
 set -euo pipefail
 case "${1:-}" in
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -39,6 +48,19 @@ m() {
     "$BANKSIM" measure "$K/$kernel" --dispatch "$dispatch" "$@" --reps "$REPS" --warmup "$WARMUP" \
         --label "$name" --json "$OUT/json/$name.json" --csv "$OUT/micro.csv"
 }
+for n in 132 1056; do
+    for op in 0 1 2 3 4; do
+        for rep in 8 16; do
+            m "op_cost_op${op}_rep${rep}_n$n" op_cost.wgsl "$n" --override "OP=$op" --override "REP=$rep" \
+                --bind "0.0=u32:7,${OP_ITERS:-4096}"
+        done
+    done
+done
+for trip in 0 1 4 16 64; do
+    "$BANKSIM" shader-stats "$K/op_cost.wgsl" --override "TRIP=$trip" --label "op_cost_trip$trip" \
+        --csv "$OUT/shader_stats.csv" > /dev/null || echo "op_cost_trip$trip: no driver statistics (see the error above)"
+done
+[ "${OP_COST_ONLY:-0}" = 1 ] && { echo "done: $OUT/micro.csv"; exit 0; }
 for wg in 64 256 1024; do
     for n in 1 132 1056 4224 16384 65535; do
         m "empty_wg${wg}_n$n" empty.wgsl "$n" --override "WG=$wg" --bind 0.0=zeros:4

@@ -18,6 +18,8 @@
 //! | item | ops |
 //! | --- | --- |
 //! | arithmetic, comparison, `select`, conversion, built-in math, derivative, `arrayLength` | 1 |
+//! | `u32` division or remainder by a value known only at run time (per component) | [`U32_DIVISION_OPS`] = 20 |
+//! | `i32` division or remainder by a value known only at run time (per component) | [`I32_DIVISION_OPS`] = 38 |
 //! | dynamic index into an array, vector or matrix (address arithmetic) | 1 |
 //! | load through a uniform buffer, atomic on a storage buffer | 1 |
 //! | load or store through a storage buffer (the trace's `gld` / `gst` requests) | 0 |
@@ -27,7 +29,18 @@
 //! | a function call (compilers inline them; the callee's own work counts) | 0 |
 //! | every loop iteration: the bound wgpu's shader translation (naga's SPIR-V writer, like Tint) adds to every loop so that none runs forever (a 64-bit iteration counter: compare, `all`, branch, decrement, carry compare, conversion, subtract) | [`LOOP_BOUNDING_OPS`] = 7 |
 //!
-//! | a loop with a trip count known at compile time, at most [`UNROLL_MAX`] (`for (var s = 1u; s < 512u; s *= 2u)`): the driver's compiler unrolls it, so its counter is a constant in each copy (its exit test, update and what is computed from the counter alone fold), and the loop bounding folds too | 0 per iteration |
+//! Integer division by a value known only at run time has no instruction on NVIDIA or
+//! AMD GPUs: the compiler expands it into a sequence (a reciprocal estimate and
+//! corrections). Measured on the H100 through Vulkan (`validate/kernels/op_cost.wgsl`,
+//! `validate/run_micro.sh`): 19 issue cycles and 92 cycles of latency per dependent
+//! `u32` division or remainder, 38 and 150 per `i32` one, where an operation of the
+//! table costs about 1 and 4. Float division by a loop-invariant value became one
+//! multiply-add there (the reciprocal is hoisted), so it stays 1.
+//!
+//! No loop is taken to be unrolled: on the H100 the driver's binary for a loop of 1,
+//! 4, 16 or 64 iterations known when compiled is as large as for a trip count read at
+//! run time (`banksim shader-stats` on `op_cost.wgsl --override TRIP=N`), so the
+//! counter's arithmetic and wgpu's loop bounding run every iteration.
 //!
 //! Where a block's cost is added when it is entered ([`count_function`]), a `break` or
 //! `return` part-way through still counts the block's remainder: the count is per path,
@@ -36,6 +49,66 @@
 /// Operations per loop iteration of the loop bounding wgpu's shader translation adds
 /// to every loop (see the module documentation).
 pub const LOOP_BOUNDING_OPS: u32 = 7;
+
+/// Operations a `u32` division or remainder by a value known only at run time costs
+/// (see the module documentation).
+pub const U32_DIVISION_OPS: u32 = 20;
+
+/// Operations an `i32` division or remainder by a value known only at run time costs.
+pub const I32_DIVISION_OPS: u32 = 38;
+
+/// What the cost of a function's expressions depends on beyond each expression itself,
+/// by handle index: whether it is known when the shader is compiled ([`constants`]), and
+/// the cost of an integer division or remainder by a run-time value (0 for any other
+/// expression). Expressions appended after it was made are neither.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    consts: Vec<bool>,
+    divisions: Vec<u32>,
+}
+
+impl Facts {
+    /// The facts of `f`, whose validation info is `info` (types of its expressions).
+    pub fn of(f: &Function, info: &naga::valid::FunctionInfo, types: &naga::UniqueArena<naga::Type>) -> Facts {
+        let consts = constants(f);
+        let divisions = f
+            .expressions
+            .iter()
+            .map(|(h, e)| match *e {
+                Expression::Binary { op: BinaryOperator::Divide | BinaryOperator::Modulo, right, .. }
+                    if !consts[right.index()] =>
+                {
+                    division_ops(info[h].ty.inner_with(types))
+                }
+                _ => 0,
+            })
+            .collect();
+        Facts { consts, divisions }
+    }
+
+    /// Whether expression `h` is known when the shader is compiled.
+    pub fn known(&self, h: Handle<Expression>) -> bool {
+        self.consts.get(h.index()).copied().unwrap_or(false)
+    }
+
+    fn division(&self, h: Handle<Expression>) -> u32 {
+        self.divisions.get(h.index()).copied().unwrap_or(0)
+    }
+}
+
+/// The cost of an integer division of type `ty` by a run-time value (0: not integer).
+fn division_ops(ty: &naga::TypeInner) -> u32 {
+    let (scalar, n) = match *ty {
+        naga::TypeInner::Scalar(s) => (s, 1),
+        naga::TypeInner::Vector { size, scalar } => (scalar, size as u32),
+        _ => return 0,
+    };
+    match scalar.kind {
+        naga::ScalarKind::Uint => U32_DIVISION_OPS * n,
+        naga::ScalarKind::Sint => I32_DIVISION_OPS * n,
+        _ => 0,
+    }
+}
 
 use naga::{
     AddressSpace, BinaryOperator, Block, Expression, Function, GlobalVariable, Handle, Literal, Span,
@@ -47,26 +120,26 @@ use naga::{
 pub fn count_function(
     f: &mut Function,
     globals: &naga::Arena<GlobalVariable>,
+    facts: &Facts,
     counter: Handle<GlobalVariable>,
 ) {
-    let consts = constants(f);
     let ptr = f.expressions.append(Expression::GlobalVariable(counter), Span::UNDEFINED);
     let body = std::mem::take(&mut f.body);
-    f.body = count_block(f, globals, &consts, ptr, body);
+    f.body = count_block(f, globals, facts, ptr, body);
 }
 
 fn count_block(
     f: &mut Function,
     globals: &naga::Arena<GlobalVariable>,
-    consts: &[bool],
+    facts: &Facts,
     ptr: Handle<Expression>,
     block: Block,
 ) -> Block {
     let mut n = 0u32;
     let mut out = Block::with_capacity(block.len() + 4);
     for (stmt, span) in block.span_into_iter() {
-        n += statement_cost(f, globals, consts, &stmt);
-        let count = |f: &mut Function, b| count_block(f, globals, consts, ptr, b);
+        n += statement_cost(f, globals, facts, &stmt);
+        let count = |f: &mut Function, b| count_block(f, globals, facts, ptr, b);
         let stmt = match stmt {
             Statement::Block(b) => Statement::Block(count(f, b)),
             Statement::If { condition, accept, reject } => {
@@ -85,8 +158,7 @@ fn count_block(
                 Statement::Switch { selector, cases }
             }
             Statement::Loop { body, continuing, break_if } => {
-                let per_iteration = if is_unrolled(f, &body, consts) { 0 } else { LOOP_BOUNDING_OPS };
-                let mut bounded = if per_iteration > 0 { add(f, ptr, per_iteration) } else { Block::new() };
+                let mut bounded = add(f, ptr, LOOP_BOUNDING_OPS);
                 bounded.extend_block(count(f, body));
                 let continuing = count(f, continuing);
                 Statement::Loop { body: bounded, continuing, break_if }
@@ -104,138 +176,6 @@ fn count_block(
     head
 }
 
-/// Most iterations of a loop the compiler is taken to unroll fully (see
-/// [`unrolled_loop`]).
-pub const UNROLL_MAX: u32 = 16;
-
-/// The counter of a loop with a trip count known when the shader is compiled, at most
-/// [`UNROLL_MAX`]: `for (var i = A; i CMP B; i = i OP C)` with literals A, B, C and `i`
-/// stored nowhere else in the function. The driver's compiler unrolls such a loop, so
-/// neither its counter arithmetic, nor its exit test, nor the loop bounding wgpu adds
-/// (a counter that is then constant too) cost anything at run time.
-pub fn unrolled_loop(
-    f: &Function,
-    body: &Block,
-    continuing: &Block,
-    break_if: Option<Handle<Expression>>,
-) -> Option<Handle<naga::LocalVariable>> {
-    if break_if.is_some() {
-        return None;
-    }
-    // the exit test: `if (cond) {} else { break; }` (or `if (cond) { break; }`)
-    let (cond, exit_when) = exit_test(body)?;
-    let local = |p: Handle<Expression>| match f.expressions[p] {
-        Expression::LocalVariable(v) => Some(v),
-        _ => None,
-    };
-    let Expression::Binary { op: cmp, left, right } = f.expressions[cond] else { return None };
-    let Expression::Load { pointer } = f.expressions[left] else { return None };
-    let v = local(pointer)?;
-    let bound = literal(f, right)?;
-    // the update: the continuing block's one store, `i = i OP C`
-    let mut stores = continuing.iter().filter(|s| !matches!(s, Statement::Emit(_)));
-    let (Some(Statement::Store { pointer: up, value }), None) = (stores.next(), stores.next()) else {
-        return None;
-    };
-    if local(*up) != Some(v) {
-        return None;
-    }
-    let Expression::Binary { op, left: l, right: r } = f.expressions[*value] else { return None };
-    if !matches!(f.expressions[l], Expression::Load { pointer } if local(pointer) == Some(v)) {
-        return None;
-    }
-    let step = literal(f, r)?;
-    let start = literal(f, f.local_variables[v].init?)?;
-    // `i` changes nowhere else
-    let mut writes = 0;
-    crate::deps::each_statement(&f.body, &mut |s| match s {
-        Statement::Store { pointer, .. } if local(*pointer) == Some(v) => writes += 1,
-        Statement::Call { arguments, .. } if arguments.iter().any(|&a| local(a) == Some(v)) => writes += 2,
-        Statement::Atomic { pointer, .. } if local(*pointer) == Some(v) => writes += 2,
-        _ => {}
-    });
-    if writes != 1 {
-        return None;
-    }
-    // run the counter
-    let mut i = start;
-    for _ in 0..=UNROLL_MAX {
-        let holds = match cmp {
-            BinaryOperator::Less => i < bound,
-            BinaryOperator::LessEqual => i <= bound,
-            BinaryOperator::Greater => i > bound,
-            BinaryOperator::GreaterEqual => i >= bound,
-            BinaryOperator::NotEqual => i != bound,
-            BinaryOperator::Equal => i == bound,
-            _ => return None,
-        };
-        if holds == exit_when {
-            return Some(v);
-        }
-        i = match op {
-            BinaryOperator::Add => i.checked_add(step)?,
-            BinaryOperator::Subtract => i.checked_sub(step)?,
-            BinaryOperator::Multiply => i.checked_mul(step)?,
-            BinaryOperator::Divide if step != 0 => i / step,
-            BinaryOperator::ShiftLeft if (0..32).contains(&step) => i.checked_mul(1 << step)?,
-            BinaryOperator::ShiftRight if (0..32).contains(&step) => i >> step,
-            _ => return None,
-        };
-    }
-    None
-}
-
-/// A loop body's exit test, `if (cond) {} else { break; }` (or `if (cond) { break; }`)
-/// before anything but emits: the condition and the value that exits.
-fn exit_test(body: &Block) -> Option<(Handle<Expression>, bool)> {
-    let first = body.iter().find(|s| !matches!(s, Statement::Emit(_)))?;
-    let Statement::If { condition, accept, reject } = first else { return None };
-    let is_break = |b: &Block| b.len() == 1 && matches!(b[0], Statement::Break);
-    if accept.is_empty() && is_break(reject) {
-        Some((*condition, false))
-    } else if is_break(accept) && reject.is_empty() {
-        Some((*condition, true))
-    } else {
-        None
-    }
-}
-
-/// Whether the loop with `body` is one [`unrolled_loop`] unrolls, given the function's
-/// [`constants`] (which count the loads of such a loop's counter as constants): for
-/// when the function's body has been taken apart and the loop can only be looked at
-/// on its own.
-pub fn is_unrolled(f: &Function, body: &Block, consts: &[bool]) -> bool {
-    exit_test(body).is_some_and(|(cond, _)| match f.expressions[cond] {
-        Expression::Binary { left, .. } => {
-            matches!(f.expressions[left], Expression::Load { pointer }
-                if matches!(f.expressions[pointer], Expression::LocalVariable(_)))
-                && consts.get(left.index()).copied().unwrap_or(false)
-        }
-        _ => false,
-    })
-}
-
-/// The value of an integer literal (`u32`, `i32` or abstract), widened.
-fn literal(f: &Function, h: Handle<Expression>) -> Option<i64> {
-    match f.expressions[h] {
-        Expression::Literal(Literal::U32(x)) => Some(x as i64),
-        Expression::Literal(Literal::I32(x)) => Some(x as i64),
-        Expression::Literal(Literal::AbstractInt(x)) => Some(x),
-        _ => None,
-    }
-}
-
-/// The counters of every loop of `f` that [`unrolled_loop`] unrolls.
-pub fn unrolled_counters(f: &Function) -> Vec<Handle<naga::LocalVariable>> {
-    let mut out = Vec::new();
-    crate::deps::each_statement(&f.body, &mut |s| {
-        if let Statement::Loop { body, continuing, break_if } = s {
-            out.extend(unrolled_loop(f, body, continuing, *break_if));
-        }
-    });
-    out
-}
-
 /// Statements that add `n` to the counter `ptr` points at.
 pub fn add(f: &mut Function, ptr: Handle<Expression>, n: u32) -> Block {
     let mut out = Block::with_capacity(3);
@@ -251,16 +191,16 @@ pub fn add(f: &mut Function, ptr: Handle<Expression>, n: u32) -> Block {
 }
 
 /// Cost of one statement itself: its emitted expressions, and the branch, barrier or
-/// buffer access it makes; nested blocks not included. `consts` is [`constants`].
+/// buffer access it makes; nested blocks not included.
 pub fn statement_cost(
     f: &Function,
     globals: &naga::Arena<GlobalVariable>,
-    consts: &[bool],
+    facts: &Facts,
     s: &Statement,
 ) -> u32 {
-    let known = |h: Handle<Expression>| consts.get(h.index()).copied().unwrap_or(false);
+    let known = |h: Handle<Expression>| facts.known(h);
     match *s {
-        Statement::Emit(ref range) => range.clone().map(|h| expression_cost(f, globals, consts, h)).sum(),
+        Statement::Emit(ref range) => range.clone().map(|h| expression_cost(f, globals, facts, h)).sum(),
         Statement::If { condition: c, .. } | Statement::Switch { selector: c, .. } => !known(c) as u32,
         Statement::ControlBarrier(_) | Statement::MemoryBarrier(_) => 1,
         // a store to a storage buffer is a trace record (`gst`), not other work
@@ -274,15 +214,10 @@ pub fn statement_cost(
 /// compiled: a literal, constant, override or zero value, or an operation on such
 /// values alone (a compiler folds it).
 pub fn constants(f: &Function) -> Vec<bool> {
-    let unrolled = unrolled_counters(f);
     let mut known = vec![false; f.expressions.len()];
     for (h, e) in f.expressions.iter() {
         let all = |hs: &[Handle<Expression>]| hs.iter().all(|x| known[x.index()]);
         known[h.index()] = match *e {
-            // the counter of a loop the compiler unrolls is a constant in each copy
-            Expression::Load { pointer } => {
-                matches!(f.expressions[pointer], Expression::LocalVariable(v) if unrolled.contains(&v))
-            }
             Expression::Literal(_)
             | Expression::Constant(_)
             | Expression::Override(_)
@@ -305,15 +240,19 @@ pub fn constants(f: &Function) -> Vec<bool> {
     known
 }
 
-/// Cost of one emitted expression (`consts` is [`constants`]).
+/// Cost of one emitted expression.
 pub fn expression_cost(
     f: &Function,
     globals: &naga::Arena<GlobalVariable>,
-    consts: &[bool],
+    facts: &Facts,
     h: Handle<Expression>,
 ) -> u32 {
-    if consts.get(h.index()).copied().unwrap_or(false) {
+    if facts.known(h) {
         return 0;
+    }
+    let division = facts.division(h);
+    if division > 0 {
+        return division;
     }
     match f.expressions[h] {
         Expression::Binary { .. }
@@ -391,8 +330,12 @@ mod tests {
             },
             Span::UNDEFINED,
         );
+        let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+            .validate(&module)
+            .expect("the module validates");
+        let facts = Facts::of(&module.entry_points[0].function, info.get_entry_point(0), &module.types);
         let mut f = std::mem::take(&mut module.entry_points[0].function);
-        count_function(&mut f, &module.global_variables, counter);
+        count_function(&mut f, &module.global_variables, &facts, counter);
         let mut out = Vec::new();
         walk(&f, &f.body, counter, &mut out);
         module.entry_points[0].function = f;
@@ -456,37 +399,27 @@ mod tests {
     }
 
     #[test]
-    fn loops_with_a_known_short_trip_count_are_unrolled() {
-        let body = |header: &str| {
+    fn integer_division_by_a_run_time_value_costs_its_expansion() {
+        let body = |expr: &str| {
             format!(
-                "var<workgroup> sh: array<u32, 64>;
+                "@group(0) @binding(0) var<uniform> p: vec4<u32>;
+                @group(0) @binding(1) var<storage, read_write> out: array<u32>;
                 @compute @workgroup_size(64)
                 fn main(@builtin(local_invocation_index) li: u32) {{
-                    var v = li;
-                    {header} {{ v = sh[v] * 3u; }}
-                    sh[li] = v;
+                    let d = p.x;
+                    out[li] = u32({expr});
                 }}"
             )
         };
-        // unrolled: no loop bounding, the exit test and the counter's update fold away
-        // (`if` on a constant: 0, so the loop's blocks add nothing); the entry's store
-        // index (1) and the body's index and `*` (2) remain
-        for header in [
-            "for (var k = 0u; k < 8u; k++)",
-            "for (var s = 256u; s > 0u; s >>= 1u)",
-            "for (var s = 1u; s < 512u; s *= 2u)",
-            "for (var k = 16; k >= 1; k--)",
-        ] {
-            assert_eq!(costs(&body(header)), vec![1, 2], "{header}");
-        }
-        // not unrolled: too many iterations, a trip count known only at run time, or a
-        // counter the body changes too
-        for header in ["for (var k = 0u; k < 17u; k++)", "for (var k = 0u; k < li; k++)"] {
-            assert_eq!(costs(&body(header))[1], LOOP_BOUNDING_OPS, "{header}");
-        }
-        let changed =
-            body("for (var k = 0u; k < 8u; k++)").replace("v = sh[v] * 3u;", "v = sh[v] * 3u; k += v;");
-        assert_eq!(costs(&changed)[1], LOOP_BOUNDING_OPS);
+        // against `u32(li)`: the uniform load, out's index and the conversion
+        let cost = |expr: &str| costs(&body(expr))[0] - costs(&body("li"))[0];
+        assert_eq!(cost("li / d"), U32_DIVISION_OPS);
+        assert_eq!(cost("li % d"), U32_DIVISION_OPS);
+        assert_eq!(cost("i32(li) / i32(d)"), 2 + I32_DIVISION_OPS); // two conversions
+        assert_eq!(cost("(vec2(li) / vec2(d, 1u)).x"), 2 * U32_DIVISION_OPS); // per component
+        // by a constant: a multiply and shift, like any operation; float division: 1
+        assert_eq!(cost("li / 7u"), 1);
+        assert_eq!(cost("f32(li) / f32(d)"), 3); // two conversions
     }
 
     #[test]

@@ -97,7 +97,8 @@ pub fn instrument(
     let needs = scope::functions_needing(&module, info, &base);
     for (h, f) in module.functions.iter_mut() {
         if !needs[h.index()] {
-            crate::ops::count_function(f, &module.global_variables, g.vars.ops);
+            let facts = crate::ops::Facts::of(f, &info[h], &module.types);
+            crate::ops::count_function(f, &module.global_variables, &facts, g.vars.ops);
         }
     }
     let counted_info = validate(&module, "the op-counted module")?;

@@ -54,8 +54,8 @@ pub(super) struct FnCx<'i> {
     pub(super) vars: FnVars,
     /// Per original expression: computed from a workgroup load's value.
     pub(super) tainted: Vec<bool>,
-    /// Per original expression: known at compile time (costs nothing, see [`crate::ops`]).
-    pub(super) consts: Vec<bool>,
+    /// Per original expression: what its cost depends on (see [`crate::ops`]).
+    pub(super) facts: crate::ops::Facts,
 }
 
 impl FnCx<'_> {

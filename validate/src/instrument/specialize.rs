@@ -21,19 +21,19 @@ impl Pass<'_> {
     ) -> Result<(), InstrumentError> {
         // before anything is appended: `info` covers the original expressions only
         let tainted = self.taint(f, info);
+        let facts = crate::ops::Facts::of(f, info, self.types);
         let vars = self.g.in_function(f);
         // local_invocation_index and workgroup_id: reuse the entry point's, or add them
         let lid = self.builtin_arg(f, BuiltIn::LocalInvocationIndex, self.g.u32_ty);
         let wid = self.builtin_arg(f, BuiltIn::WorkGroupId, self.g.vec3_ty);
         let mut prologue = emit::prologue(f, &vars, lid, wid);
-        let consts = crate::ops::constants(f);
         let cx = FnCx {
             info,
             name: name.to_string(),
             arg_base: vec![None; f.arguments.len()],
             vars,
             tainted,
-            consts,
+            facts,
         };
         let body = std::mem::take(&mut f.body);
         let body = self.block(f, &cx, body)?;
@@ -56,6 +56,7 @@ impl Pass<'_> {
         let mut g = self.originals[function].clone();
         let info = &self.info[function];
         let tainted = self.taint(&g, info);
+        let facts = crate::ops::Facts::of(&g, info, self.types);
         let name = g.name.clone().unwrap_or_else(|| format!("function{}", function.index()));
         let shared_args: Vec<bool> =
             g.arguments.iter().map(|a| is_workgroup_ptr(&self.types[a.ty].inner)).collect();
@@ -72,8 +73,7 @@ impl Pass<'_> {
             }));
         }
         let vars = self.g.in_function(&mut g);
-        let consts = crate::ops::constants(&g);
-        let cx = FnCx { info, name: name.clone(), arg_base, vars, tainted, consts };
+        let cx = FnCx { info, name: name.clone(), arg_base, vars, tainted, facts };
         let body = std::mem::take(&mut g.body);
         g.body = self.block(&mut g, &cx, body)?;
         g.name = Some(format!("{name}_banksim{}", self.clones));

@@ -27,7 +27,7 @@ impl Pass<'_> {
         let mut out = Block::with_capacity(block.len());
         let mut count = Count { pending: 0, look_for_use: true };
         for (stmt, span) in block.span_into_iter() {
-            let cost = crate::ops::statement_cost(f, self.global_vars, &cx.consts, &stmt);
+            let cost = crate::ops::statement_cost(f, self.global_vars, &cx.facts, &stmt);
             match stmt {
                 Statement::Emit(range) => {
                     self.emit_range(f, cx, &mut out, &mut count, range, span)?;
@@ -177,7 +177,7 @@ impl Pass<'_> {
     ) -> Result<(), InstrumentError> {
         let mut pending: Option<(Handle<Expression>, Handle<Expression>)> = None;
         for h in range {
-            let cost = crate::ops::expression_cost(f, self.global_vars, &cx.consts, h);
+            let cost = crate::ops::expression_cost(f, self.global_vars, &cx.facts, h);
             // the pointer of a recorded load
             let recorded_load = match f.expressions[h] {
                 Expression::Load { pointer } if self.is_shared(cx, pointer) => Some((pointer, Op::Load)),
@@ -236,7 +236,6 @@ impl Pass<'_> {
         continuing: Block,
         break_if: Option<Handle<Expression>>,
     ) -> Result<Statement, InstrumentError> {
-        let unrolled = crate::ops::is_unrolled(f, &body, &cx.consts);
         Self::flush(f, cx, out, count);
         let what = format!("loop in `{}`", cx.name);
         let site = self.new_site(SiteKind::Loop, what, self.file.to_string())?;
@@ -246,11 +245,7 @@ impl Pass<'_> {
         let continuing = body.and_then(|b| Ok((b, self.block(f, cx, continuing)?)));
         self.loop_stack.pop();
         let (body, continuing) = continuing?;
-        let mut bounded = if unrolled {
-            Block::new()
-        } else {
-            crate::ops::add(f, cx.vars.ops, crate::ops::LOOP_BOUNDING_OPS)
-        };
+        let mut bounded = crate::ops::add(f, cx.vars.ops, crate::ops::LOOP_BOUNDING_OPS);
         bounded.extend_block(body);
         let body = bounded;
         let body = if self.sites.len() > before {

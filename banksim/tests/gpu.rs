@@ -134,3 +134,45 @@ fn predict_prices_the_transpose_conflicts() {
     );
     assert_eq!(number_after(&own, "predicted:"), 80.0, "{own}");
 }
+
+#[test]
+fn shader_stats_gives_the_drivers_statistics_or_says_why_not() {
+    if !common::gpu_or_skip("shader_stats_gives_the_drivers_statistics_or_says_why_not") {
+        return;
+    }
+    let csv = tmp("shader_stats.csv");
+    let _ = std::fs::remove_file(&csv);
+    let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
+        .args(["shader-stats", &kernel("tile16.wgsl"), "--override", "PAD=1", "--label", "tile16_pad1"])
+        .args(["--csv", csv.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    if o.status.success() {
+        // a driver with VK_KHR_pipeline_executable_properties: one row per statistic
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("label,adapter,executable,statistic,value"));
+        let rows: Vec<&str> = lines.collect();
+        assert!(!rows.is_empty() && rows.iter().all(|r| r.starts_with("tile16_pad1,")), "{text}");
+        assert!(String::from_utf8_lossy(&o.stdout).contains("subgroup size"));
+    } else {
+        // one without it (lavapipe of Mesa 22): the error names the device and the
+        // extension, and nothing is written
+        assert!(stderr.contains("does not support VK_KHR_pipeline_executable_properties"), "{stderr}");
+        assert!(!csv.exists());
+    }
+}
+
+#[test]
+fn shader_stats_names_the_file_of_a_kernel_that_does_not_parse() {
+    let bad = tmp("bad.wgsl");
+    std::fs::write(&bad, "@compute @workgroup_size(1) fn main() { let x = ; }").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
+        .args(["shader-stats", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("bad.wgsl") && stderr.contains("does not parse"), "{stderr}");
+}

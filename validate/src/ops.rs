@@ -69,20 +69,22 @@ pub struct Facts {
 
 impl Facts {
     /// The facts of `f`, whose validation info is `info` (types of its expressions).
-    pub fn of(f: &Function, info: &naga::valid::FunctionInfo, types: &naga::UniqueArena<naga::Type>) -> Facts {
+    pub fn of(
+        f: &Function,
+        info: &naga::valid::FunctionInfo,
+        types: &naga::UniqueArena<naga::Type>,
+    ) -> Facts {
         let consts = constants(f);
-        let divisions = f
-            .expressions
-            .iter()
-            .map(|(h, e)| match *e {
-                Expression::Binary { op: BinaryOperator::Divide | BinaryOperator::Modulo, right, .. }
-                    if !consts[right.index()] =>
-                {
-                    division_ops(info[h].ty.inner_with(types))
-                }
-                _ => 0,
-            })
-            .collect();
+        let divisions =
+            f.expressions
+                .iter()
+                .map(|(h, e)| match *e {
+                    Expression::Binary {
+                        op: BinaryOperator::Divide | BinaryOperator::Modulo, right, ..
+                    } if !consts[right.index()] => division_ops(info[h].ty.inner_with(types)),
+                    _ => 0,
+                })
+                .collect();
         Facts { consts, divisions }
     }
 
@@ -330,9 +332,12 @@ mod tests {
             },
             Span::UNDEFINED,
         );
-        let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
-            .validate(&module)
-            .expect("the module validates");
+        let info = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .expect("the module validates");
         let facts = Facts::of(&module.entry_points[0].function, info.get_entry_point(0), &module.types);
         let mut f = std::mem::take(&mut module.entry_points[0].function);
         count_function(&mut f, &module.global_variables, &facts, counter);
@@ -417,7 +422,7 @@ mod tests {
         assert_eq!(cost("li % d"), U32_DIVISION_OPS);
         assert_eq!(cost("i32(li) / i32(d)"), 2 + I32_DIVISION_OPS); // two conversions
         assert_eq!(cost("(vec2(li) / vec2(d, 1u)).x"), 2 * U32_DIVISION_OPS); // per component
-        // by a constant: a multiply and shift, like any operation; float division: 1
+                                                                              // by a constant: a multiply and shift, like any operation; float division: 1
         assert_eq!(cost("li / 7u"), 1);
         assert_eq!(cost("f32(li) / f32(d)"), 3); // two conversions
     }

@@ -484,15 +484,50 @@ fn request_order(recs: &[Record], warp_size: u32) -> Vec<u32> {
             sorted[at[warp(i)]] = i;
             at[warp(i)] += 1;
         }
+        let in_order = |one: &[u32]| one.windows(2).all(|p| key(p[0]) < key(p[1]));
+        let mut scratch = Vec::new();
         for w in 0..warps {
             let one = &mut sorted[starts[w]..starts[w + 1]];
-            if !one.windows(2).all(|p| key(p[0]) < key(p[1])) {
+            if in_order(one) {
+                continue;
+            }
+            // records in thread order within each step (thread-major, as a per-thread
+            // log writes them): a stable counting sort by step puts them in order
+            if !(sort_by_step(one, recs, &mut scratch) && in_order(one)) {
                 one.sort_unstable_by_key(|&i| key(i));
             }
         }
         b.copy_from_slice(&sorted);
     });
     order
+}
+
+/// Sorts the record indices `one` stably by step with a counting sort, when the steps
+/// span at most a few times as many values as there are records (else leaves `one` as
+/// it is and returns false).
+fn sort_by_step(one: &mut [u32], recs: &[Record], counts: &mut Vec<u32>) -> bool {
+    let step = |i: u32| recs[i as usize].step;
+    let (lo, hi) = one.iter().fold((u32::MAX, 0), |(lo, hi), &i| (lo.min(step(i)), hi.max(step(i))));
+    let span = (hi - lo) as usize + 1;
+    if span > 4 * one.len() + 64 {
+        return false;
+    }
+    counts.clear();
+    counts.resize(span + 1, 0);
+    for &i in one.iter() {
+        counts[(step(i) - lo) as usize + 1] += 1;
+    }
+    for k in 1..=span {
+        counts[k] += counts[k - 1];
+    }
+    let mut out = vec![0u32; one.len()];
+    for &i in one.iter() {
+        let at = &mut counts[(step(i) - lo) as usize];
+        out[*at as usize] = i;
+        *at += 1;
+    }
+    one.copy_from_slice(&out);
+    true
 }
 
 fn ordered_lines(a: u32, b: u32) -> (u32, u32) {

@@ -229,12 +229,34 @@ fn block_major_and_scattered_records_group_the_same() {
         let text = format!("block,thread,step,op,addr,bytes\n{}\n", rows.join("\n"));
         Requests::group(&text::parse(text.as_bytes(), "t.csv").unwrap(), 32).unwrap()
     };
+    // thread-major within each block (a per-thread log), with dense steps (a counting
+    // sort by step) and with steps far apart (a comparison sort)
+    let thread_major = |step_of: fn(u32) -> u32| {
+        let mut v = Vec::new();
+        for block in 0..3u32 {
+            for thread in 0..70u32 {
+                for step in 0..3u32 {
+                    let addr = (block * 7 + step * 13 + thread * 5) % 64 * 4;
+                    v.push(format!("{block},{thread},{},ld,{addr},4", step_of(step)));
+                }
+            }
+        }
+        v
+    };
+    let (dense, sparse) = (thread_major(|s| s), thread_major(|s| s * 100_000));
     let (a, b, c) = (group(&rows), group(&major), group(&scattered));
+    let (d, e) = (group(&dense), group(&sparse));
     assert_eq!(a.len(), 3 * 3 * 3);
-    for ((x, y), z) in a.iter().zip(b.iter()).zip(c.iter()) {
+    assert_eq!((d.len(), e.len()), (a.len(), a.len()));
+    for ((((x, y), z), u), v) in a.iter().zip(b.iter()).zip(c.iter()).zip(d.iter()).zip(e.iter()) {
         let key = |r: traces::RequestRef<'_>| (r.block, r.warp, r.step, r.lanes.to_vec(), r.addrs.to_vec());
         assert_eq!(key(x), key(y));
         assert_eq!(key(x), key(z));
+        assert_eq!(key(x), key(u));
+        assert_eq!(
+            (x.block, x.warp, x.step * 100_000, x.lanes, x.addrs),
+            (v.block, v.warp, v.step, v.lanes, v.addrs)
+        );
     }
     // (lanes ascending, so each request's lanes came back in thread order)
     assert!(b.iter().all(|r| r.lanes.windows(2).all(|w| w[0] < w[1])));

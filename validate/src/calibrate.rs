@@ -137,6 +137,11 @@ pub struct Variant {
     pub measured_us: f64,
     /// The captured requests (gaps in IR operations).
     pub requests: traces::Requests,
+    /// Shared memory the driver allocates per workgroup, where known: every workgroup
+    /// variable the kernel declares (`banksim measure`'s `shared_bytes`, a capture's),
+    /// which wgpu zeroes whether or not a variant touches it. `None`: the bytes the
+    /// trace touches.
+    pub smem_bytes: Option<u32>,
 }
 
 pub use sim_core::Occupancy;
@@ -173,8 +178,11 @@ pub fn dispatch_launch(
     model: &Model,
     v: &Variant,
     cycles_per_op: f64,
-    options: EngineOptions,
+    mut options: EngineOptions,
 ) -> Result<launch::LaunchReport, EngineError> {
+    if options.smem_per_block.is_none() {
+        options.smem_per_block = v.smem_bytes.filter(|&b| b > 0);
+    }
     let mut hw = hw.clone();
     if let Some(t) = hw.timing.as_mut() {
         t.occupancy = model.occupancy.clone();

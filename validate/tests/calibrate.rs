@@ -39,6 +39,7 @@ fn variant(label: &str, family: &str, role: Role, threads: u32, stride: u32, ops
         scale: 1.0,
         measured_us: 0.0,
         requests: strided(threads, stride, 64, ops),
+        smem_bytes: None,
     }
 }
 
@@ -83,4 +84,24 @@ fn recovers_cycles_per_op_and_predicts_variants_made_by_the_same_model() {
     // cycles (its time, with the dispatch overhead, a little less than twice)
     let cycles = |label| cal.predictions.iter().find(|p| p.label == label).unwrap().engine_cycles;
     assert!(cycles("a_s32") > 2.0 * cycles("a_s1"), "{} vs {}", cycles("a_s32"), cycles("a_s1"));
+}
+
+#[test]
+fn declared_shared_memory_sets_the_occupancy_the_trace_alone_would_not() {
+    // 256-thread blocks touching 1 KiB; declared: nothing more, or 40 KiB (wgpu zeroes
+    // every workgroup variable, so the driver allocates them all)
+    let hw = configs::load("h100").unwrap();
+    let model = Model { occupancy: hw.timing.as_ref().unwrap().occupancy.clone(), issue_per_op: 1.0 };
+    let mut v = variant("v", "f", Role::Holdout, 256, 1, 4);
+    let blocks_per_sm = |v: &Variant| {
+        validate::calibrate::dispatch_launch(&hw, &model, v, 4.0, Default::default())
+            .unwrap()
+            .engine
+            .blocks_per_sm
+    };
+    let touched = blocks_per_sm(&v);
+    v.smem_bytes = Some(40 * 1024);
+    let declared = blocks_per_sm(&v);
+    // the carveout rule: the smallest carveout holding 41 KiB is 64 KiB, one block
+    assert_eq!((touched, declared), (8, 1));
 }

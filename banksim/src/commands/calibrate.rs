@@ -150,7 +150,7 @@ fn read_suite(path: &Path) -> Result<Vec<SuiteRow>> {
 }
 
 #[cfg(all(feature = "gpu", feature = "charts"))]
-fn read_measured(path: &Path) -> Result<HashMap<String, f64>> {
+fn read_measured(path: &Path) -> Result<HashMap<String, (f64, Option<u32>)>> {
     let mut r = csv::Reader::from_path(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let headers = r.headers().with_context(|| format!("{}: no header", path.display()))?.clone();
     let col = |name: &str| {
@@ -159,6 +159,8 @@ fn read_measured(path: &Path) -> Result<HashMap<String, f64>> {
         })
     };
     let (label, median) = (col("label")?, col("median_us")?);
+    // (older files have no `shared_bytes`: the trace's own extent is used)
+    let shared = headers.iter().position(|h| h == "shared_bytes");
     let mut out = HashMap::new();
     for (i, rec) in r.records().enumerate() {
         let rec = rec.with_context(|| format!("{}:{}", path.display(), i + 2))?;
@@ -171,7 +173,13 @@ fn read_measured(path: &Path) -> Result<HashMap<String, f64>> {
                     &rec[median]
                 )
             })?;
-        out.insert(rec[label].to_string(), t);
+        let smem = match shared.map(|c| &rec[c]) {
+            None | Some("") => None,
+            Some(s) => Some(s.parse::<u32>().ok().with_context(|| {
+                format!("{}:{}: shared_bytes `{s}`: expected a whole number of bytes", path.display(), i + 2)
+            })?),
+        };
+        out.insert(rec[label].to_string(), (t, smem));
     }
     Ok(out)
 }
@@ -199,7 +207,9 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
         // a family's first variant is its reference and must be measured; the others
         // without a measurement are predicted, never fitted to
         let reference = families_seen.insert(row.family.clone());
-        let measured_time = measured.get(&row.label).copied().or((!reference).then_some(f64::NAN));
+        let m = measured.get(&row.label).copied();
+        let smem_bytes = m.and_then(|(_, smem)| smem);
+        let measured_time = m.map(|(t, _)| t).or((!reference).then_some(f64::NAN));
         let Some(t) = measured_time else {
             bail!(
                 "{}: `{}`, the reference of family `{}` in {} (its first variant), has no measurement: the family's other variants are predicted from its time",
@@ -232,6 +242,7 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
             scale: row.scale,
             measured_us: t,
             requests,
+            smem_bytes,
         });
     }
     std::fs::create_dir_all(out_dir).with_context(|| format!("{}: cannot create", out_dir.display()))?;

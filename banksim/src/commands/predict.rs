@@ -96,7 +96,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         );
     }
     let mut out = std::io::stdout().lock();
-    let (target, gpu) = open(args, &args.kernel, &hw, None, &mut out)?;
+    let (target, smem, gpu) = open(args, &args.kernel, &hw, None, &mut out)?;
     let mut model = Model { occupancy: timing.occupancy.clone(), issue_per_op: 1.0 };
     let (cycles_per_op, overlap) = match &ops {
         Some(o) => {
@@ -105,7 +105,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         }
         None => (0.0, 1.0),
     };
-    let variant = |requests, label: &str| Variant {
+    let variant = |requests, smem_bytes, label: &str| Variant {
         label: label.into(),
         family: "kernel".into(),
         role: Role::Holdout,
@@ -113,9 +113,10 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         scale: 1.0,
         measured_us: 0.0,
         requests,
+        smem_bytes,
     };
     let overhead = timing.dispatch_overhead_cycles as f64;
-    let v = variant(target, "kernel");
+    let v = variant(target, smem, "kernel");
     match (&args.reference, args.reference_us) {
         (Some(path), Some(us)) => {
             if !(us.is_finite() && us > 0.0) {
@@ -127,8 +128,8 @@ pub fn run(args: &PredictArgs) -> Result<()> {
                 r.overrides.retain(|(n, _)| n != name);
                 r.overrides.push((name.clone(), *value));
             }
-            let (reference, _) = open(args, &r, &hw, gpu, &mut out)?;
-            let rv = variant(reference, "reference");
+            let (reference, rsmem, _) = open(args, &r, &hw, gpu, &mut out)?;
+            let rv = variant(reference, rsmem, "reference");
             let target = (us * clock - overhead).max(0.0);
             let c = solve_cycles_per_op(&hw, &model, &rv, target)?;
             let report = launch(&hw, &model, &v, c, false)?;
@@ -207,14 +208,14 @@ fn open(
     hw: &sim_core::Hardware,
     gpu: Option<validate::gpu::Gpu>,
     out: &mut dyn Write,
-) -> Result<(traces::Requests, Option<validate::gpu::Gpu>)> {
+) -> Result<(traces::Requests, Option<u32>, Option<validate::gpu::Gpu>)> {
     let file = k.kernel.display().to_string();
     if !file.ends_with(".wgsl") {
         crate::output::declare_input(&k.kernel);
         let trace = traces::read_any(&k.kernel)?;
         writeln!(out, "{file}: {} records (gaps taken as IR operations)", trace.len())?;
         crate::pipeline::check::check_records(&trace, hw, None)?;
-        return Ok((traces::Requests::group(&trace, hw.warp)?, gpu));
+        return Ok((traces::Requests::group(&trace, hw.warp)?, None, gpu));
     }
     let (src, mut kopts) = k.load()?;
     let blocks = k.dispatch.iter().fold(1u32, |a, &d| a.saturating_mul(d));
@@ -238,7 +239,8 @@ fn open(
         c.shared_bytes
     )?;
     crate::pipeline::check::check_records(&c.trace, hw, None)?;
-    Ok((traces::Requests::group(&c.trace, hw.warp)?, Some(gpu)))
+    // the shared memory the driver allocates: every workgroup variable declared
+    Ok((traces::Requests::group(&c.trace, hw.warp)?, Some(c.shared_bytes), Some(gpu)))
 }
 
 #[cfg(feature = "gpu")]

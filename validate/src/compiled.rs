@@ -30,7 +30,7 @@ pub const EXTENSION: &str = "VK_KHR_pipeline_executable_properties";
 /// The driver's report on one compiled kernel.
 #[derive(Debug, Clone)]
 pub struct Compiled {
-    /// The device (`name (driver info)`).
+    /// The device and its driver (`name (driver name and version)`).
     pub adapter: String,
     /// What the pipeline compiled to: usually one executable for a compute shader.
     pub executables: Vec<Executable>,
@@ -302,13 +302,15 @@ pub fn compile(
             representations,
         });
     }
-    let driver = format!(
-        "{}.{}",
-        vk::api_version_major(props.driver_version),
-        vk::api_version_minor(props.driver_version)
-    );
+    // the driver's name and version as it writes them (its packed version number is
+    // vendor-encoded)
+    let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut driver);
+    // SAFETY: `pd` came from `i`, a Vulkan 1.3 instance; the struct is core since 1.2
+    unsafe { i.get_physical_device_properties2(pd, &mut props2) };
+    let driver = format!("{} {}", text(driver.driver_name_as_c_str()), text(driver.driver_info_as_c_str()));
     drop(objects);
-    Ok(Compiled { adapter: format!("{adapter_name} (driver {driver})"), executables })
+    Ok(Compiled { adapter: format!("{adapter_name} ({})", driver.trim()), executables })
 }
 
 fn text(c: Result<&std::ffi::CStr, std::ffi::FromBytesUntilNulError>) -> String {

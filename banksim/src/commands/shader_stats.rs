@@ -75,20 +75,13 @@ pub fn run(args: &ShaderStatsArgs) -> Result<()> {
     let label = args.label.clone().unwrap_or_else(|| args.kernel.display().to_string());
     let mut out = std::io::stdout().lock();
     writeln!(out, "{label} on {}", compiled.adapter)?;
-    let mut rows = String::new();
+    let mut rows = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
     for e in &compiled.executables {
         writeln!(out, "{}: {} (subgroup size {})", e.name, e.description, e.subgroup_size)?;
         let width = e.statistics.iter().map(|s| s.name.len()).max().unwrap_or(0);
         for s in &e.statistics {
             writeln!(out, "  {:<width$}  {:>10}  {}", s.name, s.value.to_string(), s.description)?;
-            rows.push_str(&format!(
-                "{},{},{},{},{}\n",
-                csv_field(&label),
-                csv_field(&compiled.adapter),
-                csv_field(&e.name),
-                csv_field(&s.name),
-                s.value
-            ));
+            rows.write_record([&label, &compiled.adapter, &e.name, &s.name, &s.value.to_string()])?;
         }
     }
     if let Some(dir) = &args.ir {
@@ -108,16 +101,8 @@ pub fn run(args: &ShaderStatsArgs) -> Result<()> {
         writeln!(out, "wrote {written} internal representations into {}", dir.display())?;
     }
     if let Some(p) = &args.csv {
+        let rows = String::from_utf8(rows.into_inner()?)?;
         append(p, CSV_HEADER, &rows)?;
     }
     Ok(())
-}
-
-#[cfg(feature = "gpu")]
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }

@@ -17,6 +17,10 @@
 #                       max_storage_buffer_binding_size is below a size (JSON `limits`),
 #                       that row fails and says so; STREAM_MIB lists the sizes
 #                       (default "4 16 64 256 1024")
+#   l2_read.wgsl        read bandwidth of a buffer of 1, 4, 16 and 32 MiB (the L2) and 256 MiB
+#                       (DRAM): 4 M invocations, each reading 16 vec4<u32>, 1 GiB in all;
+#                       rows l2_read_<MiB>m. Bandwidth in bytes per us = 1073741824 /
+#                       median_us. L2_MIB lists the sizes; L2_ONLY=1 runs these rows alone
 #   op_cost.wgsl        what an operation costs against an integer add: u32 / and %, f32 /,
 #                       i32 / (OP=0..4), 8 or 16 dependent ones per loop iteration (REP),
 #                       at 132 workgroups (8 warps per SM: latency) and 1056 (64 warps:
@@ -29,7 +33,8 @@
 # Usage:  validate/run_micro.sh OUTDIR      (writes OUTDIR/micro.csv and OUTDIR/json/)
 # Env:    BANKSIM (default target/release/banksim), REPS (default 20), WARMUP (default 5),
 #         STREAM_MIB (stream_copy buffer sizes in MiB, default "4 16 64 256 1024"),
-#         OP_COST_ONLY=1 (only the op_cost.wgsl rows)
+#         OP_COST_ONLY=1 (only the op_cost.wgsl rows), L2_ONLY=1 (only the l2_read.wgsl rows),
+#         L2_MIB (l2_read buffer sizes in MiB, default "1 4 16 32 256")
 set -euo pipefail
 case "${1:-}" in
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -48,6 +53,13 @@ m() {
     "$BANKSIM" measure "$K/$kernel" --dispatch "$dispatch" "$@" --reps "$REPS" --warmup "$WARMUP" \
         --label "$name" --json "$OUT/json/$name.json" --csv "$OUT/micro.csv"
 }
+# 4096 x 4 workgroups of 256: 2^22 invocations reading 16 x 16 bytes each, 1 GiB in all (and
+# writing 16 MiB)
+for mib in ${L2_MIB:-1 4 16 32 256}; do
+    m "l2_read_${mib}m" l2_read.wgsl 4096,4 --override R=16 --bind "0.0=zeros:$((mib * 262144))" \
+        --bind "0.1=zeros:4194304" || echo "l2_read_${mib}m: not measured (see the error above)"
+done
+[ "${L2_ONLY:-0}" = 1 ] && { echo "done: $OUT/micro.csv"; exit 0; }
 for n in 132 1056; do
     for op in 0 1 2 3 4; do
         for rep in 8 16; do

@@ -134,10 +134,11 @@ pub fn for_each_batch<R: Read, E: From<TraceError> + Send>(
     for_each_batch_in(reader, name, BLOCK_BYTES, parse_block, f)
 }
 
-/// `f`, after a check that no record repeats the (block, thread, step) of the one
-/// before it (across batches too): no request can hold both, and a file of one line
-/// repeated then fails at its second record instead of after it was all read. Other
-/// repeats are grouping's to find.
+/// `f`, after a check that the first record of each batch does not repeat the (block,
+/// thread, step) of the record before it, the last of the batch before (within a batch
+/// [`refuse_repeats_in`] checked, side by side): no request can hold both, and a file of
+/// one line repeated then fails at its second record instead of after it was all read.
+/// Other repeats are grouping's to find.
 fn refuse_repeats<E: From<TraceError>>(
     name: &str,
     mut f: impl FnMut(&[Record], &[u32], &Preamble) -> Result<(), E>,
@@ -145,19 +146,39 @@ fn refuse_repeats<E: From<TraceError>>(
     let mut last: Option<(Record, u32)> = None;
     let name = name.to_string();
     move |records, lines, columns| {
-        let key = |r: &Record| (r.block, r.thread, r.step);
-        let mut prev = last;
-        for (r, &line) in records.iter().zip(lines) {
-            if let Some((p, first_line)) = prev.filter(|(p, _)| key(p) == key(r)) {
-                let (block, thread, step) = key(&p);
-                let e = GroupError::Duplicate { file: name.clone(), line, first_line, block, thread, step };
-                return Err(TraceError::from(e).into());
+        if let (Some((p, first_line)), Some(r), Some(&line)) = (last, records.first(), lines.first()) {
+            if key(&p) == key(r) {
+                return Err(TraceError::from(duplicate(&name, &p, first_line, line)).into());
             }
-            prev = Some((*r, line));
         }
-        last = prev;
+        if let (Some(&r), Some(&line)) = (records.last(), lines.last()) {
+            last = Some((r, line));
+        }
         f(records, lines, columns)
     }
+}
+
+/// A record's (block, thread, step): two neighbouring records with the same one repeat.
+fn key(r: &Record) -> (u32, u32, u32) {
+    (r.block, r.thread, r.step)
+}
+
+fn duplicate(name: &str, first: &Record, first_line: u32, line: u32) -> GroupError {
+    let (block, thread, step) = key(first);
+    GroupError::Duplicate { file: name.into(), line, first_line, block, thread, step }
+}
+
+/// Cuts `block` at its first record that repeats the (block, thread, step) of the one
+/// before it, with that error: it comes before any error the block had (see
+/// [`refuse_repeats`]).
+fn refuse_repeats_in(block: &mut Block, name: &str) {
+    let Some(at) = block.records.windows(2).position(|w| key(&w[0]) == key(&w[1])) else {
+        return;
+    };
+    let e = duplicate(name, &block.records[at], block.lines[at], block.lines[at + 1]);
+    block.error = Some(e.into());
+    block.records.truncate(at + 1);
+    block.lines.truncate(at + 1);
 }
 
 fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
@@ -174,43 +195,43 @@ fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
     let mut preamble = Preamble::default();
     // text read but not parsed yet (it starts at a line start), and its first line
     let mut text: Vec<u8> = Vec::new();
+    // the next batch's text, read while this one is parsed
+    let mut next: Vec<u8> = Vec::new();
     let mut line = 1u64;
     let jobs = rayon::current_num_threads().max(1);
-    let mut eof = false;
     // (more than that after a pass that found no whole line: a line longer than that)
     let mut want = jobs * block_bytes;
+    let mut eof = fill(&mut reader, &mut text, want, name, line)?;
     // blocks parsed but not handed to `f` yet
     let mut ready: Vec<Block> = Vec::new();
     while !eof || !text.is_empty() {
-        // read until `jobs` blocks are complete, or to the end
-        if !eof && text.len() < want {
-            let need = (want - text.len()) as u64;
-            let got = (&mut reader).take(need).read_to_end(&mut text).map_err(|e| TraceError::Csv {
-                file: name.into(),
-                line,
-                message: format!("cannot read: {e}"),
-            })?;
-            eof = (got as u64) < need;
-        }
         // cut into blocks of whole lines (the last one may end without a newline at the end)
-        let mut blocks: Vec<(&[u8], u64)> = Vec::new();
+        let mut cuts: Vec<&[u8]> = Vec::new();
         let mut at = 0;
         while at < text.len() {
             let rest = &text[at..];
             let Some(cut) = block_end(rest, block_bytes, eof) else { break };
-            let newlines = memchr::memchr_iter(b'\n', &rest[..cut]).count() as u64;
-            blocks.push((&rest[..cut], line));
-            line += newlines;
+            cuts.push(&rest[..cut]);
             at += cut;
         }
-        if blocks.is_empty() {
+        if cuts.is_empty() {
             if eof {
                 break;
             }
             want = text.len() + block_bytes;
+            eof = fill(&mut reader, &mut text, want, name, line)?;
             continue;
         }
         want = jobs * block_bytes;
+        // each block's first line: its line ends counted side by side (on many cores a
+        // count over the whole batch on one thread is a serial part that shows)
+        let newlines: Vec<u64> =
+            cuts.par_iter().map(|b| memchr::memchr_iter(b'\n', b).count() as u64).collect();
+        let mut blocks: Vec<(&[u8], u64)> = Vec::with_capacity(cuts.len());
+        for (bytes, n) in cuts.into_iter().zip(newlines) {
+            blocks.push((bytes, line));
+            line += n;
+        }
         // the header comes first: blocks before it (and the one holding it) one by one
         let mut parsed = 0;
         while columns == 0 && parsed < blocks.len() {
@@ -225,33 +246,70 @@ fn for_each_batch_in<R: Read, E: From<TraceError> + Send>(
                 preamble = Preamble { columns, sites: std::mem::take(&mut sites.labels) };
                 check_sites(&mut block, &preamble, name);
             }
+            refuse_repeats_in(&mut block, name);
             deliver(&mut f, vec![block], &preamble)?;
             parsed += 1;
         }
-        // this batch's blocks, while `f` takes the last batch's (so that a caller's
-        // serial work overlaps the parse)
-        let (parts, delivered) = rayon::join(
-            || -> Vec<Block> {
-                blocks[parsed..]
-                    .par_iter()
-                    .map(|&(bytes, first)| {
-                        let mut block = parser(bytes, first, name, &mut { columns });
-                        check_sites(&mut block, &preamble, name);
-                        block
-                    })
-                    .collect()
-            },
-            || deliver(&mut f, std::mem::take(&mut ready), &preamble),
-        );
+        // this batch's blocks are parsed while `f` takes the last batch's (so that a
+        // caller's serial work overlaps the parse), and the next batch is read meanwhile
+        // on this thread (the text after the last whole line first)
+        next.clear();
+        next.extend_from_slice(&text[at..]);
+        let mut work = None;
+        let read = rayon::in_place_scope(|s| {
+            s.spawn(|_| {
+                work = Some(rayon::join(
+                    || -> Vec<Block> {
+                        blocks[parsed..]
+                            .par_iter()
+                            .map(|&(bytes, first)| {
+                                let mut block = parser(bytes, first, name, &mut { columns });
+                                check_sites(&mut block, &preamble, name);
+                                refuse_repeats_in(&mut block, name);
+                                block
+                            })
+                            .collect()
+                    },
+                    || deliver(&mut f, std::mem::take(&mut ready), &preamble),
+                ));
+            });
+            if eof {
+                Ok(true)
+            } else {
+                fill(&mut reader, &mut next, want, name, line)
+            }
+        });
+        let (parts, delivered) = work.expect("the scope ran its job");
         delivered?;
         ready = parts;
-        text.drain(..at);
+        eof = read?;
+        std::mem::swap(&mut text, &mut next);
     }
     deliver(&mut f, ready, &preamble)?;
     if columns == 0 {
         return Err(TraceError::Empty { file: name.into() }.into());
     }
     Ok(preamble)
+}
+
+/// Reads from `reader` until `text` holds `want` bytes or the text ends (`true` then);
+/// `line` is the line the error of a failed read names.
+fn fill(
+    reader: &mut impl Read,
+    text: &mut Vec<u8>,
+    want: usize,
+    name: &str,
+    line: u64,
+) -> Result<bool, TraceError> {
+    let Some(need) = want.checked_sub(text.len()).filter(|&n| n > 0) else {
+        return Ok(false);
+    };
+    let got = reader.take(need as u64).read_to_end(text).map_err(|e| TraceError::Csv {
+        file: name.into(),
+        line,
+        message: format!("cannot read: {e}"),
+    })?;
+    Ok(got < need)
 }
 
 /// The site table of a text trace as its lines are read, up to the header.

@@ -42,7 +42,7 @@ proptest! {
     }
 
     #[test]
-    fn a_repeated_record_is_refused_on_read(records in prop::collection::vec(record(), 1..50), at in any::<prop::sample::Index>()) {
+    fn a_repeated_record_is_refused_on_read(records in prop::collection::vec(record(), 1..50), at in any::<prop::sample::Index>(), block_bytes in 1usize..200) {
         let mut trace = Trace::new("generated");
         for r in &records {
             trace.push(*r);
@@ -53,6 +53,13 @@ proptest! {
         text::write(&trace, &mut buf).unwrap();
         let err = text::parse(buf.as_slice(), "repeat.csv").unwrap_err().to_string();
         prop_assert!(err.contains("already has a record"), "{}", err);
+        // the first repeat in the file, by its line and its first record's, wherever the
+        // reader's blocks end (within one, or one ending between the two records)
+        let first = trace.records.windows(2).position(|w| (w[0].block, w[0].thread, w[0].step) == (w[1].block, w[1].thread, w[1].step)).unwrap();
+        let (line, first_line) = (first + 3, first + 2); // (line 1 is the header)
+        prop_assert!(err.starts_with(&format!("repeat.csv:{line}:")) && err.contains(&format!("(line {first_line})")), "{}", err);
+        let small = text::parse_in_blocks(buf.as_slice(), "repeat.csv", block_bytes).unwrap_err().to_string();
+        prop_assert_eq!(small, err);
     }
 
     #[test]

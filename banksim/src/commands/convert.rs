@@ -137,7 +137,7 @@ fn stream_to_binary(path: &Path, input: traces::Input, output: &Path, sort_memor
                 }
             };
             *records += blocks.len() as u64;
-            w.push_trace(&blocks).with_context(|| format!("{}: cannot write", output.display()))
+            w.push_trace(blocks).with_context(|| format!("{}: cannot write", output.display()))
         },
     )?;
     let w = writer.expect("a trace has a header");

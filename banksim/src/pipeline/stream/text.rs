@@ -22,7 +22,7 @@ pub fn run_text(
     let source = input.name().to_string();
     let start = || Ok::<_, Error>(Streamed::new(&source));
     text_in_block_order(path, input, sort_memory, start, |total, _, done| {
-        add_totals(total, &done, hw, threads_per_block)
+        add_totals(total, done, hw, threads_per_block)
     })
 }
 
@@ -80,7 +80,7 @@ pub fn run_text_to_binary(
         || Ok::<_, Error>((Streamed::new(&source), None::<Writer<std::io::BufWriter<std::fs::File>>>));
     let (totals, writer) =
         text_in_block_order(path, input, sort_memory, start, |(total, writer), columns, done| {
-            add_totals(total, &done, hw, threads_per_block)?;
+            add_totals(total, done, hw, threads_per_block)?;
             let w = match writer {
                 Some(w) => w,
                 None => writer.insert(
@@ -88,7 +88,7 @@ pub fn run_text_to_binary(
                         .map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))?,
                 ),
             };
-            w.push_trace(&done).map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))
+            w.push_trace(done).map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))
         })?;
     let w = writer.expect("a trace has a header");
     let mut f = w.finish().map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))?;
@@ -135,7 +135,7 @@ pub fn load_text(
     text_in_block_order(path, input, sort_memory, start, |total, _, done| {
         let parts: Vec<Result<(Requests, u64)>> = block_runs(&done.records, 1 << 14)
             .into_par_iter()
-            .map(|run| group_run(&done, run, hw, threads_per_block))
+            .map(|run| group_run(done, run, hw, threads_per_block))
             .collect();
         for part in parts {
             let (requests, records) = part?;
@@ -166,7 +166,7 @@ pub(super) fn for_each_evaluated<S: Send, E: From<Error> + From<traces::TraceErr
                 .map_init(
                     || BankModel::new(hw),
                     |model, run| {
-                        let (requests, n) = group_run(&done, run, hw, threads_per_block)?;
+                        let (requests, n) = group_run(done, run, hw, threads_per_block)?;
                         let outcomes = requests.iter().map(|r| model.evaluate(&r.warp_request())).collect();
                         Ok((Evaluated { requests, outcomes }, n))
                     },
@@ -198,7 +198,7 @@ pub fn text_in_block_order<S: Send, E: From<Error> + From<traces::TraceError> + 
     input: Input,
     sort_memory: usize,
     mut start: impl FnMut() -> Result<S, E>,
-    mut blocks: impl FnMut(&mut S, usize, Trace) -> Result<(), E> + Send,
+    mut blocks: impl FnMut(&mut S, usize, &Trace) -> Result<(), E> + Send,
 ) -> Result<S, E> {
     let input = if input.is_file() {
         let mut state = start()?;
@@ -232,39 +232,52 @@ pub fn text_in_block_order<S: Send, E: From<Error> + From<traces::TraceError> + 
     sorter.finish(|mut t| {
         any = true;
         t.sites.clone_from(&sites);
-        blocks(&mut state, columns, t)
+        blocks(&mut state, columns, &t)
     })?;
     if !any {
-        blocks(&mut state, columns, Trace::new(source.as_str()))?;
+        blocks(&mut state, columns, &Trace::new(source.as_str()))?;
     }
     Ok(state)
 }
 
+/// Records per thread that [`text_blocks`] gathers before it hands on the whole blocks.
+const WHOLE_PER_THREAD: usize = 1 << 15;
+
 /// Reads the text trace at `path` a set of whole blocks at a time, where its blocks come
 /// in order (block ids never go down): `blocks` gets the header's column count and each
 /// set of blocks in turn, with their lines (at least once: a trace of no records is one
-/// empty set). A block is whole once a record of a later block is read, so memory is a
-/// batch of text and the blocks still open. `false` (having read up to there) where a
+/// empty set). A block is whole once a record of a later block is read; whole blocks are
+/// handed on once [`WHOLE_PER_THREAD`] records per thread are held, so memory is a batch
+/// of text and about that many records. `false` (having read up to there) where a
 /// block comes after a later one.
 fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
     input: Input,
-    mut blocks: impl FnMut(usize, Trace) -> Result<(), E> + Send,
+    mut blocks: impl FnMut(usize, &Trace) -> Result<(), E> + Send,
 ) -> Result<bool, E> {
+    use rayon::prelude::*;
     let mut unordered = false;
     let source = input.name().to_string();
     let bar = reading(&input);
     let file = bar.wrap_read(input.into_reader());
-    // records of the blocks not whole yet (the last block read, and the batch after it)
-    let mut open = Trace::new(source.as_str());
+    // records of the blocks not whole yet (the last block read, and the batch after it),
+    // and a second trace whose room takes the open block when the whole ones go on: both
+    // keep their room from set to set, so that the records are copied into memory
+    // already in use (fresh pages cost more than the copy on many cores)
+    let (mut open, mut spare) = (Trace::new(source.as_str()), Trace::new(source.as_str()));
     let mut columns = 0;
-    // (the blocks still open, at most one, are moved out rather than the whole ones;
-    // each set of blocks has the site table)
-    let mut close = |open: &mut Trace, upto: usize, columns: usize| -> Result<(), E> {
-        let mut rest = Trace::new(source.as_str());
-        rest.records = open.records.split_off(upto);
-        rest.lines = open.lines.split_off(upto);
-        rest.sites.clone_from(&open.sites);
-        blocks(columns, std::mem::replace(open, rest))
+    // records held before the whole blocks among them are handed on: about a batch of
+    // the reader's text (a megabyte, some 50 000 records, per thread)
+    let whole_enough = rayon::current_num_threads().max(1) * WHOLE_PER_THREAD;
+    let mut close = |open: &mut Trace, spare: &mut Trace, upto: usize, columns: usize| -> Result<(), E> {
+        spare.records.clear();
+        spare.lines.clear();
+        spare.records.extend_from_slice(&open.records[upto..]);
+        spare.lines.extend_from_slice(&open.lines[upto..]);
+        open.records.truncate(upto);
+        open.lines.truncate(upto);
+        blocks(columns, open)?;
+        std::mem::swap(open, spare);
+        Ok(())
     };
     let read = traces::text::for_each_batch(
         file,
@@ -272,20 +285,28 @@ fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
         |records: &[Record], lines: &[u32], header| -> Result<(), E> {
             if columns == 0 {
                 open.sites.clone_from(&header.sites);
+                spare.sites.clone_from(&header.sites);
             }
             columns = header.columns;
+            // (the check and the copy side by side: on one thread they are a serial part
+            // of the reader that shows on many cores)
             let floor = open.records.last().map_or(0, |r| r.block);
-            if records.first().is_some_and(|r| r.block < floor) || !traces::blocks_in_order(records) {
+            let in_order = records.par_windows(2).with_min_len(1 << 14).all(|w| w[0].block <= w[1].block);
+            if records.first().is_some_and(|r| r.block < floor) || !in_order {
                 unordered = true;
                 return Err(Error::Input("the trace's blocks are not in order".into()).into());
             }
-            open.records.extend_from_slice(records);
-            open.lines.extend_from_slice(lines);
-            // every block before the last one read is whole
-            let last = open.records.last().map_or(0, |r| r.block);
-            let upto = open.records.partition_point(|r| r.block < last);
-            if upto > 0 {
-                close(&mut open, upto, columns)?;
+            open.records.par_extend(records.par_iter().with_min_len(1 << 14).copied());
+            open.lines.par_extend(lines.par_iter().with_min_len(1 << 14).copied());
+            // every block before the last one read is whole; they go on once there are
+            // enough of them to keep every thread busy (the reader hands its text over a
+            // megabyte at a time, often only two or three blocks)
+            if open.records.len() >= whole_enough {
+                let last = open.records.last().map_or(0, |r| r.block);
+                let upto = open.records.partition_point(|r| r.block < last);
+                if upto > 0 {
+                    close(&mut open, &mut spare, upto, columns)?;
+                }
             }
             Ok(())
         },
@@ -293,7 +314,7 @@ fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
     match read {
         Ok(_) => {
             let n = open.len();
-            close(&mut open, n, columns)?;
+            close(&mut open, &mut spare, n, columns)?;
             Ok(true)
         }
         Err(_) if unordered => Ok(false),

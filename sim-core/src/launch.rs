@@ -16,6 +16,7 @@
 //! is exact, and taken only then.
 
 use crate::engine::{self, EngineError, EngineOptions, EngineReport, Stalls, Workload};
+use crate::memory::{self, MemoryShare, Traffic};
 use crate::replicate::Replicated;
 use crate::{BankModel, Hardware};
 
@@ -60,6 +61,10 @@ pub struct Launch {
     pub gaps: Gaps,
     /// The engine's options.
     pub options: EngineOptions,
+    /// Distinct bytes of global memory the dispatch can touch (its buffers), for the
+    /// share of its lines the L2 serves ([`crate::memory`]); `None`: the distinct lines
+    /// of the workload's own global requests (exact for a trace of every block).
+    pub footprint: Option<u64>,
 }
 
 /// A launch's cycles.
@@ -77,6 +82,9 @@ pub struct LaunchReport {
     pub overhead_cycles: u64,
     /// The SM clock, MHz (0: unknown).
     pub clock_mhz: f64,
+    /// The dispatch's global traffic and the bandwidth the engine gave it (`None`: the
+    /// timing has no DRAM bandwidth, or the workload no global requests).
+    pub memory: Option<MemoryShare>,
 }
 
 impl LaunchReport {
@@ -106,6 +114,10 @@ pub fn run<W: Workload + ?Sized>(
         (timing.dispatch_overhead_cycles as u64, timing.clock_mhz, timing.sms);
     let whole = Replicated::new(work, launch.blocks, launch.gaps.cycles_per_op());
     let blocks = whole.blocks();
+    let memory = dispatch_memory(timing, work, blocks, launch.footprint);
+    if let Some(m) = &memory {
+        timing.dram_bytes_per_cycle = m.bytes_per_cycle;
+    }
     let mut options = launch.options.clone();
     let one_sm = !options.per_request
         && sms > 1
@@ -121,7 +133,41 @@ pub fn run<W: Workload + ?Sized>(
     } else {
         engine::run(&hw, &whole, &options)?
     };
-    Ok(LaunchReport { engine, blocks, one_sm, overhead_cycles, clock_mhz })
+    Ok(LaunchReport { engine, blocks, one_sm, overhead_cycles, clock_mhz, memory })
+}
+
+/// The global traffic of `work` stretched to `blocks` blocks (block `b` does what the
+/// workload's block `b mod B` did) and the bandwidth it gets on `timing`.
+fn dispatch_memory<W: Workload + ?Sized>(
+    timing: &crate::timing::Timing,
+    work: &W,
+    blocks: u32,
+    footprint: Option<u64>,
+) -> Option<MemoryShare> {
+    if timing.dram_bytes_per_cycle <= 0.0 {
+        return None;
+    }
+    let mut traffic = Traffic::default();
+    // lines of each of the workload's blocks, in order
+    let mut per_block: Vec<u64> = Vec::new();
+    let mut last = None;
+    for i in 0..work.len() {
+        let r = work.request(i);
+        if last != Some(r.block) {
+            per_block.push(traffic.lines);
+            last = Some(r.block);
+        }
+        traffic.add(r.op, r.addrs);
+    }
+    if traffic.lines == 0 {
+        return None;
+    }
+    per_block.push(traffic.lines);
+    let lines: Vec<u64> = per_block.windows(2).map(|w| w[1] - w[0]).collect();
+    let distinct = lines.len() as u64;
+    let (full, part) = (blocks as u64 / distinct, (blocks as u64 % distinct) as usize);
+    let moved = (full * traffic.lines + lines[..part].iter().sum::<u64>()) * memory::LINE_BYTES;
+    Some(memory::share(timing, moved, footprint.unwrap_or(traffic.distinct_bytes())))
 }
 
 /// The report of a whole dispatch from that of one SM run with its share: every SM ran

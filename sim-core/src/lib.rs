@@ -44,6 +44,7 @@ pub mod launch;
 pub mod layout;
 mod mapping;
 mod masked;
+pub mod memory;
 mod model;
 mod op;
 mod pool;

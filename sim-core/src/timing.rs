@@ -54,6 +54,16 @@ pub struct Timing {
     /// its SM's share (after the pipe, before `global_latency`). Default 0 (no limit).
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub dram_bytes_per_cycle: f64,
+    /// Read bandwidth of the L2 cache, bytes per SM clock cycle (the whole device). Lines
+    /// that a dispatch reads again while the L2 still holds them come at this rate
+    /// instead of DRAM's (see [`crate::memory`]). Default 0 (no L2: every line costs
+    /// DRAM bandwidth).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub l2_bytes_per_cycle: f64,
+    /// Size of the L2 cache, bytes: a dispatch whose global footprint fits in it reads
+    /// each line from DRAM once. Default 0 (no L2).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub l2_bytes: u64,
     /// How many blocks an SM holds at once, besides the thread and block limits.
     /// Default `Limits`.
     #[serde(default, skip_serializing_if = "Occupancy::is_limits")]
@@ -139,6 +149,10 @@ fn is_zero(v: &u32) -> bool {
     *v == 0
 }
 
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
+}
+
 fn is_zero_f64(v: &f64) -> bool {
     *v == 0.0
 }
@@ -173,6 +187,19 @@ impl Timing {
             bad(
                 "dram_bytes_per_cycle",
                 format!("must be a finite number >= 0, got {}", self.dram_bytes_per_cycle),
+            );
+        }
+        if !(self.l2_bytes_per_cycle.is_finite() && self.l2_bytes_per_cycle >= 0.0) {
+            bad(
+                "l2_bytes_per_cycle",
+                format!("must be a finite number >= 0, got {}", self.l2_bytes_per_cycle),
+            );
+        }
+        if (self.l2_bytes_per_cycle > 0.0) != (self.l2_bytes > 0) {
+            bad(
+                "l2_bytes",
+                "l2_bytes and l2_bytes_per_cycle are given together (an L2 has a size and a bandwidth)"
+                    .into(),
             );
         }
         if !(self.clock_mhz.is_finite() && self.clock_mhz >= 0.0) {

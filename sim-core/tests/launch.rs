@@ -64,10 +64,12 @@ proptest! {
         let work = blocks(seed, warps, template, false);
         let dispatch = 4 * per_sm;
         let gaps = Gaps::Ops { cycles_per_op: cpo, issue_per_op: 1.0 };
-        let l = launch::run(&hw, &work, &Launch { blocks: Some(dispatch), gaps, options: EngineOptions::default() }).unwrap();
+        let l = launch::run(&hw, &work, &Launch { blocks: Some(dispatch), gaps, options: EngineOptions::default(), footprint: None }).unwrap();
         prop_assert!(l.one_sm);
         let mut full_hw = hw.clone();
         full_hw.timing.as_mut().unwrap().gap_issue_fraction = sim_core::gap_issue_fraction(1.0, cpo);
+        // (the bandwidth the launch gave the dispatch's lines, L2 re-reads included)
+        full_hw.timing.as_mut().unwrap().dram_bytes_per_cycle = l.memory.map_or(bandwidth, |m| m.bytes_per_cycle);
         let full = engine::run(&full_hw, &Replicated::new(&work, Some(dispatch), cpo), &EngineOptions::default()).unwrap();
         prop_assert_eq!(l.engine.cycles, full.cycles);
         prop_assert_eq!(&l.engine.total, &full.total);
@@ -80,7 +82,7 @@ proptest! {
     #[test]
     fn blocks_that_differ_run_every_sm(seed in any::<u64>(), warps in 1u32..4) {
         let hw = h100();
-        let launch_of = |blocks| Launch { blocks: Some(blocks), gaps: Gaps::Cycles, options: EngineOptions::default() };
+        let launch_of = |blocks| Launch { blocks: Some(blocks), gaps: Gaps::Cycles, options: EngineOptions::default(), footprint: None };
         let varied = blocks(seed, warps, 2, true);
         let has_load = (0..varied.len()).any(|i| varied.get(i).op == Op::Load);
         let l = launch::run(&hw, &varied, &launch_of(8)).unwrap();
@@ -88,6 +90,10 @@ proptest! {
         let same = blocks(seed, warps, 2, false);
         let l = launch::run(&hw, &same, &launch_of(6)).unwrap();
         prop_assert!(!l.one_sm);
+        let mut hw = hw.clone();
+        if let Some(m) = l.memory {
+            hw.timing.as_mut().unwrap().dram_bytes_per_cycle = m.bytes_per_cycle;
+        }
         let full = engine::run(&hw, &Replicated::new(&same, Some(6), 1.0), &EngineOptions::default()).unwrap();
         prop_assert_eq!(l.engine.cycles, full.cycles);
     }
@@ -113,7 +119,9 @@ fn the_h100_carveout_holds_one_32_kib_workgroup_and_several_small_ones() {
 #[test]
 fn dram_bandwidth_bounds_global_traffic() {
     let mut hw = h100();
-    hw.timing.as_mut().unwrap().dram_bytes_per_cycle = 0.0;
+    let t = hw.timing.as_mut().unwrap();
+    // (DRAM alone: the warps of a block read the same lines, which the L2 would serve)
+    (t.dram_bytes_per_cycle, t.l2_bytes_per_cycle, t.l2_bytes) = (0.0, 0.0, 0);
     let mut reqs = traces::Requests::new(32);
     let lanes: Vec<u16> = (0..32).collect();
     for block in 0..8u32 {
@@ -129,7 +137,8 @@ fn dram_bandwidth_bounds_global_traffic() {
     }
     let lines = 8 * 4 * 16 * 32u64;
     let run = |hw: &sim_core::Hardware| {
-        let l = Launch { blocks: None, gaps: Gaps::Cycles, options: EngineOptions::default() };
+        let l =
+            Launch { blocks: None, gaps: Gaps::Cycles, options: EngineOptions::default(), footprint: None };
         launch::run(hw, &reqs, &l).unwrap().engine
     };
     let free = run(&hw);
@@ -143,4 +152,46 @@ fn dram_bandwidth_bounds_global_traffic() {
         // and near it: the traffic is all there is
         assert!((r.cycles as f64) < bound * 1.25 + free.cycles as f64, "{bw}: {} vs {bound}", r.cycles);
     }
+}
+
+/// Blocks that read the same lines again get them from the L2 where the footprint fits:
+/// faster than DRAM alone, no faster than the L2's bandwidth, and DRAM's again when the
+/// footprint (the buffers) is far larger than the L2.
+#[test]
+fn re_reads_of_a_footprint_the_l2_holds_come_at_its_bandwidth() {
+    let mut hw = h100();
+    let t = hw.timing.as_mut().unwrap();
+    (t.dram_bytes_per_cycle, t.l2_bytes_per_cycle, t.l2_bytes) = (64.0, 256.0, 1 << 20);
+    let mut reqs = traces::Requests::new(32);
+    let lanes: Vec<u16> = (0..32).collect();
+    // 16 blocks, each reading the same 64 KiB: 16 reads of every line
+    for block in 0..16u32 {
+        for warp in 0..4 {
+            for step in 0..4u32 {
+                let addrs: Vec<u32> =
+                    lanes.iter().map(|&l| ((warp * 4 + step) * 32 + l as u32) * 128).collect();
+                reqs.push(block, warp, step, Op::GlobalLoad, 4, 0, Some(false), None, &lanes, &addrs);
+            }
+        }
+    }
+    let bytes = 16 * 4 * 4 * 32 * 128u64;
+    let run = |hw: &sim_core::Hardware, footprint| {
+        let l = Launch { blocks: None, gaps: Gaps::Cycles, options: EngineOptions::default(), footprint };
+        launch::run(hw, &reqs, &l).unwrap()
+    };
+    let l2 = run(&hw, None);
+    let m = l2.memory.expect("global traffic");
+    assert_eq!((m.bytes, m.footprint, m.dram_bytes), (bytes, bytes / 16, bytes / 16));
+    assert_eq!(m.bytes_per_cycle, 256.0);
+    let mut no_l2 = hw.clone();
+    let t = no_l2.timing.as_mut().unwrap();
+    (t.l2_bytes_per_cycle, t.l2_bytes) = (0.0, 0);
+    let dram = run(&no_l2, None);
+    assert_eq!(dram.memory.unwrap().bytes_per_cycle, 64.0);
+    assert!(l2.engine.cycles < dram.engine.cycles, "{} vs {}", l2.engine.cycles, dram.engine.cycles);
+    assert!(l2.engine.cycles as f64 >= bytes as f64 / 256.0);
+    // buffers of 1 GiB: a line is seldom still held, nearly every re-read is DRAM's
+    let big = run(&hw, Some(1 << 30));
+    assert!(big.memory.unwrap().bytes_per_cycle < 64.0 * 1.01);
+    assert!(big.engine.cycles as f64 > 0.99 * dram.engine.cycles as f64);
 }

@@ -103,6 +103,18 @@ impl Fill {
         })
     }
 
+    /// Bytes of the contents, without making them (a file's size as the file system
+    /// says it; 0 when it cannot say).
+    fn len(&self) -> u64 {
+        match self {
+            Fill::Zeros(n) | Fill::Iota(n) => n * 4,
+            Fill::U32(v) => v.len() as u64 * 4,
+            Fill::I32(v) => v.len() as u64 * 4,
+            Fill::F32(v) => v.len() as u64 * 4,
+            Fill::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+        }
+    }
+
     /// A short description, for messages.
     pub fn describe(&self) -> String {
         match self {
@@ -188,6 +200,27 @@ pub fn contents(
         .collect()
 }
 
+/// Bytes of every buffer [`contents`] would bind, added up, without making them: the
+/// global memory a dispatch of `invocations` can touch (textures and samplers are not
+/// counted).
+pub fn buffer_bytes(resources: &[Resource], binds: &[Bind], invocations: u64) -> u64 {
+    resources
+        .iter()
+        .filter(|r| r.handle.is_none())
+        .map(|r| {
+            let given = binds.iter().rev().find(|b| b.group == r.group && b.binding == r.binding);
+            let len = match given {
+                Some(b) => b.fill.len(),
+                None => {
+                    let elems = r.runtime_stride.map_or(0, |_| invocations.max(1));
+                    r.fixed_size as u64 + r.runtime_stride.unwrap_or(0) as u64 * elems
+                }
+            };
+            len.max(16).div_ceil(16) * 16
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +258,15 @@ mod tests {
         assert_eq!(c[0].0.len(), 16); // 8 rounded up to 16
         assert_eq!(c[1].0.len(), 416); // 16 + 4 * 100
         assert!(c[1].0.iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn buffer_bytes_adds_up_what_contents_binds() {
+        let r = [res(0, 0, 8, None), res(0, 1, 16, Some(4)), res(0, 2, 0, Some(16))];
+        for (binds, invocations) in [(vec![], 100), (vec!["0.2=zeros:1000".parse().unwrap()], 7)] {
+            let made: usize = contents(&r, &binds, invocations).unwrap().iter().map(|(b, _)| b.len()).sum();
+            assert_eq!(buffer_bytes(&r, &binds, invocations), made as u64);
+        }
     }
 
     #[test]

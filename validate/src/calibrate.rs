@@ -142,6 +142,10 @@ pub struct Variant {
     /// which wgpu zeroes whether or not a variant touches it. `None`: the bytes the
     /// trace touches.
     pub smem_bytes: Option<u32>,
+    /// Bytes of the buffers the measured dispatch binds (`banksim measure`'s
+    /// `global_bytes`): the global memory it can touch, which sets the share of its lines
+    /// the L2 serves. `None`: the distinct lines of the trace's global requests.
+    pub global_bytes: Option<u64>,
 }
 
 pub use sim_core::Occupancy;
@@ -191,6 +195,7 @@ pub fn dispatch_launch(
         blocks: Some(v.blocks),
         gaps: Gaps::Ops { cycles_per_op, issue_per_op: model.issue_per_op },
         options,
+        footprint: v.global_bytes,
     };
     launch::run(&hw, &v.requests, &launch)
 }

@@ -78,6 +78,17 @@ pub fn prepare(
     Ok((inst, wgsl, entry))
 }
 
+/// Bytes of every buffer the kernel binds at its options' dispatch (as `measure` binds
+/// them), added up: the global memory that dispatch can touch.
+pub fn buffer_bytes(source: &str, file: &str, kernel: &KernelOptions) -> Result<u64, InstrumentError> {
+    let loaded = kernel::load(source, file, kernel.entry.as_deref(), &kernel.overrides)?;
+    let inst = instrument::instrument(&loaded.module, &loaded.info, &loaded.entry, source, file)?;
+    let d = kernel.dispatch;
+    let invocations =
+        d.iter().map(|&v| v as u64).product::<u64>() * inst.workgroup_size.iter().product::<u32>() as u64;
+    Ok(crate::bind::buffer_bytes(&inst.resources, &kernel.binds, invocations))
+}
+
 /// Invocations of dispatch `d` along each dimension: the texel counts of the textures a
 /// kernel binds (one texel per invocation).
 pub fn texels(d: [u32; 3], workgroup_size: [u32; 3]) -> [u32; 3] {

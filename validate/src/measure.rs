@@ -145,6 +145,8 @@ pub struct Measurement {
     pub workgroup_size: [u32; 3],
     /// Workgroup memory per workgroup, bytes (capture layout).
     pub shared_bytes: u32,
+    /// Bytes of every buffer bound, added up: the global memory the dispatch can touch.
+    pub global_bytes: u64,
     /// `timestamp` (GPU timestamps around the pass) or `wall` (host clock).
     pub timer: String,
     /// Warm-up repetitions dropped.
@@ -160,7 +162,7 @@ pub struct Measurement {
 impl Measurement {
     /// The CSV header matching [`Measurement::csv_row`].
     pub const CSV_HEADER: &'static str =
-        "label,kernel,entry,overrides,dispatch,workgroup_size,shared_bytes,timer,reps,median_us,min_us,max_us,q1_us,q3_us,rel_iqr,adapter,driver,driver_info";
+        "label,kernel,entry,overrides,dispatch,workgroup_size,shared_bytes,global_bytes,timer,reps,median_us,min_us,max_us,q1_us,q3_us,rel_iqr,adapter,driver,driver_info";
 
     /// One CSV row (times in microseconds).
     pub fn csv_row(&self) -> String {
@@ -176,6 +178,7 @@ impl Measurement {
             dims(self.dispatch),
             dims(self.workgroup_size),
             self.shared_bytes.to_string(),
+            self.global_bytes.to_string(),
             self.timer.clone(),
             self.times_ns.len().to_string(),
             us(self.stats.median),
@@ -275,6 +278,7 @@ pub fn measure(
         dispatch: d,
         workgroup_size: inst.workgroup_size,
         shared_bytes: inst.shared_bytes,
+        global_bytes: bind::buffer_bytes(&inst.resources, &opts.kernel.binds, invocations),
         timer: if stamps.is_some() { "timestamp" } else { "wall" }.into(),
         warmup: opts.warmup,
         times_ns: times,

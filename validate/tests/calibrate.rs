@@ -40,6 +40,7 @@ fn variant(label: &str, family: &str, role: Role, threads: u32, stride: u32, ops
         measured_us: 0.0,
         requests: strided(threads, stride, 64, ops),
         smem_bytes: None,
+        global_bytes: None,
     }
 }
 

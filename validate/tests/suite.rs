@@ -597,6 +597,9 @@ fn measure_times_repetitions_and_reports_the_adapter() {
     assert!(s.min <= s.q1 && s.q1 <= s.median && s.median <= s.q3 && s.q3 <= s.max, "{s:?}");
     assert_eq!(m.timer, if gpu.timestamps { "timestamp" } else { "wall" });
     assert_eq!((m.workgroup_size, m.shared_bytes), ([256, 1, 1], 32768));
+    // the bound buffers: the uniform's 8 bytes given (16 as bound) and one u32 of `out`
+    // per invocation
+    assert_eq!(m.global_bytes, 16 + 2 * 256 * 4);
     assert!(
         !m.adapter.name.is_empty()
             && m.adapter

@@ -52,6 +52,13 @@ pub struct EngineArgs {
     /// workgroups all make the same shared-memory accesses.
     #[arg(long, value_name = "N", requires = "cycles")]
     pub grid: Option<u32>,
+    /// Bytes of global memory the dispatch can touch (the buffers its kernel binds): the
+    /// lines read again within that many bytes come from the L2 cache where it holds
+    /// them, at the preset's `timing.l2_bytes_per_cycle`, not DRAM's. Default: the
+    /// distinct 128-byte lines of the trace's global accesses (exact for a trace of
+    /// every block; `banksim predict` passes the buffers of the kernel's dispatch).
+    #[arg(long, value_name = "BYTES", requires = "cycles")]
+    pub footprint: Option<u64>,
     /// What the trace's `gap` counts: `cycles` (hand-written and generated traces) or
     /// `ops`, the IR operations of a captured trace, costed by the preset's calibration
     /// (its `timing.ops`: what `banksim predict` uses) unless --cycles-per-op says

@@ -149,8 +149,18 @@ fn read_suite(path: &Path) -> Result<Vec<SuiteRow>> {
     Ok(rows)
 }
 
+/// A row of `banksim measure --csv` output: the median time, and the workgroup's shared
+/// memory and the dispatch's buffers where the file has them.
 #[cfg(all(feature = "gpu", feature = "charts"))]
-fn read_measured(path: &Path) -> Result<HashMap<String, (f64, Option<u32>)>> {
+#[derive(Clone, Copy)]
+struct Measured {
+    us: f64,
+    smem: Option<u32>,
+    global: Option<u64>,
+}
+
+#[cfg(all(feature = "gpu", feature = "charts"))]
+fn read_measured(path: &Path) -> Result<HashMap<String, Measured>> {
     let mut r = csv::Reader::from_path(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let headers = r.headers().with_context(|| format!("{}: no header", path.display()))?.clone();
     let col = |name: &str| {
@@ -159,8 +169,10 @@ fn read_measured(path: &Path) -> Result<HashMap<String, (f64, Option<u32>)>> {
         })
     };
     let (label, median) = (col("label")?, col("median_us")?);
-    // (older files have no `shared_bytes`: the trace's own extent is used)
+    // (older files have no `shared_bytes` or `global_bytes`: the trace's own extent and
+    // lines are used)
     let shared = headers.iter().position(|h| h == "shared_bytes");
+    let global = headers.iter().position(|h| h == "global_bytes");
     let mut out = HashMap::new();
     for (i, rec) in r.records().enumerate() {
         let rec = rec.with_context(|| format!("{}:{}", path.display(), i + 2))?;
@@ -173,13 +185,22 @@ fn read_measured(path: &Path) -> Result<HashMap<String, (f64, Option<u32>)>> {
                     &rec[median]
                 )
             })?;
-        let smem = match shared.map(|c| &rec[c]) {
-            None | Some("") => None,
-            Some(s) => Some(s.parse::<u32>().ok().with_context(|| {
-                format!("{}:{}: shared_bytes `{s}`: expected a whole number of bytes", path.display(), i + 2)
-            })?),
+        let bytes = |column: Option<usize>, name: &str| -> Result<Option<u64>> {
+            match column.map(|c| &rec[c]) {
+                None | Some("") => Ok(None),
+                Some(s) => Ok(Some(s.parse::<u64>().ok().with_context(|| {
+                    format!("{}:{}: {name} `{s}`: expected a whole number of bytes", path.display(), i + 2)
+                })?)),
+            }
         };
-        out.insert(rec[label].to_string(), (t, smem));
+        let smem = bytes(shared, "shared_bytes")?
+            .map(|b| {
+                u32::try_from(b)
+                    .with_context(|| format!("{}:{}: shared_bytes {b}: too large", path.display(), i + 2))
+            })
+            .transpose()?;
+        let global = bytes(global, "global_bytes")?;
+        out.insert(rec[label].to_string(), Measured { us: t, smem, global });
     }
     Ok(out)
 }
@@ -208,8 +229,8 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
         // without a measurement are predicted, never fitted to
         let reference = families_seen.insert(row.family.clone());
         let m = measured.get(&row.label).copied();
-        let smem_bytes = m.and_then(|(_, smem)| smem);
-        let measured_time = m.map(|(t, _)| t).or((!reference).then_some(f64::NAN));
+        let (smem_bytes, global_bytes) = (m.and_then(|m| m.smem), m.and_then(|m| m.global));
+        let measured_time = m.map(|m| m.us).or((!reference).then_some(f64::NAN));
         let Some(t) = measured_time else {
             bail!(
                 "{}: `{}`, the reference of family `{}` in {} (its first variant), has no measurement: the family's other variants are predicted from its time",
@@ -243,6 +264,7 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
             measured_us: t,
             requests,
             smem_bytes,
+            global_bytes,
         });
     }
     std::fs::create_dir_all(out_dir).with_context(|| format!("{}: cannot create", out_dir.display()))?;

@@ -68,6 +68,8 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
     validate::capture::prepare(&src, &file, &kopts)?;
     let bar = progress::spinner("opening the GPU");
     let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
+    // (the buffers of the dispatch: the global memory it can touch, for the L2's share)
+    let footprint = validate::capture::buffer_bytes(&src, &file, &kopts)?;
     let mut opts = validate::capture::CaptureOptions::new(kopts);
     opts.initial_records = args.capacity;
     bar.say(format!("capturing {file}"));
@@ -84,7 +86,7 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
         let opts = EngineOptions { dep_policy, per_request: true, ..Default::default() };
         // (gaps of a capture count IR operations: the preset's cost of one)
         let gaps = sim_core::launch::Gaps::preset_ops(&hw).unwrap_or(sim_core::launch::Gaps::Cycles);
-        Some(by_line::run_engine(&hw, &requests, gaps, &opts)?)
+        Some(by_line::run_engine(&hw, &requests, gaps, &opts, Some(footprint))?)
     } else {
         None
     };

@@ -105,7 +105,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         }
         None => (0.0, 1.0),
     };
-    let variant = |requests, smem_bytes, label: &str| Variant {
+    let variant = |requests, extent: Extent, label: &str| Variant {
         label: label.into(),
         family: "kernel".into(),
         role: Role::Holdout,
@@ -113,7 +113,8 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         scale: 1.0,
         measured_us: 0.0,
         requests,
-        smem_bytes,
+        smem_bytes: extent.smem,
+        global_bytes: extent.global,
     };
     let overhead = timing.dispatch_overhead_cycles as f64;
     let v = variant(target, smem, "kernel");
@@ -208,17 +209,20 @@ fn open(
     hw: &sim_core::Hardware,
     gpu: Option<validate::gpu::Gpu>,
     out: &mut dyn Write,
-) -> Result<(traces::Requests, Option<u32>, Option<validate::gpu::Gpu>)> {
+) -> Result<(traces::Requests, Extent, Option<validate::gpu::Gpu>)> {
     let file = k.kernel.display().to_string();
     if !file.ends_with(".wgsl") {
         crate::output::declare_input(&k.kernel);
         let trace = traces::read_any(&k.kernel)?;
         writeln!(out, "{file}: {} records (gaps taken as IR operations)", trace.len())?;
         crate::pipeline::check::check_records(&trace, hw, None)?;
-        return Ok((traces::Requests::group(&trace, hw.warp)?, None, gpu));
+        return Ok((traces::Requests::group(&trace, hw.warp)?, Extent::default(), gpu));
     }
     let (src, mut kopts) = k.load()?;
     let blocks = k.dispatch.iter().fold(1u32, |a, &d| a.saturating_mul(d));
+    // the buffers of the whole dispatch (not of the few workgroups captured): the global
+    // memory it can touch, for the L2's share of its lines
+    let footprint = validate::capture::buffer_bytes(&src, &file, &kopts)?;
     kopts.dispatch = [blocks.min(args.capture_workgroups), 1, 1];
     let bar = crate::output::progress::spinner("opening the GPU");
     let gpu = match gpu {
@@ -240,7 +244,18 @@ fn open(
     )?;
     crate::pipeline::check::check_records(&c.trace, hw, None)?;
     // the shared memory the driver allocates: every workgroup variable declared
-    Ok((traces::Requests::group(&c.trace, hw.warp)?, Some(c.shared_bytes), Some(gpu)))
+    let extent = Extent { smem: Some(c.shared_bytes), global: Some(footprint) };
+    Ok((traces::Requests::group(&c.trace, hw.warp)?, extent, Some(gpu)))
+}
+
+/// What a kernel's dispatch holds besides its trace: the shared memory of a workgroup
+/// (every workgroup variable declared) and the bytes of its buffers (`None`: a trace
+/// file, which says neither).
+#[cfg(feature = "gpu")]
+#[derive(Clone, Copy, Default)]
+struct Extent {
+    smem: Option<u32>,
+    global: Option<u64>,
 }
 
 #[cfg(feature = "gpu")]
@@ -278,6 +293,17 @@ fn print_report(out: &mut dyn Write, r: &LaunchReport, launch_interval: u32) -> 
     writeln!(out, "where the warps wait (stall cycles summed over requests):")?;
     for (what, c) in causes {
         writeln!(out, "  {what:<36} {c:>14} {:>6.1}%", 100.0 * c as f64 / total.max(1) as f64)?;
+    }
+    if let Some(m) = &r.memory {
+        let mb = |b: u64| b as f64 / 1e6;
+        writeln!(
+            out,
+            "  global memory: {:.1} MB moved over {:.1} MB of buffers; {:.1} MB from DRAM, the rest from the L2 ({:.0} B/cycle)",
+            mb(m.bytes),
+            mb(m.footprint),
+            mb(m.dram_bytes),
+            m.bytes_per_cycle
+        )?;
     }
     writeln!(
         out,

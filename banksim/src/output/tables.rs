@@ -112,5 +112,17 @@ pub fn print_engine(out: &mut dyn Write, launch: &LaunchReport) -> std::io::Resu
     if s.global > 0 {
         write!(out, ", global {}", s.global)?;
     }
-    writeln!(out)
+    writeln!(out)?;
+    if let Some(m) = &launch.memory {
+        let mb = |b: u64| b as f64 / 1e6;
+        writeln!(
+            out,
+            "  global memory: {:.1} MB moved over {:.1} MB of buffers, {:.1} MB from DRAM, the rest from the L2: {:.0} B/cycle",
+            mb(m.bytes),
+            mb(m.footprint),
+            mb(m.dram_bytes),
+            m.bytes_per_cycle
+        )?;
+    }
+    Ok(())
 }

@@ -6,6 +6,7 @@
 
 use super::error::{Error, Result};
 use sim_core::engine::{EngineRequest, Layout, Window, Workload};
+use sim_core::memory::Traffic;
 use std::collections::VecDeque;
 use std::path::Path;
 use traces::binary::{Chunk, RawChunk, Reader};
@@ -50,13 +51,15 @@ pub type Longest = Option<(usize, u32, u32)>;
 /// What a pass over the binary trace at `path` finds for a run of the cycle engine at
 /// `warp` lanes: each block's request range, the threads and shared-memory bytes of a
 /// block (the most any request needs, [`sim_core::engine::request_extent`], as the
-/// engine's own pass finds them), and the request with
-/// the longest gap or wait (for the check of `--cycles-per-op`).
-pub fn scan(path: &Path, warp: u32) -> Result<(Layout, Longest)> {
+/// engine's own pass finds them), the request with the longest gap or wait (for the
+/// check of `--cycles-per-op`), and the global traffic (for the L2's share of it).
+pub fn scan(path: &Path, warp: u32) -> Result<(Layout, Longest, Traffic)> {
     let mut cursor = Cursor::open(path, warp)?;
     let (mut layout, mut n, mut prev) = (Layout::default(), 0usize, None);
     let mut longest: Longest = None;
+    let mut traffic = Traffic::default();
     while let Some(r) = cursor.next()? {
+        traffic.add(r.op, r.addrs);
         if prev != Some(r.block) {
             if let Some(last) = layout.blocks.last_mut() {
                 last.1 = n;
@@ -75,7 +78,7 @@ pub fn scan(path: &Path, warp: u32) -> Result<(Layout, Longest)> {
     if let Some(last) = layout.blocks.last_mut() {
         last.1 = n;
     }
-    Ok((layout, longest))
+    Ok((layout, longest, traffic))
 }
 
 /// A binary trace file's requests as the engine's workload, a window of blocks at a time

@@ -24,3 +24,8 @@ pub(super) fn global_lines(addrs: &[u32]) -> Outcome {
     }
     Outcome { wavefronts: n as u32, ideal: n as u32 }
 }
+
+/// The number of distinct lines among `addrs` (what [`global_lines`] counts).
+pub(crate) fn global_line_count(addrs: &[u32]) -> u32 {
+    global_lines(addrs).wavefronts
+}

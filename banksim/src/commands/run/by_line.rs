@@ -51,14 +51,16 @@ pub struct ByLineArgs {
 }
 
 /// The cycle engine on `requests` as `run --cycles` runs them (the launch timing model,
-/// every request's timing kept).
+/// every request's timing kept); `footprint` as `run --footprint`.
 pub fn run_engine(
     hw: &Hardware,
     requests: &Requests,
     gaps: Gaps,
     opts: &EngineOptions,
+    footprint: Option<u64>,
 ) -> Result<LaunchReport> {
-    let launch = Launch { blocks: None, gaps, options: EngineOptions { per_request: true, ..opts.clone() } };
+    let options = EngineOptions { per_request: true, ..opts.clone() };
+    let launch = Launch { blocks: None, gaps, options, footprint };
     Ok(sim_core::launch::run(hw, requests, &launch)?)
 }
 

@@ -113,7 +113,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if e.grid == Some(0) {
         bail!("--grid 0: expected at least one block");
     }
-    let launch = Launch { blocks: e.grid, gaps, options: engine_options(args) };
+    let launch = Launch { blocks: e.grid, gaps, options: engine_options(args), footprint: e.footprint };
     let report = {
         let _bar = progress::spinner(&format!("cycle engine: {} warp requests", requests.len()));
         with_threads(e.threads, || sim_core::launch::run(&hw, &requests, &launch))??
@@ -156,7 +156,7 @@ fn run_by_line(args: &RunArgs, hw: Hardware) -> Result<()> {
         let gaps = e.gaps(&hw)?;
         check_gap_cycles(&requests, gaps.cycles_per_op())?;
         let opts = EngineOptions { per_request: true, ..engine_options(args) };
-        Some(with_threads(e.threads, || by_line::run_engine(&hw, &requests, gaps, &opts))??)
+        Some(with_threads(e.threads, || by_line::run_engine(&hw, &requests, gaps, &opts, e.footprint))??)
     } else {
         None
     };
@@ -193,7 +193,14 @@ fn run_windowed(args: &RunArgs, hw: Hardware, input: traces::Input, binary: bool
         })??;
         (path, t)
     };
-    let (layout, longest) = window::scan(&path, hw.warp)?;
+    let (layout, longest, traffic) = window::scan(&path, hw.warp)?;
+    // the bandwidth of the dispatch's lines, as `sim_core::launch::run` gives it
+    let mut hw = hw;
+    let memory = hw.timing.as_mut().filter(|t| t.dram_bytes_per_cycle > 0.0 && traffic.lines > 0).map(|t| {
+        let m = sim_core::memory::share(t, traffic.bytes(), e.footprint.unwrap_or(traffic.distinct_bytes()));
+        t.dram_bytes_per_cycle = m.bytes_per_cycle;
+        m
+    });
     if let Some((i, block, gap)) = longest.filter(|&(_, _, gap)| gap_too_long(gap, 1.0)) {
         return Err(gap_error(i, block, gap, 1.0));
     }
@@ -206,7 +213,7 @@ fn run_windowed(args: &RunArgs, hw: Hardware, input: traces::Input, binary: bool
     };
     let mut out = std::io::stdout().lock();
     tables::print_totals(&mut out, &source, t.records, t.requests, &hw, &t.summary)?;
-    let launch = launch_report(&hw, report, &layout);
+    let launch = LaunchReport { memory, ..launch_report(&hw, report, &layout) };
     tables::print_engine(&mut out, &launch)?;
     if let Some(path) = &e.per_sm {
         write_atomically(path, |f| write_per_sm(f, &launch.engine))?;
@@ -250,6 +257,7 @@ fn launch_report(hw: &Hardware, engine: EngineReport, layout: &engine::Layout) -
         one_sm: false,
         overhead_cycles: t.map_or(0, |t| t.dispatch_overhead_cycles as u64),
         clock_mhz: t.map_or(0.0, |t| t.clock_mhz),
+        memory: None,
     }
 }
 

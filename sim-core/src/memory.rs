@@ -1,0 +1,106 @@
+//! What a dispatch's global accesses cost in bandwidth: DRAM for the lines it reads
+//! first, the L2 cache for the lines it reads again while the L2 still holds them.
+//!
+//! The engine passes every global request's 128-byte lines through its SM's share of
+//! one bandwidth ([`Timing::dram_bytes_per_cycle`]). A kernel that reads the same
+//! data from many blocks (a GEMM's tiles, a stencil's halo) moves far more lines than
+//! its buffers hold; those re-reads come from the L2, several times faster than DRAM.
+//! [`share`] turns a dispatch's traffic into the one bandwidth the engine uses:
+//!
+//! - `bytes`: the lines the dispatch moves (every global request's distinct lines);
+//! - `footprint`: the distinct bytes it can touch (its buffers, or the distinct lines
+//!   of a trace that holds every block);
+//! - the first touch of each byte comes from DRAM (`min(bytes, footprint)`); a re-read
+//!   hits the L2 when the footprint fits in it, and otherwise with the chance that a
+//!   line is still held, `l2_bytes / footprint`;
+//! - the time is that of the slower of the two: DRAM for the bytes it serves, L2 for
+//!   all of them. The engine's bandwidth is `bytes` over that time.
+//!
+//! With no L2 in the timing (or no re-reads) this is DRAM's bandwidth, as before.
+//! Measured on the H100 with `validate/kernels/l2_read.wgsl` and `stream_copy.wgsl`
+//! (`validate/run_micro.sh`).
+
+use crate::model::{global_line_count, GLOBAL_LINE_BYTES};
+use crate::timing::Timing;
+use crate::Op;
+
+/// Bytes of a global-memory line: what a request moves per distinct line it touches.
+pub const LINE_BYTES: u64 = GLOBAL_LINE_BYTES as u64;
+
+/// Global traffic of a workload, counted request by request.
+#[derive(Clone, Debug, Default)]
+pub struct Traffic {
+    /// Lines moved: each global request's distinct lines, summed.
+    pub lines: u64,
+    /// Distinct lines touched.
+    pub distinct: u64,
+    /// One bit per line of the 32-bit address space (allocated at the first global
+    /// request: 4 MiB).
+    seen: Vec<u64>,
+}
+
+impl Traffic {
+    /// Counts one request (anything but a global access is ignored).
+    pub fn add(&mut self, op: Op, addrs: &[u32]) {
+        if !op.is_global() || addrs.is_empty() {
+            return;
+        }
+        self.lines += global_line_count(addrs) as u64;
+        if self.seen.is_empty() {
+            self.seen = vec![0; ((u32::MAX as u64 + 1) / GLOBAL_LINE_BYTES as u64 / 64) as usize];
+        }
+        for &a in addrs {
+            let line = (a / GLOBAL_LINE_BYTES) as usize;
+            let (word, bit) = (line / 64, 1u64 << (line % 64));
+            if self.seen[word] & bit == 0 {
+                self.seen[word] |= bit;
+                self.distinct += 1;
+            }
+        }
+    }
+
+    /// Bytes moved.
+    pub fn bytes(&self) -> u64 {
+        self.lines * GLOBAL_LINE_BYTES as u64
+    }
+
+    /// Distinct bytes touched (whole lines).
+    pub fn distinct_bytes(&self) -> u64 {
+        self.distinct * GLOBAL_LINE_BYTES as u64
+    }
+}
+
+/// A dispatch's global traffic and the bandwidth it gets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MemoryShare {
+    /// Bytes the dispatch's global requests move (whole lines).
+    pub bytes: u64,
+    /// Distinct bytes it can touch.
+    pub footprint: u64,
+    /// Of `bytes`, those DRAM serves (the rest come from the L2).
+    pub dram_bytes: u64,
+    /// The device's bandwidth for this dispatch's lines, bytes per cycle: what the
+    /// engine uses as `dram_bytes_per_cycle`.
+    pub bytes_per_cycle: f64,
+}
+
+/// The bandwidth a dispatch moving `bytes` over `footprint` distinct bytes gets on
+/// `t` (see the module documentation).
+pub fn share(t: &Timing, bytes: u64, footprint: u64) -> MemoryShare {
+    let dram = t.dram_bytes_per_cycle;
+    let first = bytes.min(footprint);
+    let again = bytes - first;
+    let held =
+        if t.l2_bytes == 0 || footprint == 0 { 0.0 } else { (t.l2_bytes as f64 / footprint as f64).min(1.0) };
+    let dram_bytes =
+        if t.l2_bytes_per_cycle > 0.0 { first + (again as f64 * (1.0 - held)).round() as u64 } else { bytes };
+    let bytes_per_cycle = if dram <= 0.0 || bytes == 0 || dram_bytes == bytes {
+        dram
+    } else {
+        // time = max(dram_bytes / dram, bytes / l2): the bandwidth of the whole is the
+        // bytes over it
+        let cycles = (dram_bytes as f64 / dram).max(bytes as f64 / t.l2_bytes_per_cycle);
+        bytes as f64 / cycles
+    };
+    MemoryShare { bytes, footprint, dram_bytes, bytes_per_cycle }
+}

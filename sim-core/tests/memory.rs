@@ -1,0 +1,58 @@
+//! The global traffic of a workload and the bandwidth it gets from DRAM and the L2
+//! (`sim_core::memory`).
+
+use sim_core::memory::{share, Traffic};
+use sim_core::{Op, Timing};
+
+fn timing(dram: f64, l2: f64, l2_bytes: u64) -> Timing {
+    let mut t = configs::load("h100").unwrap().timing.unwrap();
+    (t.dram_bytes_per_cycle, t.l2_bytes_per_cycle, t.l2_bytes) = (dram, l2, l2_bytes);
+    t
+}
+
+#[test]
+fn a_stream_reads_every_line_from_dram() {
+    let t = timing(1000.0, 4000.0, 1 << 20);
+    let s = share(&t, 1 << 30, 1 << 30);
+    assert_eq!((s.dram_bytes, s.bytes_per_cycle), (1 << 30, 1000.0));
+}
+
+#[test]
+fn re_reads_of_a_footprint_the_l2_holds_come_at_its_rate() {
+    let t = timing(1000.0, 4000.0, 1 << 20);
+    // 64 reads of each byte of 512 KiB: DRAM serves 1/64 of them, the L2 is the limit
+    let s = share(&t, 64 << 19, 1 << 19);
+    assert_eq!(s.dram_bytes, 1 << 19);
+    assert_eq!(s.bytes_per_cycle, 4000.0);
+    // two reads: DRAM's half takes longer than the L2's whole
+    let s = share(&t, 2 << 19, 1 << 19);
+    assert_eq!(s.bytes_per_cycle, 2000.0);
+}
+
+#[test]
+fn a_footprint_above_the_l2_keeps_only_its_share_of_re_reads() {
+    let t = timing(1000.0, 4000.0, 1 << 20);
+    // footprint 4 MiB, read 4 times: 1/4 of the 3 re-reads hit
+    let s = share(&t, 16 << 20, 4 << 20);
+    assert_eq!(s.dram_bytes, (4 << 20) + (12 << 20) * 3 / 4);
+    assert!((s.bytes_per_cycle - 1000.0 * 16.0 / 13.0).abs() < 1e-9);
+}
+
+#[test]
+fn without_an_l2_the_bandwidth_is_drams() {
+    let t = timing(1000.0, 0.0, 0);
+    assert_eq!(share(&t, 64 << 19, 1 << 19).bytes_per_cycle, 1000.0);
+}
+
+#[test]
+fn traffic_counts_each_requests_lines_and_the_distinct_ones() {
+    let mut t = Traffic::default();
+    let row: Vec<u32> = (0..32).map(|l| l * 4).collect(); // one line
+    let column: Vec<u32> = (0..32).map(|l| l * 128).collect(); // 32 lines
+    t.add(Op::GlobalLoad, &row);
+    t.add(Op::GlobalLoad, &column);
+    t.add(Op::GlobalStore, &row);
+    t.add(Op::Load, &column); // shared: not global traffic
+    assert_eq!((t.lines, t.distinct), (34, 32));
+    assert_eq!((t.bytes(), t.distinct_bytes()), (34 * 128, 32 * 128));
+}

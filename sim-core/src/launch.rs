@@ -148,13 +148,13 @@ fn dispatch_memory<W: Workload + ?Sized>(
         return None;
     }
     let mut traffic = Traffic::default();
-    // lines of each of the workload's blocks, in order
-    let mut per_block: Vec<u64> = Vec::new();
+    // (lines, sectors) of the traffic before each of the workload's blocks, in order
+    let mut per_block: Vec<(u64, u64)> = Vec::new();
     let mut last = None;
     for i in 0..work.len() {
         let r = work.request(i);
         if last != Some(r.block) {
-            per_block.push(traffic.lines);
+            per_block.push((traffic.lines, traffic.sectors));
             last = Some(r.block);
         }
         traffic.add(r.op, r.addrs);
@@ -162,12 +162,14 @@ fn dispatch_memory<W: Workload + ?Sized>(
     if traffic.lines == 0 {
         return None;
     }
-    per_block.push(traffic.lines);
-    let lines: Vec<u64> = per_block.windows(2).map(|w| w[1] - w[0]).collect();
-    let distinct = lines.len() as u64;
+    per_block.push((traffic.lines, traffic.sectors));
+    let distinct = per_block.len() as u64 - 1;
     let (full, part) = (blocks as u64 / distinct, (blocks as u64 % distinct) as usize);
-    let moved = (full * traffic.lines + lines[..part].iter().sum::<u64>()) * memory::LINE_BYTES;
-    Some(memory::share(timing, moved, footprint.unwrap_or(traffic.distinct_bytes())))
+    // block b does what block b mod B did: `full` copies of all, then the first `part`
+    let (lines, sectors) =
+        (full * traffic.lines + per_block[part].0, full * traffic.sectors + per_block[part].1);
+    let footprint = footprint.unwrap_or(traffic.distinct_bytes());
+    Some(memory::share(timing, lines * memory::LINE_BYTES, sectors * memory::SECTOR_BYTES, footprint))
 }
 
 /// The report of a whole dispatch from that of one SM run with its share: every SM ran

@@ -115,7 +115,8 @@ fn the_h100_carveout_holds_one_32_kib_workgroup_and_several_small_ones() {
 }
 
 /// A dispatch of global loads and stores is bound by the SMs' share of DRAM bandwidth:
-/// at least lines x 128 bytes / bandwidth cycles, and no limit without one.
+/// at least the bytes of the sectors it moves / bandwidth cycles (a lane's 4 bytes in a
+/// line of its own move one 32-byte sector), and no limit without one.
 #[test]
 fn dram_bandwidth_bounds_global_traffic() {
     let mut hw = h100();
@@ -146,7 +147,7 @@ fn dram_bandwidth_bounds_global_traffic() {
     for bw in [64.0, 256.0] {
         hw.timing.as_mut().unwrap().dram_bytes_per_cycle = bw;
         let r = run(&hw);
-        let bound = (lines * 128) as f64 / bw;
+        let bound = (lines * 32) as f64 / bw;
         assert!(r.cycles as f64 >= bound, "{bw} B/cycle: {} cycles, below the bound {bound}", r.cycles);
         assert!(r.cycles > free.cycles && r.total.stalls.global > 0);
         // and near it: the traffic is all there is
@@ -164,24 +165,25 @@ fn re_reads_of_a_footprint_the_l2_holds_come_at_its_bandwidth() {
     (t.dram_bytes_per_cycle, t.l2_bytes_per_cycle, t.l2_bytes) = (64.0, 256.0, 1 << 20);
     let mut reqs = traces::Requests::new(32);
     let lanes: Vec<u16> = (0..32).collect();
-    // 16 blocks, each reading the same 64 KiB: 16 reads of every line
+    // 16 blocks, each reading the same 8 KiB in whole lines (16 bytes a lane): 16 reads
+    // of every line
     for block in 0..16u32 {
         for warp in 0..4 {
             for step in 0..4u32 {
                 let addrs: Vec<u32> =
-                    lanes.iter().map(|&l| ((warp * 4 + step) * 32 + l as u32) * 128).collect();
-                reqs.push(block, warp, step, Op::GlobalLoad, 4, 0, Some(false), None, &lanes, &addrs);
+                    lanes.iter().map(|&l| ((warp * 4 + step) * 32 + l as u32) * 16).collect();
+                reqs.push(block, warp, step, Op::GlobalLoad, 16, 0, Some(false), None, &lanes, &addrs);
             }
         }
     }
-    let bytes = 16 * 4 * 4 * 32 * 128u64;
+    let bytes = 16 * 4 * 4 * 32 * 16u64;
     let run = |hw: &sim_core::Hardware, footprint| {
         let l = Launch { blocks: None, gaps: Gaps::Cycles, options: EngineOptions::default(), footprint };
         launch::run(hw, &reqs, &l).unwrap()
     };
     let l2 = run(&hw, None);
     let m = l2.memory.expect("global traffic");
-    assert_eq!((m.bytes, m.footprint, m.dram_bytes), (bytes, bytes / 16, bytes / 16));
+    assert_eq!((m.bytes, m.line_bytes, m.footprint, m.dram_bytes), (bytes, bytes, bytes / 16, bytes / 16));
     assert_eq!(m.bytes_per_cycle, 256.0);
     let mut no_l2 = hw.clone();
     let t = no_l2.timing.as_mut().unwrap();

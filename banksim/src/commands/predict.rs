@@ -295,15 +295,7 @@ fn print_report(out: &mut dyn Write, r: &LaunchReport, launch_interval: u32) -> 
         writeln!(out, "  {what:<36} {c:>14} {:>6.1}%", 100.0 * c as f64 / total.max(1) as f64)?;
     }
     if let Some(m) = &r.memory {
-        let mb = |b: u64| b as f64 / 1e6;
-        writeln!(
-            out,
-            "  global memory: {:.1} MB moved over {:.1} MB of buffers; {:.1} MB from DRAM, the rest from the L2 ({:.0} B/cycle)",
-            mb(m.bytes),
-            mb(m.footprint),
-            mb(m.dram_bytes),
-            m.bytes_per_cycle
-        )?;
+        writeln!(out, "  {}", crate::output::tables::memory_line(m))?;
     }
     writeln!(
         out,

@@ -114,15 +114,20 @@ pub fn print_engine(out: &mut dyn Write, launch: &LaunchReport) -> std::io::Resu
     }
     writeln!(out)?;
     if let Some(m) = &launch.memory {
-        let mb = |b: u64| b as f64 / 1e6;
-        writeln!(
-            out,
-            "  global memory: {:.1} MB moved over {:.1} MB of buffers, {:.1} MB from DRAM, the rest from the L2: {:.0} B/cycle",
-            mb(m.bytes),
-            mb(m.footprint),
-            mb(m.dram_bytes),
-            m.bytes_per_cycle
-        )?;
+        writeln!(out, "  {}", memory_line(m))?;
     }
     Ok(())
+}
+
+/// What a dispatch's global lines moved and where from (`run --cycles`, `predict`).
+pub fn memory_line(m: &sim_core::memory::MemoryShare) -> String {
+    let mb = |b: u64| b as f64 / 1e6;
+    format!(
+        "global memory: {:.1} MB moved (sectors of {:.1} MB of lines) over {:.1} MB of buffers; {:.1} MB from DRAM, the rest from the L2 ({:.0} B/cycle of lines)",
+        mb(m.bytes),
+        mb(m.line_bytes),
+        mb(m.footprint),
+        mb(m.dram_bytes),
+        m.bytes_per_cycle
+    )
 }

@@ -25,7 +25,20 @@ pub(super) fn global_lines(addrs: &[u32]) -> Outcome {
     Outcome { wavefronts: n as u32, ideal: n as u32 }
 }
 
-/// The number of distinct lines among `addrs` (what [`global_lines`] counts).
-pub(crate) fn global_line_count(addrs: &[u32]) -> u32 {
-    global_lines(addrs).wavefronts
+/// The number of distinct `unit`-byte pieces of memory among `addrs` (lines of 128
+/// bytes: what [`global_lines`] counts; sectors of 32).
+pub(crate) fn distinct_units(addrs: &[u32], unit: u32) -> u32 {
+    let mut seen = [0u32; 64];
+    let mut n = 0;
+    for &a in addrs {
+        let u = a / unit;
+        if !seen[..n].contains(&u) {
+            if n == seen.len() {
+                return addrs.len() as u32;
+            }
+            seen[n] = u;
+            n += 1;
+        }
+    }
+    n as u32
 }

@@ -50,5 +50,5 @@ mod slice_eval;
 mod slice_memo;
 
 pub use bank_model::BankModel;
-pub(crate) use global::{global_line_count, GLOBAL_LINE_BYTES};
+pub(crate) use global::{distinct_units, GLOBAL_LINE_BYTES};
 pub use slice_memo::SliceTicket;

@@ -197,7 +197,8 @@ fn run_windowed(args: &RunArgs, hw: Hardware, input: traces::Input, binary: bool
     // the bandwidth of the dispatch's lines, as `sim_core::launch::run` gives it
     let mut hw = hw;
     let memory = hw.timing.as_mut().filter(|t| t.dram_bytes_per_cycle > 0.0 && traffic.lines > 0).map(|t| {
-        let m = sim_core::memory::share(t, traffic.bytes(), e.footprint.unwrap_or(traffic.distinct_bytes()));
+        let footprint = e.footprint.unwrap_or(traffic.distinct_bytes());
+        let m = sim_core::memory::share(t, traffic.line_bytes(), traffic.bytes(), footprint);
         t.dram_bytes_per_cycle = m.bytes_per_cycle;
         m
     });

@@ -646,3 +646,40 @@ fn a_trace_of_no_records_gives_zero_totals() {
         "{out}"
     );
 }
+
+#[test]
+fn re_reads_come_from_the_l2_unless_the_buffers_are_too_large_for_it() {
+    // 64 blocks of 8 warps, each reading the same 32 KiB in whole lines: every line 64 times
+    let path = tmp("l2.csv");
+    let mut s = String::from("block,thread,step,op,addr,bytes\n");
+    for b in 0..64u32 {
+        for t in 0..256u32 {
+            for k in 0..8u32 {
+                s += &format!("{b},{t},{k},gld,{},16\n", (k * 256 + t) * 16);
+            }
+        }
+    }
+    std::fs::write(&path, s).unwrap();
+    let run = |extra: &[&str]| -> (u64, String) {
+        let mut args = vec!["run", path.to_str().unwrap(), "--cycles"];
+        args.extend_from_slice(extra);
+        let o = banksim(&args);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{err}");
+        let line = out.lines().find(|l| l.starts_with("cycle engine:")).expect(&out);
+        let memory = out.lines().find(|l| l.contains("global memory:")).expect(&out).trim().to_string();
+        (line.split_whitespace().nth(2).unwrap().parse().unwrap(), memory)
+    };
+    // 2 MiB moved over the trace's 32 KiB of distinct lines: only the first touch (0.03
+    // MB) from DRAM
+    let (l2, memory) = run(&[]);
+    assert!(memory.contains("2.1 MB moved") && memory.contains("0.0 MB from DRAM"), "{memory}");
+    assert!(memory.contains("2.1 MB from the L2"), "{memory}");
+    // buffers of 100 GB, as a kernel's might be: nearly every re-read misses the L2
+    let (dram, memory) = run(&["--footprint", "100000000000"]);
+    assert!(memory.contains("2.1 MB from DRAM"), "{memory}");
+    assert!(dram > l2, "{l2} vs {dram}");
+    // the engine holding a window of blocks (a trace too large for --memory) gives the same
+    assert_eq!(run(&["--memory", "0"]).0, l2);
+    assert_eq!(run(&["--memory", "0", "--footprint", "100000000000"]).0, dram);
+}

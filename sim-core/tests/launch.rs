@@ -100,16 +100,20 @@ proptest! {
 }
 
 #[test]
-fn the_h100_carveout_holds_one_32_kib_workgroup_and_several_small_ones() {
+fn the_h100_holds_the_workgroups_that_fit_in_48_kib() {
     let hw = configs::load("h100").unwrap();
     let rule = &hw.timing.as_ref().unwrap().occupancy;
     assert!(matches!(rule, Occupancy::SmallestCarveout { .. }));
-    // 32 KiB + 1 KiB reserved: the 64 KiB carveout holds one (validate/results/h100/occupancy.csv)
+    // validate/results/h100/occupancy.csv: 32 KiB, one per SM
     assert_eq!(rule.blocks_by_smem(32 * 1024, hw.smem_per_sm), Some(1));
-    // 5 KiB + 1 KiB: ten in 64 KiB
-    assert_eq!(rule.blocks_by_smem(5 * 1024, hw.smem_per_sm), Some(10));
-    // 100 KiB + 1: the 132 KiB carveout, one block
+    // occupancy3.csv: the 64x64 transpose's 16 KiB tile three per SM, 16.25 KiB two
+    assert_eq!(rule.blocks_by_smem(16 * 1024, hw.smem_per_sm), Some(3));
+    assert_eq!(rule.blocks_by_smem(16 * 1024 + 256, hw.smem_per_sm), Some(2));
+    // occupancy2.csv: the 5 KiB GEMM workgroup several (9; its threads allow 8)
+    assert_eq!(rule.blocks_by_smem(5 * 1024, hw.smem_per_sm), Some(9));
+    // above 48 KiB (CUDA traces): the smallest carveout that holds one
     assert_eq!(rule.blocks_by_smem(100 * 1024, hw.smem_per_sm), Some(1));
+    assert_eq!(rule.blocks_by_smem(60 * 1024, hw.smem_per_sm), Some(1));
     assert_eq!(rule.blocks_by_smem(hw.smem_per_sm + 1, hw.smem_per_sm), None);
     assert_eq!(Occupancy::Limits.blocks_by_smem(32 * 1024, 228 * 1024), Some(7));
 }

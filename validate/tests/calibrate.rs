@@ -103,6 +103,6 @@ fn declared_shared_memory_sets_the_occupancy_the_trace_alone_would_not() {
     let touched = blocks_per_sm(&v);
     v.smem_bytes = Some(40 * 1024);
     let declared = blocks_per_sm(&v);
-    // the carveout rule: the smallest carveout holding 41 KiB is 64 KiB, one block
+    // the H100's rule through Vulkan: the workgroups that fit in 48 KiB, one of 40 KiB
     assert_eq!((touched, declared), (8, 1));
 }

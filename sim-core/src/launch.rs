@@ -6,8 +6,9 @@
 //! dispatch's blocks: [`Replicated`]), its gaps in cycles or in IR operations (then
 //! costed by the preset's [`OpCost`](crate::timing::OpCost) or the caller's), the
 //! preset's occupancy rule, DRAM bandwidth, block launch interval and global latency
-//! (all in the engine), and its fixed dispatch overhead and clock (added here, outside
-//! the engine).
+//! (all in the engine; the bandwidth is the dispatch's, with the L2 serving the
+//! re-reads of a footprint it holds, [`crate::memory`]), and its fixed dispatch overhead
+//! and clock (added here, outside the engine).
 //!
 //! Where every block of the dispatch is the same to the engine and the blocks divide
 //! evenly over the SMs, one SM with its share of the blocks stands for all of them: SMs

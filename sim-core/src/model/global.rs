@@ -9,20 +9,8 @@ pub(crate) const GLOBAL_LINE_BYTES: u32 = 128;
 /// A global access's wavefronts: the distinct [`GLOBAL_LINE_BYTES`] lines among
 /// `addrs` (never conflicts: `ideal` is the same).
 pub(super) fn global_lines(addrs: &[u32]) -> Outcome {
-    let mut lines = [0u32; 64];
-    let mut n = 0;
-    for &a in addrs {
-        let line = a / GLOBAL_LINE_BYTES;
-        if !lines[..n].contains(&line) {
-            if n == lines.len() {
-                // more than 64 lanes (no supported warp size): count the rest as new
-                return Outcome { wavefronts: addrs.len() as u32, ideal: addrs.len() as u32 };
-            }
-            lines[n] = line;
-            n += 1;
-        }
-    }
-    Outcome { wavefronts: n as u32, ideal: n as u32 }
+    let n = distinct_units(addrs, GLOBAL_LINE_BYTES);
+    Outcome { wavefronts: n, ideal: n }
 }
 
 /// The number of distinct `unit`-byte pieces of memory among `addrs` (lines of 128
@@ -34,6 +22,7 @@ pub(crate) fn distinct_units(addrs: &[u32], unit: u32) -> u32 {
         let u = a / unit;
         if !seen[..n].contains(&u) {
             if n == seen.len() {
+                // more than 64 lanes (no supported warp size): count the rest as new
                 return addrs.len() as u32;
             }
             seen[n] = u;

@@ -17,7 +17,7 @@
 //! is exact, and taken only then.
 
 use crate::engine::{self, EngineError, EngineOptions, EngineReport, Stalls, Workload};
-use crate::memory::{self, MemoryShare, Traffic};
+use crate::memory::{MemoryShare, Traffic};
 use crate::replicate::Replicated;
 use crate::{BankModel, Hardware};
 
@@ -115,10 +115,10 @@ pub fn run<W: Workload + ?Sized>(
         (timing.dispatch_overhead_cycles as u64, timing.clock_mhz, timing.sms);
     let whole = Replicated::new(work, launch.blocks, launch.gaps.cycles_per_op());
     let blocks = whole.blocks();
-    let memory = dispatch_memory(timing, work, blocks, launch.footprint);
-    if let Some(m) = &memory {
-        timing.dram_bytes_per_cycle = m.bytes_per_cycle;
-    }
+    // (no pass over the requests where the timing has no DRAM bandwidth)
+    let memory = (timing.dram_bytes_per_cycle > 0.0)
+        .then(|| dispatch_traffic(work, blocks))
+        .and_then(|traffic| traffic.apply(timing, launch.footprint));
     let mut options = launch.options.clone();
     let one_sm = !options.per_request
         && sms > 1
@@ -138,16 +138,8 @@ pub fn run<W: Workload + ?Sized>(
 }
 
 /// The global traffic of `work` stretched to `blocks` blocks (block `b` does what the
-/// workload's block `b mod B` did) and the bandwidth it gets on `timing`.
-fn dispatch_memory<W: Workload + ?Sized>(
-    timing: &crate::timing::Timing,
-    work: &W,
-    blocks: u32,
-    footprint: Option<u64>,
-) -> Option<MemoryShare> {
-    if timing.dram_bytes_per_cycle <= 0.0 {
-        return None;
-    }
+/// workload's block `b mod B` did; the distinct lines are the workload's own).
+fn dispatch_traffic<W: Workload + ?Sized>(work: &W, blocks: u32) -> Traffic {
     let mut traffic = Traffic::default();
     // (lines, sectors) of the traffic before each of the workload's blocks, in order
     let mut per_block: Vec<(u64, u64)> = Vec::new();
@@ -161,16 +153,15 @@ fn dispatch_memory<W: Workload + ?Sized>(
         traffic.add(r.op, r.addrs);
     }
     if traffic.lines == 0 {
-        return None;
+        return traffic;
     }
     per_block.push((traffic.lines, traffic.sectors));
     let distinct = per_block.len() as u64 - 1;
     let (full, part) = (blocks as u64 / distinct, (blocks as u64 % distinct) as usize);
     // block b does what block b mod B did: `full` copies of all, then the first `part`
-    let (lines, sectors) =
+    (traffic.lines, traffic.sectors) =
         (full * traffic.lines + per_block[part].0, full * traffic.sectors + per_block[part].1);
-    let footprint = footprint.unwrap_or(traffic.distinct_bytes());
-    Some(memory::share(timing, lines * memory::LINE_BYTES, sectors * memory::SECTOR_BYTES, footprint))
+    traffic
 }
 
 /// The report of a whole dispatch from that of one SM run with its share: every SM ran

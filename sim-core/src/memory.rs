@@ -84,6 +84,18 @@ impl Traffic {
     pub fn distinct_bytes(&self) -> u64 {
         self.distinct * LINE_BYTES
     }
+
+    /// Gives `t` the bandwidth this traffic gets ([`share`]) over `footprint` bytes
+    /// (`None`: the distinct lines touched) and returns the split; `None`, and `t` as it
+    /// was, where `t` has no DRAM bandwidth or there is no global traffic.
+    pub fn apply(&self, t: &mut Timing, footprint: Option<u64>) -> Option<MemoryShare> {
+        if t.dram_bytes_per_cycle <= 0.0 || self.lines == 0 {
+            return None;
+        }
+        let m = share(t, self.line_bytes(), self.bytes(), footprint.unwrap_or(self.distinct_bytes()));
+        t.dram_bytes_per_cycle = m.bytes_per_cycle;
+        Some(m)
+    }
 }
 
 /// A dispatch's global traffic and the bandwidth it gets.

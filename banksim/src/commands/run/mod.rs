@@ -196,12 +196,7 @@ fn run_windowed(args: &RunArgs, hw: Hardware, input: traces::Input, binary: bool
     let (layout, longest, traffic) = window::scan(&path, hw.warp)?;
     // the bandwidth of the dispatch's lines, as `sim_core::launch::run` gives it
     let mut hw = hw;
-    let memory = hw.timing.as_mut().filter(|t| t.dram_bytes_per_cycle > 0.0 && traffic.lines > 0).map(|t| {
-        let footprint = e.footprint.unwrap_or(traffic.distinct_bytes());
-        let m = sim_core::memory::share(t, traffic.line_bytes(), traffic.bytes(), footprint);
-        t.dram_bytes_per_cycle = m.bytes_per_cycle;
-        m
-    });
+    let memory = hw.timing.as_mut().and_then(|t| traffic.apply(t, e.footprint));
     if let Some((i, block, gap)) = longest.filter(|&(_, _, gap)| gap_too_long(gap, 1.0)) {
         return Err(gap_error(i, block, gap, 1.0));
     }

@@ -291,8 +291,7 @@ fn text_blocks<E: From<Error> + From<traces::TraceError> + Send>(
             // (the check and the copy side by side: on one thread they are a serial part
             // of the reader that shows on many cores)
             let floor = open.records.last().map_or(0, |r| r.block);
-            let in_order = records.par_windows(2).with_min_len(1 << 14).all(|w| w[0].block <= w[1].block);
-            if records.first().is_some_and(|r| r.block < floor) || !in_order {
+            if records.first().is_some_and(|r| r.block < floor) || !traces::blocks_in_order(records) {
                 unordered = true;
                 return Err(Error::Input("the trace's blocks are not in order".into()).into());
             }

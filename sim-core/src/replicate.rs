@@ -117,19 +117,23 @@ impl<'a, W: Workload + ?Sized> Replicated<'a, W> {
                         && a.gap == b.gap
                         && a.dep == b.dep
                         && a.wait == b.wait;
-                    same_shape
-                        && ((a.lanes == b.lanes && a.addrs == b.addrs) || a.op == crate::Op::Barrier || {
-                            let cost = |r: &EngineRequest<'_>, m: &mut crate::BankModel| {
-                                let o = m.evaluate(&crate::WarpRequest {
-                                    op: r.op,
-                                    bytes: r.bytes,
-                                    lanes: r.lanes,
-                                    addrs: r.addrs,
-                                });
-                                (o.wavefronts, o.ideal)
-                            };
-                            cost(&a, model) == cost(&b, model)
+                    let cost = |r: &EngineRequest<'_>, m: &mut crate::BankModel| {
+                        r.cost.unwrap_or_else(|| {
+                            m.evaluate(&crate::WarpRequest {
+                                op: r.op,
+                                bytes: r.bytes,
+                                lanes: r.lanes,
+                                addrs: r.addrs,
+                            })
                         })
+                    };
+                    // (costed requests hold no lanes but for global ones: their costs
+                    // decide)
+                    let costed = a.cost.is_some() || b.cost.is_some();
+                    same_shape
+                        && (a.op == crate::Op::Barrier
+                            || (!costed && a.lanes == b.lanes && a.addrs == b.addrs)
+                            || cost(&a, model) == cost(&b, model))
                 })
         })
     }
@@ -194,6 +198,7 @@ mod tests {
                 wait: (gap > 2).then(|| gap - 2),
                 lanes: &[0],
                 addrs: &[0],
+                cost: None,
             }
         }
     }

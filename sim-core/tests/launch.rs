@@ -77,6 +77,39 @@ proptest! {
         prop_assert_eq!(l.engine.blocks_per_sm, full.blocks_per_sm);
     }
 
+    /// Requests held costed ([`engine::Costed`]: their outcomes, no lanes but for global
+    /// ones), built in two parts appended anywhere, launch exactly as the requests do:
+    /// the same report, the same shortcut, the same global traffic.
+    #[test]
+    fn costed_requests_launch_as_the_requests_do(seed in any::<u64>(), warps in 1u32..4, copies in 1u32..4,
+                                                 vary in any::<bool>(), split in 0.0f64..1.0, dispatch in 1u32..13) {
+        use sim_core::engine::Workload;
+        let mut hw = h100();
+        hw.timing.as_mut().unwrap().dram_bytes_per_cycle = 50.0;
+        let work = blocks(seed, warps, copies, vary);
+        let mut model = sim_core::BankModel::new(&hw);
+        let at = (work.len() as f64 * split) as usize;
+        let (mut costed, mut rest) = (engine::Costed::new(32), engine::Costed::new(32));
+        for i in 0..work.len() {
+            let part = if i < at { &mut costed } else { &mut rest };
+            part.push(&work.request(i), &mut model);
+        }
+        costed.append(&rest);
+        prop_assert_eq!(costed.len(), work.len());
+        prop_assert_eq!(costed.block_starts(), work.block_starts());
+        prop_assert_eq!(costed.extent(32), work.extent(32));
+        for blocks in [None, Some(dispatch)] {
+            let gaps = Gaps::Ops { cycles_per_op: 1.5, issue_per_op: 1.0 };
+            let launch = Launch { blocks, gaps, options: EngineOptions::default(), footprint: None };
+            let (a, b) = (launch::run(&hw, &work, &launch).unwrap(), launch::run(&hw, &costed, &launch).unwrap());
+            prop_assert_eq!(a.one_sm, b.one_sm);
+            prop_assert_eq!(a.engine.cycles, b.engine.cycles);
+            prop_assert_eq!(&a.engine.total, &b.engine.total);
+            prop_assert_eq!(&a.engine.sms, &b.engine.sms);
+            prop_assert_eq!(format!("{:?}", a.memory), format!("{:?}", b.memory));
+        }
+    }
+
     /// A block that costs differently, or blocks that do not divide evenly, and every SM
     /// is simulated.
     #[test]

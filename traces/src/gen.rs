@@ -153,6 +153,17 @@ impl sim_core::engine::Workload for StrideBench {
             (Op::Load, self.gap, Some(step > self.stores + 1), &self.chase_addrs[..])
         };
         let lanes = if op == Op::Barrier { &all[..0] } else { all };
-        sim_core::engine::EngineRequest { block, warp, op, bytes: 4, gap, dep, wait: None, lanes, addrs }
+        sim_core::engine::EngineRequest {
+            block,
+            warp,
+            op,
+            bytes: 4,
+            gap,
+            dep,
+            wait: None,
+            lanes,
+            addrs,
+            cost: None,
+        }
     }
 }

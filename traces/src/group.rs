@@ -110,6 +110,7 @@ impl<'a> RequestRef<'a> {
             wait: self.wait,
             lanes: self.lanes,
             addrs: self.addrs,
+            cost: None,
         }
     }
 }

@@ -9,13 +9,13 @@ use traces::{Input, RequestRef, Requests, Trace};
 
 /// A trace's warp requests, for what needs them all (the cycle engine, the per-request
 /// outputs), and its number of records.
-pub struct Loaded {
+pub struct Loaded<R = Requests> {
     /// The trace's name (its path).
     pub source: String,
     /// Records read.
     pub records: u64,
     /// The warp requests, in (block, warp, step) order.
-    pub requests: Requests,
+    pub requests: R,
     /// Their bank-model totals, where the loader took them on the way (else
     /// [`summarize`] makes a pass over the requests).
     pub summary: Option<Summary>,

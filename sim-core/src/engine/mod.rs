@@ -24,6 +24,7 @@
 //!
 //! The parts, each building on those listed before it:
 //! - [`workload`], [`options`], [`report`]: what a run takes, is asked and gives;
+//! - [`costed`]: a workload held with each request's bank-model outcome;
 //! - [`occupancy`]: blocks' request ranges, and how many blocks an SM holds;
 //! - [`context`]: what every SM of a run reads;
 //! - [`parallel`]: the parallel step over a set of SMs;
@@ -35,6 +36,7 @@
 //! - [`driver`]: a whole run.
 
 mod context;
+mod costed;
 mod dispatch;
 mod driver;
 mod events;
@@ -47,6 +49,7 @@ mod resident;
 mod sm;
 mod workload;
 
+pub use costed::Costed;
 pub use driver::{run, run_window, Layout, Window};
 pub use occupancy::request_extent;
 pub use options::{DepPolicy, EngineError, EngineOptions};

@@ -119,10 +119,10 @@ pub(super) fn build_plan<W: Workload + ?Sized>(
             }
             _ => {}
         }
-        let mut o = if r.op == Op::Barrier {
-            Outcome::default()
-        } else {
-            model.evaluate(&WarpRequest { op: r.op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs })
+        let mut o = match (r.cost, r.op) {
+            (Some(o), _) => o,
+            (None, Op::Barrier) => Outcome::default(),
+            (None, op) => model.evaluate(&WarpRequest { op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs }),
         };
         if ctx.opts.no_conflicts && !r.op.is_global() {
             o.wavefronts = o.ideal;

@@ -2,6 +2,7 @@
 //! program order, behind the [`Workload`] trait.
 
 use crate::op::Op;
+use crate::request::Outcome;
 
 /// One warp request as the engine sees it.
 #[derive(Clone, Copy, Debug)]
@@ -28,6 +29,10 @@ pub struct EngineRequest<'a> {
     pub lanes: &'a [u16],
     /// Byte address per active lane.
     pub addrs: &'a [u32],
+    /// The bank model's outcome, where the workload already has it ([`super::Costed`],
+    /// which keeps lanes and addresses only where the engine needs them: for global
+    /// requests); `None`: the engine evaluates `lanes` and `addrs`.
+    pub cost: Option<Outcome>,
 }
 
 /// Warp requests ordered by (block, warp, step), as the engine consumes them.

@@ -10,7 +10,7 @@ use crate::output::{progress, tables, write_atomically, write_csv, AtomicFile};
 use crate::pipeline::{simulate, stream, window};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use sim_core::engine::{self, DepPolicy, EngineOptions, EngineReport, RequestTiming};
+use sim_core::engine::{self, Costed, DepPolicy, EngineOptions, EngineReport, RequestTiming, Workload};
 use sim_core::launch::{Gaps, Launch, LaunchReport};
 use sim_core::Hardware;
 use sink::RequestSink;
@@ -96,7 +96,22 @@ pub fn run(args: &RunArgs) -> Result<()> {
         return run_windowed(args, hw, input, binary);
     }
     // a binary trace is split into requests chunk by chunk, a text trace's records are
-    // grouped
+    // grouped; where no output needs the requests' lanes, a binary trace's are held as
+    // the engine needs them, each costed as it is loaded
+    if binary && args.per_request.is_none() && args.out.is_none() {
+        let loaded = with_threads(e.threads, || stream::load_binary::<Costed>(input, &hw, tpb, map))??;
+        let report = launch(args, &hw, &loaded.requests)?;
+        let summary = loaded.summary.context("the binary loader takes the totals")?;
+        return print_cycles(
+            args,
+            &hw,
+            &loaded.source,
+            loaded.records,
+            loaded.requests.len(),
+            &summary,
+            &report,
+        );
+    }
     let loaded = if binary {
         with_threads(e.threads, || stream::load_binary(input, &hw, tpb, map))??
     } else {
@@ -104,22 +119,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
     };
     let (source, records, requests) = (loaded.source, loaded.records, loaded.requests);
     let loaded_summary = loaded.summary;
-    let cycles_per_op = gaps.cycles_per_op();
-    let stretched = e.grid.is_some() || cycles_per_op != 1.0;
+    let stretched = e.grid.is_some() || gaps.cycles_per_op() != 1.0;
     if stretched && (args.per_request.is_some() || args.out.is_some()) {
         bail!("--grid and --cycles-per-op give cycles for a workload other than the trace's requests: they do not combine with --per-request or --out");
     }
-    check_gap_cycles(&requests, cycles_per_op)?;
-    if e.grid == Some(0) {
-        bail!("--grid 0: expected at least one block");
-    }
-    let launch = Launch { blocks: e.grid, gaps, options: engine_options(args), footprint: e.footprint };
-    let report = {
-        let _bar = progress::spinner(&format!("cycle engine: {} warp requests", requests.len()));
-        with_threads(e.threads, || sim_core::launch::run(&hw, &requests, &launch))??
-    };
-    let report = Some(report);
-    let timings = report.as_ref().map(|r| r.engine.requests.as_slice());
+    let report = launch(args, &hw, &requests)?;
+    let timings = Some(report.engine.requests.as_slice());
     let summary = match &args.per_request {
         Some(path) => write_atomically(path, |f| write_requests(f, &hw, &requests, timings))?,
         None => match loaded_summary {
@@ -128,15 +133,40 @@ pub fn run(args: &RunArgs) -> Result<()> {
         },
     };
     if let Some(dir) = &args.out {
-        write_run_folder(dir, &source, &hw, &requests, timings, report.as_ref().map(|r| &r.engine))?;
+        write_run_folder(dir, &source, &hw, &requests, timings, Some(&report.engine))?;
     }
+    print_cycles(args, &hw, &source, records, requests.len(), &summary, &report)
+}
+
+/// The cycle engine's launch of `work` as `run --cycles` asks for it (after the check of
+/// its gaps), with a spinner.
+fn launch<W: Workload + ?Sized>(args: &RunArgs, hw: &Hardware, work: &W) -> Result<LaunchReport> {
+    let e = &args.engine;
+    let gaps = e.gaps(hw)?;
+    check_gap_cycles(work, gaps.cycles_per_op())?;
+    if e.grid == Some(0) {
+        bail!("--grid 0: expected at least one block");
+    }
+    let launch = Launch { blocks: e.grid, gaps, options: engine_options(args), footprint: e.footprint };
+    let _bar = progress::spinner(&format!("cycle engine: {} warp requests", work.len()));
+    Ok(with_threads(e.threads, || sim_core::launch::run(hw, work, &launch))??)
+}
+
+/// Prints the totals and the engine's report of a `run --cycles`, and writes --per-sm.
+fn print_cycles(
+    args: &RunArgs,
+    hw: &Hardware,
+    source: &str,
+    records: u64,
+    requests: usize,
+    summary: &sim_core::stats::Summary,
+    report: &LaunchReport,
+) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    tables::print_totals(&mut out, &source, records, requests.len() as u64, &hw, &summary)?;
-    if let Some(report) = &report {
-        tables::print_engine(&mut out, report)?;
-        if let Some(path) = &e.per_sm {
-            write_atomically(path, |f| write_per_sm(f, &report.engine))?;
-        }
+    tables::print_totals(&mut out, source, records, requests as u64, hw, summary)?;
+    tables::print_engine(&mut out, report)?;
+    if let Some(path) = &args.engine.per_sm {
+        write_atomically(path, |f| write_per_sm(f, &report.engine))?;
     }
     Ok(())
 }
@@ -333,8 +363,7 @@ fn write_run_folder(
 
 /// That every request's gap (and wait), in cycles at `cycles_per_op`, fits the engine's
 /// 32-bit gaps: a larger one is an error naming the limit, never a saturated count.
-fn check_gap_cycles(requests: &Requests, cycles_per_op: f64) -> Result<()> {
-    use sim_core::engine::Workload;
+fn check_gap_cycles<W: Workload + ?Sized>(requests: &W, cycles_per_op: f64) -> Result<()> {
     let ops = |i: usize| {
         let r = requests.request(i);
         r.gap.max(r.wait.unwrap_or(0))

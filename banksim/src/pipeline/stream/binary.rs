@@ -4,6 +4,7 @@ use super::parts::{reading, Evaluated, Part, Reading, Streamed};
 use crate::pipeline::check::{access_problem, thread_problem};
 use crate::pipeline::error::{Error, Result};
 use crate::pipeline::simulate::Loaded;
+use sim_core::engine::Costed;
 use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest, SliceOutcome};
 use traces::binary::{Chunk, RawChunk, Reader};
 use traces::{Input, RequestRef, Requests};
@@ -154,14 +155,23 @@ fn check_request(
 /// ([`Requests::group`]), without holding the records: those took about 40 bytes each
 /// (1.3 GB for the million requests of the benchmark mix) and their sort by (block,
 /// warp, step) was most of `banksim run --cycles`'s time.
-pub fn load_binary(input: Input, hw: &Hardware, threads_per_block: Option<u32>, map: bool) -> Result<Loaded> {
+///
+/// The requests are held whole ([`Requests`], for the per-request outputs) or as the
+/// engine needs them ([`Costed`], each evaluated by the bank model as it is loaded, in
+/// parallel, and its lanes dropped: a fifth of the memory).
+pub fn load_binary<R: Held>(
+    input: Input,
+    hw: &Hardware,
+    threads_per_block: Option<u32>,
+    map: bool,
+) -> Result<Loaded<R>> {
     let bar = reading(&input);
     let reader = open(input, map)?;
     let source = reader.name().to_string();
     let mut total = Loaded {
         source: source.clone(),
         records: 0,
-        requests: Requests::new(hw.warp),
+        requests: R::empty(hw.warp),
         summary: Some(Summary::default()),
     };
     // parts merged, kept for later chunks: their memory is reused, not given back to the
@@ -170,7 +180,7 @@ pub fn load_binary(input: Input, hw: &Hardware, threads_per_block: Option<u32>, 
     traces::parallel::for_each_chunk(
         reader,
         || Slot { chunk: Chunk::default(), model: BankModel::new(hw) },
-        |s, raw| -> Result<(Requests, Part)> {
+        |s, raw| -> Result<(R, Part)> {
             bar.reached(raw.offset());
             raw.decode_lazy(&mut s.chunk)?;
             // the totals and the checks of `run_binary` on the chunk's slices, where they
@@ -178,7 +188,7 @@ pub fn load_binary(input: Input, hw: &Hardware, threads_per_block: Option<u32>, 
             let quick = quick_totals(s, hw, threads_per_block);
             s.chunk.split(hw.warp)?;
             let spare = spares.lock().unwrap_or_else(|p| p.into_inner()).pop();
-            let mut part = spare.unwrap_or_else(|| Requests::new(hw.warp));
+            let mut part = spare.unwrap_or_else(|| R::empty(hw.warp));
             part.clear();
             part.reserve(s.chunk.len(), s.chunk.records());
             let mut summary = Summary::default();
@@ -187,7 +197,7 @@ pub fn load_binary(input: Input, hw: &Hardware, threads_per_block: Option<u32>, 
                     check_request(&r, hw, threads_per_block, &source, raw)?;
                     summary.add(r.op, r.lanes.len(), s.model.evaluate(&r.warp_request()));
                 }
-                part.push_ref(&r);
+                part.push(&r, &mut s.model);
             }
             let totals = quick.unwrap_or(Part {
                 summary,
@@ -206,6 +216,57 @@ pub fn load_binary(input: Input, hw: &Hardware, threads_per_block: Option<u32>, 
         },
     )?;
     Ok(total)
+}
+
+/// What [`load_binary`] fills, chunk by chunk in parallel: requests in (block, warp,
+/// step) order.
+pub trait Held: Send + Sized {
+    /// No requests, of `warp`-lane warps.
+    fn empty(warp: u32) -> Self;
+    /// Holds none (keeping the memory).
+    fn clear(&mut self);
+    /// Makes room for `requests` more, of `records` lanes in all.
+    fn reserve(&mut self, requests: usize, records: usize);
+    /// Adds `r` (`model`: the bank model of the thread loading it).
+    fn push(&mut self, r: &RequestRef<'_>, model: &mut BankModel);
+    /// Adds every request of `other`, whose blocks follow these.
+    fn append(&mut self, other: &Self);
+}
+
+impl Held for Requests {
+    fn empty(warp: u32) -> Self {
+        Requests::new(warp)
+    }
+    fn clear(&mut self) {
+        Requests::clear(self)
+    }
+    fn reserve(&mut self, requests: usize, records: usize) {
+        Requests::reserve(self, requests, records)
+    }
+    fn push(&mut self, r: &RequestRef<'_>, _: &mut BankModel) {
+        self.push_ref(r)
+    }
+    fn append(&mut self, other: &Self) {
+        Requests::append(self, other)
+    }
+}
+
+impl Held for Costed {
+    fn empty(warp: u32) -> Self {
+        Costed::new(warp)
+    }
+    fn clear(&mut self) {
+        Costed::clear(self)
+    }
+    fn reserve(&mut self, requests: usize, _: usize) {
+        Costed::reserve(self, requests)
+    }
+    fn push(&mut self, r: &RequestRef<'_>, model: &mut BankModel) {
+        Costed::push(self, &r.engine_request(), model)
+    }
+    fn append(&mut self, other: &Self) {
+        Costed::append(self, other)
+    }
 }
 
 /// A request of the fast path needs a closer look (see [`simulate_chunk`]).

@@ -14,7 +14,7 @@ mod binary;
 mod parts;
 mod text;
 
-pub use binary::{load_binary, run_binary, slice_outcome};
+pub use binary::{load_binary, run_binary, slice_outcome, Held};
 pub use parts::{Evaluated, Reading, Streamed};
 pub use text::{load_text, run_text, run_text_to_binary, text_in_block_order};
 

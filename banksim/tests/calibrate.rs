@@ -62,6 +62,8 @@ fn writes_predictions_calibration_and_a_scatter_plot() {
         "limits",
         "--issue-per-op",
         "1",
+        "--issue-share",
+        "1",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -175,6 +177,8 @@ fn run_predict_and_calibrate_give_the_same_cycles_for_the_same_trace_and_dispatc
         traces.to_str().unwrap(),
         "--issue-per-op",
         "1",
+        "--issue-share",
+        "0.25",
         "--out",
         out_dir.to_str().unwrap(),
     ]);
@@ -186,7 +190,19 @@ fn run_predict_and_calibrate_give_the_same_cycles_for_the_same_trace_and_dispatc
     let row = csv.lines().find(|l| l.starts_with("h_s16,")).expect(&csv);
     // (the suite's scale of 2 doubles calibrate's cycles)
     let calibrated: f64 = row.split(',').nth(5).unwrap().parse().unwrap();
-    let o = banksim(&["run", t, "--cycles", "--grid", "264", "--cycles-per-op", c, "--issue-per-op", "1"]);
+    let o = banksim(&[
+        "run",
+        t,
+        "--cycles",
+        "--grid",
+        "264",
+        "--cycles-per-op",
+        c,
+        "--issue-per-op",
+        "1",
+        "--issue-share",
+        "0.25",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let run = engine_cycles(&String::from_utf8_lossy(&o.stdout));
     assert_eq!(2 * run, calibrated as u64, "cycles per op {c}: {row}");

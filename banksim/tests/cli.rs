@@ -177,15 +177,19 @@ fn run_grid_repeats_blocks_and_cycles_per_op_scales_the_gaps() {
     assert!(many > 4 * one, "{one} vs {many}");
     // gaps of 10 ops at 3 cycles each, each holding its scheduler all 3, make the
     // issue-bound block slower
-    let slow = cycles(&["--cycles-per-op", "3", "--issue-per-op", "3"]);
+    let slow = cycles(&["--cycles-per-op", "3", "--issue-per-op", "3", "--issue-share", "1"]);
     assert!(slow > 2 * one, "{one} vs {slow}");
     // ... unless an op holds the scheduler 1 cycle of its 3: two warps per scheduler then
     // overlap their work (each warp's own 64 x 31 cycles, not 2 x 64 x 31 per scheduler)
-    let overlapped = cycles(&["--cycles-per-op", "3", "--issue-per-op", "1"]);
+    let overlapped = cycles(&["--cycles-per-op", "3", "--issue-per-op", "1", "--issue-share", "1"]);
     assert!(3 * overlapped < 2 * slow && overlapped >= 64 * 31, "{slow} vs {overlapped}");
-    // which is what the preset's calibration of an operation says (h100: 1 cycle)
-    assert_eq!(cycles(&["--cycles-per-op", "3"]), overlapped);
-    assert_eq!(cycles(&["--gaps", "ops", "--cycles-per-op", "3"]), overlapped);
+    // a quarter of its 3 cycles, up to 1: less still, and the same as 1 cycle of 4
+    let quarter = cycles(&["--cycles-per-op", "3", "--issue-per-op", "1", "--issue-share", "0.25"]);
+    assert!(quarter <= overlapped && quarter >= 64 * 31, "{overlapped} vs {quarter}");
+    // which is what the preset's calibration of an operation says (h100: a quarter, up
+    // to 2 cycles)
+    assert_eq!(cycles(&["--cycles-per-op", "3"]), quarter);
+    assert_eq!(cycles(&["--gaps", "ops", "--cycles-per-op", "3"]), quarter);
     let o = banksim(&["run", path.to_str().unwrap(), "--cycles", "--grid", "4", "--per-request", "x.csv"]);
     let (_, err) = text(&o);
     assert!(!o.status.success() && err.contains("do not combine with --per-request"), "{err}");

@@ -27,12 +27,15 @@ pub enum Gaps {
     /// Cycles (hand-written and generated traces): the preset's `gap_issue_fraction`.
     Cycles,
     /// IR operations (captured traces): a warp spends `cycles_per_op` cycles on each,
-    /// holding its scheduler `issue_per_op` of them.
+    /// holding its scheduler `issue_share` of them, at most `issue_per_op`
+    /// ([`crate::OpCost`]).
     Ops {
         /// Cycles per operation.
         cycles_per_op: f64,
-        /// Scheduler cycles per operation.
+        /// Most scheduler cycles per operation.
         issue_per_op: f64,
+        /// Share of an operation's cycles on the scheduler.
+        issue_share: f64,
     },
 }
 
@@ -40,7 +43,11 @@ impl Gaps {
     /// Operations costed as `hw`'s calibration says (`None`: it has none).
     pub fn preset_ops(hw: &Hardware) -> Option<Gaps> {
         let o = hw.timing.as_ref()?.ops.as_ref()?;
-        Some(Gaps::Ops { cycles_per_op: o.cycles_per_op, issue_per_op: o.issue_per_op })
+        Some(Gaps::Ops {
+            cycles_per_op: o.cycles_per_op,
+            issue_per_op: o.issue_per_op,
+            issue_share: o.issue_share,
+        })
     }
 
     /// Cycles per unit of gap (1 for cycles).
@@ -108,8 +115,8 @@ pub fn run<W: Workload + ?Sized>(
 ) -> Result<LaunchReport, EngineError> {
     let mut hw = hw.clone();
     let timing = hw.timing.as_mut().ok_or_else(|| EngineError::NoTiming { hardware: hw.name.clone() })?;
-    if let Gaps::Ops { cycles_per_op, issue_per_op } = launch.gaps {
-        timing.gap_issue_fraction = crate::gap_issue_fraction(issue_per_op, cycles_per_op);
+    if let Gaps::Ops { cycles_per_op, issue_per_op, issue_share } = launch.gaps {
+        timing.gap_issue_fraction = crate::gap_issue_fraction(issue_per_op, issue_share, cycles_per_op);
     }
     let (overhead_cycles, clock_mhz, sms) =
         (timing.dispatch_overhead_cycles as u64, timing.clock_mhz, timing.sms);

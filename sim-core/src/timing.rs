@@ -125,9 +125,15 @@ pub struct OpCost {
     /// Cycles a warp spends per IR operation of other work, where no measured variant of
     /// the kernel's family says otherwise: the cost of an absolute prediction.
     pub cycles_per_op: f64,
-    /// Cycles an operation holds its warp's scheduler (issue slots), whatever its
-    /// latency: the `gap_issue_fraction` of a run is this over the cycles per operation.
+    /// Most cycles an operation holds its warp's scheduler (issue slots), whatever its
+    /// latency: past it, an operation's cost is waiting (on memory), not issuing.
     pub issue_per_op: f64,
+    /// Share of an operation's cycles that hold its scheduler, up to `issue_per_op`: an
+    /// IR operation that costs more cycles runs more machine instructions, each of which
+    /// issues (measured: a quarter, `validate/results/h100/op_cost.csv`). 1: every cycle
+    /// up to `issue_per_op`.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub issue_share: f64,
     /// Share of the engine's predicted change between two variants that shows in their
     /// measured times (a prediction from a measured variant adds this times the change).
     #[serde(default = "one")]
@@ -135,13 +141,14 @@ pub struct OpCost {
 }
 
 /// The `gap_issue_fraction` of gaps counted in operations of `cycles_per_op` cycles each,
-/// of which an operation holds its scheduler `issue_per_op` cycles (at most the whole
-/// gap).
-pub fn gap_issue_fraction(issue_per_op: f64, cycles_per_op: f64) -> f64 {
-    if cycles_per_op > issue_per_op {
+/// of which an operation holds its scheduler `issue_share` of its cycles, at most
+/// `issue_per_op` (and at most the whole gap).
+pub fn gap_issue_fraction(issue_per_op: f64, issue_share: f64, cycles_per_op: f64) -> f64 {
+    let share = issue_share.min(1.0);
+    if cycles_per_op * share > issue_per_op {
         issue_per_op / cycles_per_op
     } else {
-        1.0
+        share
     }
 }
 
@@ -216,6 +223,9 @@ impl Timing {
                     bad(field, format!("must be a finite number >= 0, got {v}"));
                 }
             }
+            if !(o.issue_share > 0.0 && o.issue_share <= 1.0) {
+                bad("ops.issue_share", format!("must be above 0 and at most 1, got {}", o.issue_share));
+            }
             if !(o.overlap.is_finite() && o.overlap > 0.0) {
                 bad("ops.overlap", format!("must be a positive number, got {}", o.overlap));
             }
@@ -223,5 +233,23 @@ impl Timing {
         if self.sms > 100_000 {
             bad("sms", format!("must be at most 100000, got {}", self.sms));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gap_issue_fraction;
+
+    #[test]
+    fn an_operation_issues_its_share_of_its_cycles_up_to_the_cap() {
+        // a quarter of 4 cycles: 1 on the scheduler
+        assert_eq!(gap_issue_fraction(2.0, 0.25, 4.0), 0.25);
+        // a quarter of 16 would be 4: capped at 2 of the 16
+        assert_eq!(gap_issue_fraction(2.0, 0.25, 16.0), 0.125);
+        // share 1: every cycle up to the cap, as issue cycles per operation alone
+        assert_eq!(gap_issue_fraction(1.0, 1.0, 4.0), 0.25);
+        assert_eq!(gap_issue_fraction(1.0, 1.0, 0.5), 1.0);
+        // no cycles: the share
+        assert_eq!(gap_issue_fraction(2.0, 0.25, 0.0), 0.25);
     }
 }

@@ -63,11 +63,11 @@ proptest! {
         hw.timing.as_mut().unwrap().dram_bytes_per_cycle = bandwidth;
         let work = blocks(seed, warps, template, false);
         let dispatch = 4 * per_sm;
-        let gaps = Gaps::Ops { cycles_per_op: cpo, issue_per_op: 1.0 };
+        let gaps = Gaps::Ops { cycles_per_op: cpo, issue_per_op: 1.0, issue_share: 1.0 };
         let l = launch::run(&hw, &work, &Launch { blocks: Some(dispatch), gaps, options: EngineOptions::default(), footprint: None }).unwrap();
         prop_assert!(l.one_sm);
         let mut full_hw = hw.clone();
-        full_hw.timing.as_mut().unwrap().gap_issue_fraction = sim_core::gap_issue_fraction(1.0, cpo);
+        full_hw.timing.as_mut().unwrap().gap_issue_fraction = sim_core::gap_issue_fraction(1.0, 1.0, cpo);
         // (the bandwidth the launch gave the dispatch's lines, L2 re-reads included)
         full_hw.timing.as_mut().unwrap().dram_bytes_per_cycle = l.memory.map_or(bandwidth, |m| m.bytes_per_cycle);
         let full = engine::run(&full_hw, &Replicated::new(&work, Some(dispatch), cpo), &EngineOptions::default()).unwrap();
@@ -99,7 +99,7 @@ proptest! {
         prop_assert_eq!(costed.block_starts(), work.block_starts());
         prop_assert_eq!(costed.extent(32), work.extent(32));
         for blocks in [None, Some(dispatch)] {
-            let gaps = Gaps::Ops { cycles_per_op: 1.5, issue_per_op: 1.0 };
+            let gaps = Gaps::Ops { cycles_per_op: 1.5, issue_per_op: 1.0, issue_share: 0.25 };
             let launch = Launch { blocks, gaps, options: EngineOptions::default(), footprint: None };
             let (a, b) = (launch::run(&hw, &work, &launch).unwrap(), launch::run(&hw, &costed, &launch).unwrap());
             prop_assert_eq!(a.one_sm, b.one_sm);

@@ -155,11 +155,13 @@ pub use sim_core::Occupancy;
 pub struct Model {
     /// Blocks per SM.
     pub occupancy: Occupancy,
-    /// Cycles one IR operation of other work holds its warp's scheduler (issue slots;
-    /// an IR operation is one or a few machine instructions). The warp itself spends
-    /// the cycles per operation on it: a family's `gap_issue_fraction` is this divided
-    /// by its cycles per operation (at most 1).
+    /// Most cycles one IR operation of other work holds its warp's scheduler (issue
+    /// slots). The warp itself spends the cycles per operation on it.
     pub issue_per_op: f64,
+    /// Share of an operation's cycles that hold the scheduler, up to `issue_per_op`:
+    /// a family whose operations cost more runs more machine instructions per operation
+    /// (see [`sim_core::OpCost`]).
+    pub issue_share: f64,
 }
 
 /// Engine cycles of `v`'s timed dispatch at `cycles_per_op` (times its scale): see
@@ -193,7 +195,7 @@ pub fn dispatch_launch(
     }
     let launch = Launch {
         blocks: Some(v.blocks),
-        gaps: Gaps::Ops { cycles_per_op, issue_per_op: model.issue_per_op },
+        gaps: Gaps::Ops { cycles_per_op, issue_per_op: model.issue_per_op, issue_share: model.issue_share },
         options,
         footprint: v.global_bytes,
     };
@@ -292,30 +294,31 @@ pub struct SuiteCalibration {
     pub overhead_us: f64,
     /// The model parameters chosen (the issue cycles per operation searched).
     pub model: Model,
-    /// Sum of squared relative time errors on the fit families, per issue cycles per
-    /// operation tried.
-    pub search: Vec<(f64, f64)>,
+    /// Sum of squared relative time errors on the fit families, per issue model tried:
+    /// (most issue cycles per operation, issue share, error).
+    pub search: Vec<(f64, f64, f64)>,
     /// Per family: solved cycles per IR operation.
     pub cycles_per_op: Vec<(String, f64)>,
     /// Every variant, in suite order.
     pub predictions: Vec<Prediction>,
 }
 
-/// Calibrates the suite: see the module documentation. `issue_per_op` lists the issue
-/// cycles per operation to try. `progress` is called once per engine evaluation
-/// finished (for a progress bar).
+/// Calibrates the suite: see the module documentation. `issue` lists the issue models
+/// to try, (most issue cycles per operation, share of an operation's cycles): the one
+/// with the smallest squared error on the fit families wins. `progress` is called once
+/// per engine evaluation finished (for a progress bar).
 pub fn predict_suite(
     hw: &Hardware,
     variants: &[Variant],
     clock_mhz: f64,
     occupancy: &Occupancy,
-    issue_per_op: &[f64],
+    issue: &[(f64, f64)],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<SuiteCalibration, CalibrateError> {
     let mut best: Option<(f64, SuiteCalibration)> = None;
     let mut search = Vec::new();
-    for &ipo in issue_per_op {
-        let model = Model { occupancy: occupancy.clone(), issue_per_op: ipo };
+    for &(ipo, share) in issue {
+        let model = Model { occupancy: occupancy.clone(), issue_per_op: ipo, issue_share: share };
         let cal = predict_with(hw, &model, variants, clock_mhz, progress)?;
         let sse: f64 = cal
             .predictions
@@ -323,7 +326,7 @@ pub fn predict_suite(
             .filter(|p| p.role == Role::Fit && !p.reference && p.measured_us.is_finite())
             .map(|p| ((p.predicted_us - p.measured_us) / p.measured_us).powi(2))
             .sum();
-        search.push((ipo, sse));
+        search.push((ipo, share, sse));
         if best.as_ref().is_none_or(|b| sse < b.0) {
             best = Some((sse, cal));
         }
@@ -393,7 +396,11 @@ fn predict_with(
     // with no measurement: the preset's cost of an operation
     let preset_us: Vec<f64> = match hw.timing.as_ref().and_then(|t| t.ops.as_ref()) {
         Some(ops) => {
-            let preset = Model { occupancy: model.occupancy.clone(), issue_per_op: ops.issue_per_op };
+            let preset = Model {
+                occupancy: model.occupancy.clone(),
+                issue_per_op: ops.issue_per_op,
+                issue_share: ops.issue_share,
+            };
             variants
                 .par_iter()
                 .map(|v| {

@@ -48,7 +48,7 @@ fn variant(label: &str, family: &str, role: Role, threads: u32, stride: u32, ops
 fn recovers_cycles_per_op_and_predicts_variants_made_by_the_same_model() {
     let hw = configs::load("h100").unwrap();
     let clock = 1000.0;
-    let truth = Model { occupancy: Occupancy::Limits, issue_per_op: 1.0 };
+    let truth = Model { occupancy: Occupancy::Limits, issue_per_op: 1.0, issue_share: 1.0 };
     let overhead = hw.timing.as_ref().unwrap().dispatch_overhead_cycles as f64;
     // 4-warp blocks, two per SM: latency-bound (the reference pins the cycles per op);
     // 32-warp blocks, 16 warps per scheduler: issue-bound (pins the issue cycles per op)
@@ -67,8 +67,14 @@ fn recovers_cycles_per_op_and_predicts_variants_made_by_the_same_model() {
         let c = if v.family == "a" { 2.5 } else { 1.5 };
         v.measured_us = (dispatch_cycles(&hw, &truth, v, c).unwrap() + overhead) / clock;
     }
-    let cal = predict_suite(&hw, &vs, clock, &Occupancy::Limits, &[0.0, 1.0, 2.0], &|_| {}).unwrap();
-    assert_eq!(cal.model.issue_per_op, 1.0, "the generating issue cycles fit best: {:?}", cal.search);
+    let issue = [(0.0, 1.0), (1.0, 1.0), (2.0, 1.0), (1.0, 0.25)];
+    let cal = predict_suite(&hw, &vs, clock, &Occupancy::Limits, &issue, &|_| {}).unwrap();
+    assert_eq!(
+        (cal.model.issue_per_op, cal.model.issue_share),
+        (1.0, 1.0),
+        "the generating issue model fits best: {:?}",
+        cal.search
+    );
     let c: Vec<f64> = cal.cycles_per_op.iter().map(|f| f.1).collect();
     assert!((c[0] - 2.5).abs() < 0.05 && (c[1] - 1.5).abs() < 0.05, "solved cycles per op {c:?}");
     assert!((cal.overlap - 1.0).abs() < 0.02, "overlap {}", cal.overlap);
@@ -92,7 +98,11 @@ fn declared_shared_memory_sets_the_occupancy_the_trace_alone_would_not() {
     // 256-thread blocks touching 1 KiB; declared: nothing more, or 40 KiB (wgpu zeroes
     // every workgroup variable, so the driver allocates them all)
     let hw = configs::load("h100").unwrap();
-    let model = Model { occupancy: hw.timing.as_ref().unwrap().occupancy.clone(), issue_per_op: 1.0 };
+    let model = Model {
+        occupancy: hw.timing.as_ref().unwrap().occupancy.clone(),
+        issue_per_op: 1.0,
+        issue_share: 1.0,
+    };
     let mut v = variant("v", "f", Role::Holdout, 256, 1, 4);
     let blocks_per_sm = |v: &Variant| {
         validate::calibrate::dispatch_launch(&hw, &model, v, 4.0, Default::default())

@@ -69,11 +69,15 @@ pub struct EngineArgs {
     /// from `banksim calibrate`. Default: the preset's `timing.ops.cycles_per_op`.
     #[arg(long, value_name = "CYCLES", requires = "cycles")]
     pub cycles_per_op: Option<f64>,
-    /// Scheduler cycles each operation of `gap` holds (issue slots, whatever its
+    /// Most scheduler cycles each operation of `gap` holds (issue slots, whatever its
     /// latency, --cycles-per-op). Default: the preset's `timing.ops.issue_per_op`
-    /// (1.0 on the H100); with gaps in cycles, the preset's `gap_issue_fraction`.
+    /// (2.0 on the H100); with gaps in cycles, the preset's `gap_issue_fraction`.
     #[arg(long, value_name = "CYCLES", requires = "cycles")]
     pub issue_per_op: Option<f64>,
+    /// Share of each operation's cycles that holds its scheduler, up to --issue-per-op
+    /// (0 < S <= 1). Default: the preset's `timing.ops.issue_share` (0.25 on the H100).
+    #[arg(long, value_name = "S", requires = "cycles")]
+    pub issue_share: Option<f64>,
 }
 
 /// What a trace's `gap` counts (`--gaps`).
@@ -102,10 +106,22 @@ impl EngineArgs {
             }
         };
         let preset = hw.timing.as_ref().and_then(|t| t.ops.as_ref());
+        let issue_share = match (self.issue_share, preset) {
+            (Some(s), _) if !(s > 0.0 && s <= 1.0) => {
+                anyhow::bail!("--issue-share {s}: expected a share above 0 and at most 1")
+            }
+            (Some(s), _) => s,
+            (None, Some(o)) => o.issue_share,
+            (None, None) => 1.0,
+        };
         if self.gaps == GapsArg::Cycles && self.cycles_per_op.is_none() {
-            return Ok(match self.issue_per_op {
-                Some(ipo) => Gaps::Ops { cycles_per_op: 1.0, issue_per_op: check("--issue-per-op", ipo)? },
-                None => Gaps::Cycles,
+            return Ok(match (self.issue_per_op, self.issue_share) {
+                (None, None) => Gaps::Cycles,
+                (ipo, _) => Gaps::Ops {
+                    cycles_per_op: 1.0,
+                    issue_per_op: check("--issue-per-op", ipo.unwrap_or(1.0))?,
+                    issue_share,
+                },
             });
         }
         let cycles_per_op = match (self.cycles_per_op, preset) {
@@ -122,7 +138,7 @@ impl EngineArgs {
             // (no calibration: the whole gap holds the scheduler, as with cycles)
             (None, None) => cycles_per_op,
         };
-        Ok(Gaps::Ops { cycles_per_op, issue_per_op })
+        Ok(Gaps::Ops { cycles_per_op, issue_per_op, issue_share })
     }
 }
 

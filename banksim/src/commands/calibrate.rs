@@ -37,11 +37,18 @@ pub struct CalibrateArgs {
     /// or `limits` (as many as the preset's limits allow).
     #[arg(long, value_enum, default_value = "preset")]
     occupancy: OccupancyArg,
-    /// Issue cycles per IR operation to try: how long an operation of other work holds
-    /// its warp's scheduler, whatever its latency (the cycles per operation). The value
-    /// with the smallest squared error on the fit families wins.
-    #[arg(long, value_name = "C,C,..", value_delimiter = ',', default_value = "0.8,1,1.2")]
+    /// Most issue cycles per IR operation to try: how long an operation of other work
+    /// may hold its warp's scheduler, whatever its latency (the cycles per operation).
+    /// Every value is tried with every --issue-share; the pair with the smallest squared
+    /// error on the fit families wins.
+    #[arg(long, value_name = "C,C,..", value_delimiter = ',', default_value = "2")]
     issue_per_op: Vec<f64>,
+    /// Shares of an operation's cycles that hold its scheduler to try (up to
+    /// --issue-per-op; 0 < S <= 1): 0.25 is the H100's measured issue over latency of
+    /// ALU operations (`validate/results/h100/op_cost.csv`), 1 holds the scheduler for
+    /// every cycle up to --issue-per-op.
+    #[arg(long, value_name = "S,S,..", value_delimiter = ',', default_value = "0.2,0.25,0.33")]
+    issue_share: Vec<f64>,
     /// Output folder: predictions.csv, calibration.ron, speedups.png.
     #[arg(long, value_name = "DIR", required_unless_present = "redraw")]
     out: Option<PathBuf>,
@@ -270,17 +277,21 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
     std::fs::create_dir_all(out_dir).with_context(|| format!("{}: cannot create", out_dir.display()))?;
 
     let families = variants.iter().map(|v| &v.family).collect::<std::collections::HashSet<_>>().len();
-    let runs = ((variants.len() + families) * args.issue_per_op.len()
-        + variants.len() * args.issue_per_op.len()) as u64;
-    let bar = progress::steps(runs, "engine runs", "calibrating");
     if args.issue_per_op.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
         bail!("--issue-per-op {:?}: each must be a non-negative number", args.issue_per_op);
     }
+    if args.issue_share.iter().any(|s| !(*s > 0.0 && *s <= 1.0)) {
+        bail!("--issue-share {:?}: each must be above 0 and at most 1", args.issue_share);
+    }
+    let issue: Vec<(f64, f64)> =
+        args.issue_per_op.iter().flat_map(|&c| args.issue_share.iter().map(move |&s| (c, s))).collect();
+    let runs = ((variants.len() + families) * issue.len() + variants.len() * issue.len()) as u64;
+    let bar = progress::steps(runs, "engine runs", "calibrating");
     let occupancy = match args.occupancy {
         OccupancyArg::Preset => hw.timing.as_ref().map(|t| t.occupancy.clone()).unwrap_or_default(),
         OccupancyArg::Limits => Occupancy::Limits,
     };
-    let cal = predict_suite(&hw, &variants, args.clock_mhz, &occupancy, &args.issue_per_op, &|label| {
+    let cal = predict_suite(&hw, &variants, args.clock_mhz, &occupancy, &issue, &|label| {
         bar.say(label.to_string());
         bar.inc(1);
     })?;
@@ -358,7 +369,8 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
         dispatch_overhead_us: f64,
         occupancy: String,
         issue_per_op: f64,
-        issue_per_op_search_sse: &'a [(f64, f64)],
+        issue_share: f64,
+        issue_search_sse: &'a [(f64, f64, f64)],
         cycles_per_op: &'a [(String, f64)],
         max_abs_speedup_error_fit: f64,
         max_abs_speedup_error_holdout: f64,
@@ -377,7 +389,8 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
         dispatch_overhead_us: cal.overhead_us,
         occupancy: format!("{:?}", cal.model.occupancy),
         issue_per_op: cal.model.issue_per_op,
-        issue_per_op_search_sse: &cal.search,
+        issue_share: cal.model.issue_share,
+        issue_search_sse: &cal.search,
         cycles_per_op: &cal.cycles_per_op,
         max_abs_speedup_error_fit: worst(Role::Fit),
         max_abs_speedup_error_holdout: worst(Role::Holdout),
@@ -388,9 +401,11 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
      // timing: the preset's engine parameters (from the ncu and empty-kernel\n\
      // microbenchmarks); cycles_per_op: cycles a warp spends per IR operation of other\n\
      // work, solved per kernel family from its reference variant (pass it to `banksim run\n\
-     // --cycles --cycles-per-op` for a capture); issue_per_op: scheduler cycles per\n\
-     // operation; overlap: share of the engine's predicted change that shows in the\n\
-     // measured time; both fitted on the `fit` families only.\n{body}\n",
+     // --cycles --cycles-per-op` for a capture); issue_share and issue_per_op: the\n\
+     // share of an operation's cycles on the scheduler, and the most (searched, as\n\
+     // (issue_per_op, issue_share, squared error)); overlap: share of the engine's\n\
+     // predicted change that shows in the measured time; fitted on the `fit` families\n\
+     // only.\n{body}\n",
         args.suite.display(),
         args.measured.as_deref().unwrap_or(Path::new("-")).display(),
         args.config,
@@ -402,11 +417,12 @@ fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &Calib
 fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
     writeln!(
     out,
-    "fitted on the fit families: overlap {:.4}{}, issue cycles per op {} (squared error per value tried: {}); dispatch overhead {:.2} us",
+    "fitted on the fit families: overlap {:.4}{}, issue share {} of an operation's cycles, at most {} cycles (squared error per pair tried: {}); dispatch overhead {:.2} us",
     cal.overlap,
     if cal.overlap_fitted { "" } else { " (the preset's: no measured fit variant besides the references)" },
+    cal.model.issue_share,
     cal.model.issue_per_op,
-    cal.search.iter().map(|(f, e)| format!("{f}: {e:.4}")).collect::<Vec<_>>().join(", "),
+    cal.search.iter().map(|(c, s, e)| format!("{s} up to {c}: {e:.4}")).collect::<Vec<_>>().join(", "),
     cal.overhead_us
 )?;
     writeln!(

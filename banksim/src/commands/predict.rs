@@ -97,10 +97,10 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     }
     let mut out = std::io::stdout().lock();
     let (target, smem, gpu) = open(args, &args.kernel, &hw, None, &mut out)?;
-    let mut model = Model { occupancy: timing.occupancy.clone(), issue_per_op: 1.0 };
+    let mut model = Model { occupancy: timing.occupancy.clone(), issue_per_op: 1.0, issue_share: 1.0 };
     let (cycles_per_op, overlap) = match &ops {
         Some(o) => {
-            model.issue_per_op = o.issue_per_op;
+            (model.issue_per_op, model.issue_share) = (o.issue_per_op, o.issue_share);
             (o.cycles_per_op, o.overlap)
         }
         None => (0.0, 1.0),

@@ -5,12 +5,13 @@
 //! a few rounds' blocks, whatever the trace's size.
 
 use super::error::{Error, Result};
-use sim_core::engine::{EngineRequest, Layout, Window, Workload};
+use sim_core::engine::{Costed, EngineRequest, Layout, Window, Workload};
 use sim_core::memory::Traffic;
+use sim_core::{BankModel, Hardware};
 use std::collections::VecDeque;
 use std::path::Path;
 use traces::binary::{Chunk, RawChunk, Reader};
-use traces::{Input, RequestRef, Requests};
+use traces::{Input, RequestRef};
 
 /// The requests of a binary trace file in order, read a chunk at a time.
 struct Cursor {
@@ -82,36 +83,39 @@ pub fn scan(path: &Path, warp: u32) -> Result<(Layout, Longest, Traffic)> {
 }
 
 /// A binary trace file's requests as the engine's workload, a window of blocks at a time
-/// (see the module).
+/// (see the module), each request costed by the bank model as it is read.
 pub struct FileWindow {
     /// (in a mutex only for `Sync`: it is used through `&mut self`, never locked)
-    cursor: std::sync::Mutex<Cursor>,
+    reading: std::sync::Mutex<(Cursor, BankModel)>,
     warp: u32,
     /// The run's blocks (from [`scan`]).
     layout: Layout,
-    /// Blocks held, from block `first` on: each block's requests.
-    held: VecDeque<Requests>,
+    /// Blocks held, from block `first` on: each block's requests, and blocks given
+    /// back (their memory kept for the next ones).
+    held: VecDeque<Costed>,
+    spare: Vec<Costed>,
     first: usize,
 }
 
 impl FileWindow {
-    /// The window over the binary trace at `path`, whose [`scan`] gave `layout`.
-    pub fn open(path: &Path, warp: u32, layout: Layout) -> Result<FileWindow> {
-        let cursor = std::sync::Mutex::new(Cursor::open(path, warp)?);
-        Ok(FileWindow { cursor, warp, layout, held: VecDeque::new(), first: 0 })
+    /// The window over the binary trace at `path`, whose [`scan`] gave `layout`, for `hw`.
+    pub fn open(path: &Path, hw: &Hardware, layout: Layout) -> Result<FileWindow> {
+        let reading = std::sync::Mutex::new((Cursor::open(path, hw.warp)?, BankModel::new(hw)));
+        Ok(FileWindow { reading, warp: hw.warp, layout, held: VecDeque::new(), spare: Vec::new(), first: 0 })
     }
 
     /// Reads the next block's requests.
     fn read_block(&mut self) -> Result<()> {
         let b = self.first + self.held.len();
         let (start, end) = self.layout.blocks[b];
-        let mut block = Requests::new(self.warp);
-        let cursor = self.cursor.get_mut().unwrap_or_else(|p| p.into_inner());
+        let mut block = self.spare.pop().unwrap_or_else(|| Costed::new(self.warp));
+        block.clear();
+        let (cursor, model) = self.reading.get_mut().unwrap_or_else(|p| p.into_inner());
         for _ in start..end {
             let r = cursor
                 .next()?
                 .ok_or_else(|| Error::Input("the trace changed since it was scanned".into()))?;
-            block.push_ref(&r);
+            block.push(&r.engine_request(), model);
         }
         self.held.push_back(block);
         Ok(())
@@ -130,7 +134,7 @@ impl Workload for FileWindow {
             .partition_point(|&(start, _)| start <= i)
             .checked_sub(1)
             .expect("a request the window holds");
-        self.held[b].get(i - held[b].0).engine_request()
+        self.held[b].request(i - held[b].0)
     }
 }
 
@@ -140,7 +144,7 @@ impl Window for FileWindow {
             self.read_block().map_err(|e| e.to_string())?;
         }
         while self.first < blocks.start {
-            self.held.pop_front();
+            self.spare.extend(self.held.pop_front());
             self.first += 1;
         }
         Ok(())

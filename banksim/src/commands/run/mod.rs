@@ -231,7 +231,7 @@ fn run_windowed(args: &RunArgs, hw: Hardware, input: traces::Input, binary: bool
         return Err(gap_error(i, block, gap, 1.0));
     }
     let opts = engine_options(args);
-    let mut work = window::FileWindow::open(&path, hw.warp, layout.clone())?;
+    let mut work = window::FileWindow::open(&path, &hw, layout.clone())?;
     let report = {
         let _bar =
             progress::spinner(&format!("cycle engine: {} warp requests", engine::Workload::len(&work)));

@@ -593,7 +593,7 @@ fn fill_bytes(b: &[u8], dir: &Path) -> Vec<u8> {
 #[test]
 fn every_bad_input_fails_cleanly_with_place_and_problem() {
     assert!(CASES.len() >= 30, "the catalog has {} cases", CASES.len());
-    let root: PathBuf = std::env::temp_dir().join(format!("banksim-bad-{}", std::process::id()));
+    let root = tempfile::Builder::new().prefix("banksim-bad-").tempdir().unwrap();
     let mut failures = Vec::new();
     for (i, case) in CASES.iter().enumerate() {
         if (case.args[0] == "report" && !cfg!(feature = "charts"))
@@ -601,7 +601,7 @@ fn every_bad_input_fails_cleanly_with_place_and_problem() {
         {
             continue; // fails earlier, for want of the feature
         }
-        let dir = root.join(format!("case{i}"));
+        let dir = root.path().join(format!("case{i}"));
         std::fs::create_dir_all(&dir).unwrap();
         for (name, body) in case.files {
             std::fs::write(dir.join(name), fill_bytes(body, &dir)).unwrap();
@@ -648,11 +648,12 @@ fn banksim(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_banksim")).args(args).env("CI", "1").output().unwrap()
 }
 
-fn case_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("banksim-bad-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh folder and its path; the folder goes when the `TempDir` is dropped, so keep it
+/// bound until the test ends.
+fn case_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::Builder::new().prefix(&format!("banksim-bad-{name}-")).tempdir().unwrap();
+    let path = d.path().to_path_buf();
+    (d, path)
 }
 
 const T: &[u8] = b"block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,1,0,ld,4,4\n";
@@ -660,7 +661,7 @@ const T: &[u8] = b"block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,1,0,ld,4,4\n
 #[cfg(unix)]
 #[test]
 fn symlink_and_fifo_targets_are_refused_and_left_as_they_are() {
-    let dir = case_dir("special");
+    let (_tmp, dir) = case_dir("special");
     std::fs::write(dir.join("t.csv"), T).unwrap();
     std::fs::write(dir.join("keep.csv"), b"keep").unwrap();
     std::os::unix::fs::symlink(dir.join("keep.csv"), dir.join("link.csv")).unwrap();
@@ -686,7 +687,7 @@ fn symlink_and_fifo_targets_are_refused_and_left_as_they_are() {
 #[test]
 fn traces_from_stdin_and_pipes_lose_nothing() {
     use std::io::Write;
-    let dir = case_dir("stdin");
+    let (_tmp, dir) = case_dir("stdin");
     std::fs::write(dir.join("t.csv"), T).unwrap();
     let bsim = dir.join("t.bsim");
     let o = banksim(&["convert", dir.join("t.csv").to_str().unwrap(), bsim.to_str().unwrap()]);
@@ -717,7 +718,7 @@ fn traces_from_stdin_and_pipes_lose_nothing() {
 
 #[test]
 fn a_torn_journal_line_is_dropped_not_appended_onto() {
-    let dir = case_dir("journal");
+    let (_tmp, dir) = case_dir("journal");
     let study = dir.join("s.ron");
     std::fs::write(
         &study,
@@ -746,7 +747,7 @@ fn a_torn_journal_line_is_dropped_not_appended_onto() {
 
 #[test]
 fn merge_refuses_an_incomplete_set_unless_allowed() {
-    let dir = case_dir("merge");
+    let (_tmp, dir) = case_dir("merge");
     let study = dir.join("s.ron");
     std::fs::write(
         &study,
@@ -775,7 +776,7 @@ fn merge_refuses_an_incomplete_set_unless_allowed() {
 #[cfg(unix)]
 #[test]
 fn sigterm_leaves_no_temporary_file() {
-    let dir = case_dir("signal");
+    let (_tmp, dir) = case_dir("signal");
     let out = dir.join("big.csv");
     // a generator large enough that the write is under way when the signal comes
     let child = Command::new(env!("CARGO_BIN_EXE_banksim"))
@@ -829,7 +830,7 @@ fn repeated_lines_fail_at_the_second_record_without_reading_on() {
 /// A field of 10 MB is named in the error cut short, with its length, not echoed whole.
 #[test]
 fn a_huge_field_is_cut_short_in_the_message() {
-    let dir = case_dir("huge");
+    let (_tmp, dir) = case_dir("huge");
     let mut text = b"block,thread,step,op,addr,bytes\n0,0,0,ld,".to_vec();
     text.extend(std::iter::repeat_n(b'9', 10_000_000));
     text.extend(b",4\n");
@@ -845,7 +846,7 @@ fn a_huge_field_is_cut_short_in_the_message() {
 #[cfg(feature = "charts")]
 #[test]
 fn a_report_that_draws_nothing_fails() {
-    let dir = case_dir("noplot");
+    let (_tmp, dir) = case_dir("noplot");
     let study = dir.join("s.ron");
     std::fs::write(
         &study,
@@ -868,7 +869,7 @@ fn a_report_that_draws_nothing_fails() {
 #[test]
 fn import_reads_standard_input() {
     use std::io::Write;
-    let dir = case_dir("import-stdin");
+    let (_tmp, dir) = case_dir("import-stdin");
     let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/tests/data/memtrace_new.txt");
     let (a, b) = (dir.join("a.csv"), dir.join("b.csv"));
     let args = ["import", "--from", "nvbit-memtrace", "--kernel", "1", "--out"];

@@ -89,8 +89,8 @@ proptest! {
 
 #[test]
 fn run_by_line_prints_each_line_beside_its_source() {
-    let dir = std::env::temp_dir().join(format!("banksim-by-line-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("banksim-by-line-").tempdir().unwrap();
+    let dir = tmp.path();
     std::fs::write(dir.join("k.wgsl"), "// a kernel\ntile[l.x] = 1.0;\nlet v = tile[l.x * 32u];\n").unwrap();
     // one warp: a conflict-free store on line 2, a 32-way column read on line 3
     let mut csv = String::from(
@@ -122,5 +122,4 @@ fn run_by_line_prints_each_line_beside_its_source() {
     assert!(rows.next().unwrap().starts_with("file,line,site,ops,requests,wavefronts,ideal,conflicts"));
     let conflicting = rows.find(|l| l.starts_with("k.wgsl,3,")).unwrap();
     assert!(conflicting.contains(",1,32,1,31,"), "{conflicting}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -8,11 +8,12 @@ fn banksim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_banksim")).args(args).output().unwrap()
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("banksim-calibrate-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh folder and its path; the folder goes when the `TempDir` is dropped, so keep it
+/// bound until the test ends.
+fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::Builder::new().prefix(&format!("banksim-calibrate-{name}-")).tempdir().unwrap();
+    let path = d.path().to_path_buf();
+    (d, path)
 }
 
 /// A trace of one 64-thread block: `steps` dependent loads, `stride` words apart, with
@@ -44,7 +45,7 @@ fn suite(dir: &Path) -> (PathBuf, PathBuf) {
 
 #[test]
 fn writes_predictions_calibration_and_a_scatter_plot() {
-    let dir = tmp("ok");
+    let (_tmp, dir) = tmp("ok");
     let (suite, traces) = suite(&dir);
     let measured = dir.join("measure.csv");
     // made-up times: conflicts slow the kernel down
@@ -89,7 +90,7 @@ fn writes_predictions_calibration_and_a_scatter_plot() {
 
 #[test]
 fn an_unmeasured_variant_is_predicted_and_an_unmeasured_reference_or_missing_trace_is_an_error() {
-    let dir = tmp("bad");
+    let (_tmp, dir) = tmp("bad");
     let (suite, traces) = suite(&dir);
     let measured = dir.join("measure.csv");
     std::fs::write(&measured, "label,median_us\nk_s1,10\nk_s4,14\nk_s32,60\nh_s1,40\n").unwrap();
@@ -150,7 +151,7 @@ fn engine_cycles(out: &str) -> u64 {
 
 #[test]
 fn run_predict_and_calibrate_give_the_same_cycles_for_the_same_trace_and_dispatch() {
-    let dir = tmp("same");
+    let (_tmp, dir) = tmp("same");
     let (suite, traces) = suite(&dir);
     let trace = traces.join("h_s16.csv");
     let t = trace.to_str().unwrap();

@@ -11,10 +11,10 @@ fn text(o: &Output) -> (String, String) {
     (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("banksim-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A fresh folder for one test's files, gone when dropped (also on a panic); each test
+/// names its files in it with a `tmp` closure.
+fn tmp_dir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("banksim-cli-").tempdir().unwrap()
 }
 
 #[test]
@@ -35,6 +35,8 @@ fn demo_needs_no_files_and_shows_32_way_vs_conflict_free() {
 
 #[test]
 fn run_prints_summary_and_writes_per_request_csv() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     let trace = tmp("t.csv");
     let mut csv = String::from("block,thread,step,op,addr,bytes\n");
     for t in 0..64 {
@@ -87,20 +89,21 @@ fn presets_lists_and_shows() {
 /// Bad input on the command line: non-zero exit, a message with the place, no panic.
 #[test]
 fn bad_input_exits_non_zero_with_a_clear_message() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     let bad_trace = tmp("bad.csv");
     std::fs::write(&bad_trace, "block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,1,0,ld,4,5\n").unwrap();
     let far = tmp("far.csv");
     std::fs::write(&far, "block,thread,step,op,addr,bytes\n0,0,0,ld,0x40000,4\n").unwrap();
     let bad_cfg = tmp("bad.ron");
     std::fs::write(&bad_cfg, "(base: \"h100\", banks: 0)").unwrap();
-    let dir = std::env::temp_dir();
     let cases: Vec<(Vec<&str>, Vec<String>)> = vec![
         (
             vec!["run", bad_trace.to_str().unwrap()],
             vec![format!("{}:3", bad_trace.display()), "`bytes`".into()],
         ),
         (vec!["run", "/no/such/trace.csv"], vec!["/no/such/trace.csv".into(), "cannot read".into()]),
-        (vec!["run", dir.to_str().unwrap()], vec!["directory".into()]),
+        (vec!["run", dir.path().to_str().unwrap()], vec!["directory".into()]),
         (
             vec!["run", "--config", "h300", bad_trace.to_str().unwrap()],
             vec!["unknown preset `h300`".into(), "h100".into()],
@@ -143,6 +146,8 @@ fn bad_input_exits_non_zero_with_a_clear_message() {
 
 #[test]
 fn unwritable_output_fails_and_leaves_nothing() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     let trace = tmp("ok.csv");
     std::fs::write(&trace, "block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n").unwrap();
     let o = banksim(&["run", trace.to_str().unwrap(), "--per-request", "/no/such/dir/out.csv"]);
@@ -153,6 +158,8 @@ fn unwritable_output_fails_and_leaves_nothing() {
 
 #[test]
 fn run_grid_repeats_blocks_and_cycles_per_op_scales_the_gaps() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     // one block of 8 warps, each 64 loads with 10 units of other work before each
     let path = tmp("grid.csv");
     let mut s = String::from("block,thread,step,op,addr,bytes,gap,dep\n");
@@ -197,6 +204,8 @@ fn run_grid_repeats_blocks_and_cycles_per_op_scales_the_gaps() {
 
 #[test]
 fn binary_traces_stream_to_the_same_totals_as_text() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     let csv = tmp("stream.csv");
     let bin = tmp("stream.bsim");
     let gen = banksim(&[
@@ -278,6 +287,8 @@ fn binary_traces_stream_to_the_same_totals_as_text() {
 
 #[test]
 fn binary_traces_load_whole_into_the_requests_their_text_groups_into() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     // 75 blocks of 1024 threads (about 140 000 records: three chunks, cut between the
     // slices of a block), lanes of one warp with different gaps, deps and waits, some
     // lanes idle: `run --cycles` on the binary trace splits its chunks into requests,
@@ -361,6 +372,8 @@ fn binary_traces_load_whole_into_the_requests_their_text_groups_into() {
 
 #[test]
 fn text_traces_in_block_order_stream_to_the_totals_of_a_whole_read() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     // 40 blocks of 96 threads, 6 steps each, loads and stores at assorted strides
     let mut rows = Vec::new();
     for block in 0..40u32 {
@@ -475,6 +488,8 @@ fn blocks_text(order: &[u32]) -> String {
 /// standard input; the runs' temporary folder is gone after.
 #[test]
 fn blocks_out_of_order_are_sorted_with_bounded_memory() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     let order: Vec<u32> = (0..48).map(|i| (i * 29) % 48).collect();
     let mut sorted = order.clone();
     sorted.sort_unstable();
@@ -537,6 +552,8 @@ fn on_a_terminal(args: &str) -> String {
 /// error is not a terminal.
 #[test]
 fn progress_shows_on_a_terminal_only() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     let trace = tmp("progress.csv");
     std::fs::write(&trace, blocks_text(&(0..16).collect::<Vec<_>>())).unwrap();
     let t = trace.to_str().unwrap();
@@ -551,6 +568,8 @@ fn progress_shows_on_a_terminal_only() {
 /// either output format.
 #[test]
 fn import_sorts_blocks_with_bounded_memory() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     let sample = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/tests/data/accelsim_sample.traceg"),
     )
@@ -608,6 +627,8 @@ fn bench_reports_every_path() {
 /// file), on 1 and 2 threads, for a binary trace and a text trace out of block order.
 #[test]
 fn cycles_with_a_window_of_blocks_are_cycles_with_every_request() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     let order: Vec<u32> = (0..60).map(|i| (i * 37) % 60).collect();
     let csv = tmp("engine.csv");
     std::fs::write(&csv, blocks_text(&order)).unwrap();
@@ -639,6 +660,8 @@ fn cycles_with_a_window_of_blocks_are_cycles_with_every_request() {
 /// negative zero, no division by zero).
 #[test]
 fn a_trace_of_no_records_gives_zero_totals() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     let trace = tmp("empty.csv");
     std::fs::write(&trace, "block,thread,step,op,addr,bytes\n").unwrap();
     let o = banksim(&["run", "--cycles", trace.to_str().unwrap()]);
@@ -653,6 +676,8 @@ fn a_trace_of_no_records_gives_zero_totals() {
 
 #[test]
 fn re_reads_come_from_the_l2_unless_the_buffers_are_too_large_for_it() {
+    let dir = tmp_dir();
+    let tmp = |name: &str| dir.path().join(name);
     // 64 blocks of 8 warps, each reading the same 32 KiB in whole lines: every line 64 times
     let path = tmp("l2.csv");
     let mut s = String::from("block,thread,step,op,addr,bytes\n");

@@ -7,10 +7,12 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("banksim-gpu-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A path `name` in a fresh folder, and the folder (gone when dropped: keep it bound until
+/// the test ends).
+fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new().prefix("banksim-gpu-").tempdir().unwrap();
+    let path = dir.path().join(name);
+    (dir, path)
 }
 
 fn kernel(name: &str) -> String {
@@ -22,7 +24,7 @@ fn capture_writes_a_trace_that_runs() {
     if !common::gpu_or_skip("capture_writes_a_trace_that_runs") {
         return;
     }
-    let out = tmp("scan.csv");
+    let (_tmp, out) = tmp("scan.csv");
     let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
         .args(["capture", &kernel("scan.wgsl"), "--dispatch", "1", "-o", out.to_str().unwrap()])
         .output()
@@ -40,8 +42,7 @@ fn measure_appends_a_row_per_run() {
     if !common::gpu_or_skip("measure_appends_a_row_per_run") {
         return;
     }
-    let csv = tmp("measure.csv");
-    let _ = std::fs::remove_file(&csv);
+    let (_tmp, csv) = tmp("measure.csv");
     for _ in 0..2 {
         let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
             .args(["measure", &kernel("scan.wgsl"), "--dispatch", "1", "--reps", "2", "--warmup", "1"])
@@ -140,8 +141,7 @@ fn shader_stats_gives_the_drivers_statistics_or_says_why_not() {
     if !common::gpu_or_skip("shader_stats_gives_the_drivers_statistics_or_says_why_not") {
         return;
     }
-    let csv = tmp("shader_stats.csv");
-    let _ = std::fs::remove_file(&csv);
+    let (_tmp, csv) = tmp("shader_stats.csv");
     let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
         .args(["shader-stats", &kernel("tile16.wgsl"), "--override", "PAD=1", "--label", "tile16_pad1"])
         .args(["--csv", csv.to_str().unwrap()])
@@ -166,7 +166,7 @@ fn shader_stats_gives_the_drivers_statistics_or_says_why_not() {
 
 #[test]
 fn shader_stats_names_the_file_of_a_kernel_that_does_not_parse() {
-    let bad = tmp("bad.wgsl");
+    let (_tmp, bad) = tmp("bad.wgsl");
     std::fs::write(&bad, "@compute @workgroup_size(1) fn main() { let x = ; }").unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
         .args(["shader-stats", bad.to_str().unwrap()])

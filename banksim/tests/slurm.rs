@@ -30,11 +30,13 @@ fn ok(o: Output, what: &str) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("banksim-slurm-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder under `std::env::temp_dir()` (where the Slurm jobs read and write it
+/// too) and its path; the folder goes when the `TempDir` is dropped, so keep it bound
+/// until the test ends.
+fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new().prefix(&format!("banksim-slurm-{name}-")).tempdir().unwrap();
+    let path = dir.path().to_path_buf();
+    (dir, path)
 }
 
 /// A study of 2 presets x 2 bank counts x 8 workloads = 32 cells. The first workload is
@@ -80,7 +82,7 @@ fn assert_same_results(a: &Path, b: &Path) {
 
 #[test]
 fn written_scripts_run_by_bash_merge_to_the_local_result() {
-    let dir = tmp("bash");
+    let (_tmp, dir) = tmp("bash");
     let study = study_in(&dir);
     let s = study.to_str().unwrap();
     ok(banksim(&dir, &["sweep", s, "-o", "local"], &[]), "local sweep");
@@ -151,12 +153,11 @@ fn written_scripts_run_by_bash_merge_to_the_local_result() {
     let stdout =
         ok(banksim(&dir, &["sweep", "study.ron", "--slurm", "--array-size", "3", "-o", "out"], &[]), "again");
     assert!(stdout.contains("all 3 shards are complete"), "nothing left to run: {stdout}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn cost_balancing_puts_the_big_trace_cells_on_shards_of_their_own() {
-    let dir = tmp("balance");
+    let (_tmp, dir) = tmp("balance");
     study_in(&dir);
     ok(banksim(&dir, &["sweep", "study.ron", "--slurm", "--array-size", "4", "-o", "out"], &[]), "--slurm");
     let plan = std::fs::read_to_string(dir.join("out/slurm/plan.csv")).unwrap();
@@ -182,12 +183,11 @@ fn cost_balancing_puts_the_big_trace_cells_on_shards_of_their_own() {
         assert_eq!(csv.lines().filter(|l| l.contains("trace.csv")).count(), 1, "shard {i}: {csv}");
         assert_eq!(csv.lines().count() - 1, row.0, "shard {i}: {csv}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bad_slurm_options_fail_with_a_message() {
-    let dir = tmp("bad");
+    let (_tmp, dir) = tmp("bad");
     study_in(&dir);
     // extra arguments, environment, what the error says
     type Case = (&'static [&'static str], &'static [(&'static str, &'static str)], &'static str);
@@ -214,7 +214,6 @@ fn bad_slurm_options_fail_with_a_message() {
     let o = banksim(&dir, &["merge", "h0", "-o", "m", "--study", "study.ron"], &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("of the 32 cells") && err.contains("missing cells"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A line for the test log even when the harness captures output (CI runs plain
@@ -329,7 +328,7 @@ fn study_on_a_real_slurm_merges_to_the_local_result_and_resubmits_only_missing_s
         Err(why) => panic!("BANKSIM_SLURM_TEST=1 but Slurm does not work: {why}"),
     };
     let limit = Duration::from_secs(180);
-    let dir = tmp("real");
+    let (_tmp, dir) = tmp("real");
     study_in(&dir);
     let started = Instant::now();
     ok(banksim(&dir, &["sweep", "study.ron", "-o", "local"], &[]), "local sweep");
@@ -402,5 +401,4 @@ fn study_on_a_real_slurm_merges_to_the_local_result_and_resubmits_only_missing_s
         local.as_secs_f64(),
         second.as_secs_f64()
     ));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -14,11 +14,12 @@ fn banksim(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     c.output().unwrap()
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("banksim-sweep-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder and its path; the folder goes when the `TempDir` is dropped, so keep it
+/// bound until the test ends.
+fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new().prefix(&format!("banksim-sweep-{name}-")).tempdir().unwrap();
+    let path = dir.path().to_path_buf();
+    (dir, path)
 }
 
 const STUDY: &str = r#"(
@@ -42,7 +43,7 @@ fn run_ok(args: &[&str]) {
 
 #[test]
 fn sweep_writes_one_row_per_cell_with_its_parameters() {
-    let dir = tmp("rows");
+    let (_tmp, dir) = tmp("rows");
     let study = study_file(&dir);
     let out = dir.join("out");
     run_ok(&["sweep", study.to_str().unwrap(), "-o", out.to_str().unwrap()]);
@@ -77,7 +78,7 @@ fn sweep_writes_one_row_per_cell_with_its_parameters() {
 
 #[test]
 fn killed_sweep_resumes_to_the_same_results() {
-    let dir = tmp("resume");
+    let (_tmp, dir) = tmp("resume");
     let study = study_file(&dir);
     let (whole, killed) = (dir.join("whole"), dir.join("killed"));
     run_ok(&["sweep", study.to_str().unwrap(), "-o", whole.to_str().unwrap()]);
@@ -107,7 +108,7 @@ fn killed_sweep_resumes_to_the_same_results() {
 
 #[test]
 fn shards_merged_equal_the_whole() {
-    let dir = tmp("shards");
+    let (_tmp, dir) = tmp("shards");
     let study = study_file(&dir);
     let whole = dir.join("whole");
     run_ok(&["sweep", study.to_str().unwrap(), "-o", whole.to_str().unwrap()]);
@@ -147,7 +148,7 @@ fn png_stats(path: &Path) -> (u32, u32, f64, usize) {
 #[cfg(feature = "charts")]
 #[test]
 fn reports_draw_every_chart_non_blank() {
-    let dir = tmp("report");
+    let (_tmp, dir) = tmp("report");
     let study = study_file(&dir);
     let out = dir.join("out");
     run_ok(&["sweep", study.to_str().unwrap(), "-o", out.to_str().unwrap()]);
@@ -228,7 +229,7 @@ fn generators_match_closed_forms() {
 
 #[test]
 fn hardware_axes_take_enums_and_mappings_as_ron_text() {
-    let dir = tmp("axes");
+    let (_tmp, dir) = tmp("axes");
     let study = dir.join("axes.ron");
     std::fs::write(
         &study,
@@ -270,7 +271,7 @@ fn hardware_axes_take_enums_and_mappings_as_ron_text() {
 
 #[test]
 fn sweep_results_do_not_depend_on_threads_or_repetition() {
-    let dir = tmp("threads");
+    let (_tmp, dir) = tmp("threads");
     let study = dir.join("cycles.ron");
     std::fs::write(
         &study,
@@ -298,7 +299,7 @@ fn sweep_results_do_not_depend_on_threads_or_repetition() {
 /// binary.
 #[test]
 fn a_file_workload_measures_as_the_generated_trace() {
-    let dir = tmp("file");
+    let (_tmp, dir) = tmp("file");
     let gen = dir.join("gemm.csv");
     run_ok(&["gen", "gemm", "width=16", "-o", gen.to_str().unwrap()]);
     // four copies of the block, as blocks 3, 1, 2, 0 (out of order)

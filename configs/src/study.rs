@@ -516,8 +516,8 @@ mod tests {
 
     #[test]
     fn file_estimates_follow_size_and_format() {
-        let dir = std::env::temp_dir().join(format!("banksim-study-est-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new().prefix("banksim-study-est-").tempdir().unwrap();
+        let dir = tmp.path();
         let (text, xz, bin) = (dir.join("t.csv"), dir.join("t.csv.xz"), dir.join("t.BSIM"));
         for p in [&text, &xz, &bin] {
             std::fs::write(p, vec![b'0'; 1800]).unwrap();
@@ -527,6 +527,5 @@ mod tests {
         assert_eq!(estimated_file_records(&bin).unwrap(), 1800);
         let err = estimated_file_records(&dir.join("missing.csv")).unwrap_err().to_string();
         assert!(err.contains("missing.csv") && err.contains("cannot read"), "{err}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -39,13 +39,10 @@ fn assert_words(svg: &str, l: &Labels) {
 }
 
 fn png_size(draw: impl FnOnce(&std::path::Path)) -> (u32, u32) {
-    let dir = std::env::temp_dir().join(format!("banksim-golden-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(format!("{:?}.png", std::thread::current().id()));
+    let dir = tempfile::Builder::new().prefix("banksim-golden-").tempdir().expect("temp dir");
+    let path = dir.path().join("chart.png");
     draw(&path);
-    let size = image::image_dimensions(&path).expect("a PNG");
-    let _ = std::fs::remove_file(&path);
-    size
+    image::image_dimensions(&path).expect("a PNG")
 }
 
 fn series() -> Vec<Series> {

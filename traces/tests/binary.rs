@@ -632,10 +632,9 @@ fn strided_warps_take_a_few_bytes_per_request() {
 
 #[test]
 fn read_any_reads_both_formats() {
-    let dir = std::env::temp_dir().join(format!("banksim-binary-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new().prefix("banksim-binary-test-").tempdir().unwrap();
     let t = sample();
-    let (csv, bin) = (dir.join("t.csv"), dir.join("t.bsim"));
+    let (csv, bin) = (dir.path().join("t.csv"), dir.path().join("t.bsim"));
     text::write(&t, std::fs::File::create(&csv).unwrap()).unwrap();
     binary::write(&t, std::fs::File::create(&bin).unwrap()).unwrap();
     let a = traces::read_any(&csv).unwrap();
@@ -647,7 +646,6 @@ fn read_any_reads_both_formats() {
     std::fs::write(&bin, &bytes[..bytes.len() - 40]).unwrap();
     let e = traces::read_any(&bin).unwrap_err().to_string();
     assert!(e.contains("t.bsim") && e.contains(&format!("at byte {}", bytes.len() - 40)), "{e}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 mod sites {

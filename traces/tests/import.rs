@@ -17,12 +17,6 @@ fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("banksim-import-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 /// (block, thread, step, op, addr, bytes) of every record, sorted.
 fn rows(trace: &Trace) -> Vec<(u32, u32, u32, Op, u32, u8)> {
     let mut v: Vec<_> =
@@ -188,7 +182,8 @@ fn shmem_base_option_overrides_the_header() {
 #[test]
 fn xz_compressed_traces_read_like_plain_ones() {
     let plain = std::fs::read(data("accelsim_sample.traceg")).unwrap();
-    let path = tmp("kernel-3.traceg.xz");
+    let dir = tempfile::Builder::new().prefix("banksim-import-").tempdir().unwrap();
+    let path = dir.path().join("kernel-3.traceg.xz");
     let mut enc = liblzma::write::XzEncoder::new(std::fs::File::create(&path).unwrap(), 6);
     enc.write_all(&plain).unwrap();
     enc.finish().unwrap();
@@ -201,7 +196,7 @@ fn xz_compressed_traces_read_like_plain_ones() {
     let mut bytes = std::fs::read(&path).unwrap();
     let n = bytes.len();
     bytes.truncate(n / 2);
-    let cut = tmp("cut.traceg.xz");
+    let cut = dir.path().join("cut.traceg.xz");
     std::fs::write(&cut, bytes).unwrap();
     let e = import::read(&cut, Format::AccelSim, &Options::default()).unwrap_err().to_string();
     assert!(e.contains("cut.traceg.xz"), "{e}");

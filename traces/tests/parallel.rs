@@ -96,19 +96,15 @@ fn on_reader(
             mode,
         ),
         Source::File | Source::Mapped => {
-            let path = std::env::temp_dir().join(format!(
-                "traces-parallel-{}-{:?}.bsim",
-                std::process::id(),
-                std::thread::current().id()
-            ));
+            let dir =
+                tempfile::Builder::new().prefix("traces-parallel-").tempdir().expect("a temporary folder");
+            let path = dir.path().join("t.bsim");
             std::fs::write(&path, bytes).expect("a temporary file");
             let mut reader = Reader::open(&path).expect("a header");
             if let Source::Mapped = source {
                 assert!(reader.map_payloads(), "a file opened by path maps");
             }
-            let out = drive(reader, fail_at, matches!(source, Source::Mapped), mode);
-            let _ = std::fs::remove_file(&path);
-            out
+            drive(reader, fail_at, matches!(source, Source::Mapped), mode)
         }
     })
 }
@@ -252,8 +248,11 @@ fn a_file_cut_after_it_was_opened_is_an_error_at_the_cut_chunk_whether_mapped_or
     let cut = all[30].0 + 72 + 10;
     for map in [false, true] {
         for threads in [1, 2, 8] {
-            let path = std::env::temp_dir()
-                .join(format!("traces-parallel-cut-{}-{map}-{threads}.bsim", std::process::id()));
+            let dir = tempfile::Builder::new()
+                .prefix("traces-parallel-cut-")
+                .tempdir()
+                .expect("a temporary folder");
+            let path = dir.path().join(format!("{map}-{threads}.bsim"));
             std::fs::write(&path, &bytes).expect("a temporary file");
             let mut reader = Reader::open(&path).expect("a header");
             let mut reader_fold = Reader::open(&path).expect("a header");
@@ -272,7 +271,6 @@ fn a_file_cut_after_it_was_opened_is_an_error_at_the_cut_chunk_whether_mapped_or
                 );
             }
             assert_eq!(seen, all[..30], "mapped {map}, {threads} threads");
-            let _ = std::fs::remove_file(&path);
         }
     }
 }

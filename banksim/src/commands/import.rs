@@ -167,10 +167,11 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/tests/data").join(name)
     }
 
-    fn tmp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("banksim-cmd-import-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A fresh folder and its path; the folder goes when the `TempDir` is dropped.
+    fn tmp_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new().prefix(&format!("banksim-cmd-import-{name}-")).tempdir().unwrap();
+        let path = dir.path().to_path_buf();
+        (dir, path)
     }
 
     fn args(from: Source, input: PathBuf, out: PathBuf) -> ImportArgs {
@@ -187,7 +188,7 @@ mod tests {
 
     #[test]
     fn import_writes_a_trace_that_reads_back_as_imported() {
-        let dir = tmp_dir("ok");
+        let (_tmp, dir) = tmp_dir("ok");
         let out = dir.join("kernel.csv");
         run(&args(Source::Accelsim, sample("accelsim_sample.traceg"), out.clone())).unwrap();
         let written = traces::text::read(&out).unwrap();
@@ -205,7 +206,7 @@ mod tests {
 
     #[test]
     fn a_failed_import_leaves_no_file_and_keeps_an_existing_one() {
-        let dir = tmp_dir("fail");
+        let (_tmp, dir) = tmp_dir("fail");
         let out = dir.join("kernel.csv");
         std::fs::write(&out, "previous").unwrap();
         let e = run(&args(Source::Accelsim, sample("accelsim_broken.traceg"), out.clone())).unwrap_err();
@@ -225,7 +226,7 @@ mod tests {
 
     #[test]
     fn kernel_choice_is_for_memtrace_only_and_bad_bases_are_refused() {
-        let dir = tmp_dir("kernel");
+        let (_tmp, dir) = tmp_dir("kernel");
         let mut a = args(Source::Accelsim, sample("accelsim_sample.traceg"), dir.join("k.csv"));
         a.kernel = Some(1);
         assert!(run(&a).unwrap_err().to_string().contains("--kernel applies to nvbit-memtrace only"));

@@ -549,8 +549,9 @@ pub fn is_binary(path: &Path) -> std::io::Result<bool> {
 #[cfg(test)]
 mod tests {
     /// A trace of `chunks` chunks (8 blocks of 64 threads x 4 steps a chunk, strided and
-    /// random-looking addresses) in a temporary file.
-    fn chunked_file(tag: &str) -> std::path::PathBuf {
+    /// random-looking addresses) in a temporary file, and the folder that holds it (gone
+    /// when dropped).
+    fn chunked_file(tag: &str) -> (tempfile::TempDir, std::path::PathBuf) {
         let mut t = crate::record::Trace::new("w");
         let mut x = 0x9E37_79B9u32;
         for block in 0..48 {
@@ -575,13 +576,14 @@ mod tests {
                 }
             }
         }
-        let path = std::env::temp_dir().join(format!("traces-window-{tag}-{}.bsim", std::process::id()));
+        let dir = tempfile::Builder::new().prefix("traces-window-").tempdir().expect("a temporary folder");
+        let path = dir.path().join(format!("{tag}.bsim"));
         std::fs::write(
             &path,
             crate::binary::write::write_chunked(&t, Vec::new(), 8 * 64 * 4).expect("a trace"),
         )
         .expect("a temporary file");
-        path
+        (dir, path)
     }
 
     /// Every chunk's groups and addresses, through `decode`.
@@ -600,7 +602,7 @@ mod tests {
     /// windows of one payload each, windows of a few, and windows smaller than a payload.
     #[test]
     fn mapped_windows_of_any_size_decode_as_reads_do() {
-        let path = chunked_file("sizes");
+        let (_dir, path) = chunked_file("sizes");
         let mut plain = super::Reader::open(&path).expect("a header");
         let want = decoded(&mut plain);
         assert_eq!(want.len(), 6, "the file's chunks");
@@ -626,14 +628,13 @@ mod tests {
             assert_eq!(chunks, want, "window of {window} bytes");
             assert!(expected.contains(&windows), "window of {window} bytes: {windows} windows");
         }
-        let _ = std::fs::remove_file(&path);
     }
 
     /// A file that shrinks inside a window already mapped is an error when the chunk is
     /// loaded, not a fault when it is decoded.
     #[test]
     fn a_file_that_shrinks_inside_a_mapped_window_is_an_error_at_load() {
-        let path = chunked_file("inside");
+        let (_dir, path) = chunked_file("inside");
         let offsets: Vec<u64> =
             decoded(&mut super::Reader::open(&path).expect("a header")).iter().map(|c| c.0).collect();
         let mut r = super::Reader::open(&path).expect("a header");
@@ -657,14 +658,13 @@ mod tests {
         );
         // (a second load says so again)
         assert!(raw.load().is_err());
-        let _ = std::fs::remove_file(&path);
     }
 
     /// A file that shrinks after it was opened is an error when the next window is
     /// mapped, not a fault.
     #[test]
     fn a_file_that_shrinks_while_mapped_is_an_error() {
-        let path = chunked_file("shrink");
+        let (_dir, path) = chunked_file("shrink");
         let second = decoded(&mut super::Reader::open(&path).expect("a header"))[1].0;
         let mut r = super::Reader::open(&path).expect("a header");
         r.window_bytes = 1;
@@ -679,6 +679,5 @@ mod tests {
             e.contains(&format!("truncated: the file ends at byte {cut}")) && e.contains("shrank"),
             "{e}"
         );
-        let _ = std::fs::remove_file(&path);
     }
 }

@@ -52,8 +52,9 @@ mod tests {
     use sim_core::{stats::Summary, BankModel};
     use traces::{block_runs, Record, Requests};
 
-    /// A text trace of `blocks` blocks (in that order) of 64 threads, 4 steps each.
-    fn trace_file(name: &str, blocks: &[u32]) -> std::path::PathBuf {
+    /// A text trace of `blocks` blocks (in that order) of 64 threads, 4 steps each, and
+    /// the folder that holds it (gone when dropped).
+    fn trace_file(name: &str, blocks: &[u32]) -> (tempfile::TempDir, std::path::PathBuf) {
         let mut s = String::from("block,thread,step,op,addr,bytes\n");
         for &b in blocks {
             for t in 0..64u32 {
@@ -62,9 +63,10 @@ mod tests {
                 }
             }
         }
-        let path = std::env::temp_dir().join(format!("banksim-stream-{}-{name}", std::process::id()));
+        let dir = tempfile::Builder::new().prefix("banksim-stream-").tempdir().unwrap();
+        let path = dir.path().join(name);
         std::fs::write(&path, s).unwrap();
-        path
+        (dir, path)
     }
 
     /// Totals of the trace at `path`, read whole and grouped at once.
@@ -86,7 +88,7 @@ mod tests {
         let blocks: Vec<u32> = (0..80).chain([90]).collect();
         let shuffled: Vec<u32> = (0..80).rev().chain([90, 85]).collect();
         for (name, blocks) in [("ordered.csv", blocks), ("shuffled.csv", shuffled)] {
-            let path = trace_file(name, &blocks);
+            let (_dir, path) = trace_file(name, &blocks);
             // (memory 0: a sorted run per few thousand records, merged)
             for memory in [1 << 30, 0] {
                 let t = run_text(&path, Input::open(&path).unwrap(), &hw, None, memory).unwrap();
@@ -104,14 +106,8 @@ mod tests {
             .unwrap();
             assert_eq!((records, rows), (whole(&path, &hw).0, whole(&path, &hw).1));
         }
-        assert!(
-            block_runs(
-                &traces::text::read(&trace_file("b.csv", &[0, 1, 2, 3, 4, 5])).unwrap().records,
-                1 << 10
-            )
-            .len()
-                > 1
-        );
+        let (_dir, path) = trace_file("b.csv", &[0, 1, 2, 3, 4, 5]);
+        assert!(block_runs(&traces::text::read(&path).unwrap().records, 1 << 10).len() > 1);
     }
 
     #[test]

@@ -8,10 +8,14 @@
 //   atom     atom.shared.add.u32, result used                        (ATOMS.ADD)
 //   red_inc  atomicAdd(&sh[i], 1u), result unused: what CUDA C gives  (ATOMS.POPC.INC)
 //   red_add  red.shared.add.u32 of a run-time value, result unused   (ATOMS.ADD RZ)
+//   st       st.volatile.shared.u32 (throughput only)                 (STS)
 // patterns (word of lane l; k is the CSV's k column):
 //   distinct  l      (k = 1: distinct words on distinct banks, conflict-free)
 //   same      0      (k = 0: all lanes one word)
 //   kway      l * k  (k = 2, 4, 8, 16, 32: k-way bank conflicts on distinct words)
+//   xwarp     l * k  (k = 1, 2: as distinct and kway, but every warp of the throughput
+//                    kernels on the same words, not a word range of its own: atomics
+//                    of different warps on one word back to back)
 // latency = clock64 cycles per operation of a dependent chain by one warp: the word
 // holds its own index (sh[a] = a) and a = op(sh[a]): for ld a = sh[a], for atom
 // a = atomicAdd(&sh[a], inc) with inc = 0 given at run time (the compiler cannot know
@@ -49,6 +53,9 @@ __device__ __forceinline__ uint32_t op_atom(uint32_t addr, uint32_t inc) {
 __device__ __forceinline__ void op_red_add(uint32_t addr, uint32_t inc) {
   asm volatile("red.shared.add.u32 [%0], %1;" : : "r"(addr), "r"(inc) : "memory");
 }
+__device__ __forceinline__ void op_st(uint32_t addr, uint32_t v) {
+  asm volatile("st.volatile.shared.u32 [%0], %1;" : : "r"(addr), "r"(v) : "memory");
+}
 
 // ---- latency: one warp, a dependent chain
 extern "C" __global__ void lat_ld(int k, int iters, uint32_t inc, long long* cyc, uint32_t* sink) {
@@ -82,13 +89,14 @@ extern "C" __global__ void lat_atom(int k, int iters, uint32_t inc, long long* c
   if (lane == 0) cyc[0] = t1 - t0;
 }
 
-// ---- throughput: 32 warps, independent operations, 8 per loop step
+// ---- throughput: 32 warps, independent operations, 8 per loop step (k < 0: the xwarp
+// pattern of -k, every warp on the same words)
 #define THR_PROLOGUE                                                             \
   extern __shared__ __align__(16) uint32_t sh[];                                 \
   int t = threadIdx.x, lane = t & 31, w = t >> 5;                                \
   for (int i = t; i < WARPS * WARP_WORDS; i += blockDim.x) sh[i] = i;            \
   __syncthreads();                                                               \
-  uint32_t word = (uint32_t)(w * WARP_WORDS + lane * k);                         \
+  uint32_t word = (uint32_t)((k < 0 ? 0 : w * WARP_WORDS) + lane * (k < 0 ? -k : k)); \
   uint32_t addr = (uint32_t)__cvta_generic_to_shared(sh) + word * 4;             \
   uint32_t acc = 0;                                                              \
   long long t0 = clock64();
@@ -127,6 +135,13 @@ extern "C" __global__ void thr_red_add(int k, int iters, uint32_t inc, long long
   THR_EPILOGUE
 }
 
+extern "C" __global__ void thr_st(int k, int iters, uint32_t inc, long long* cyc, uint32_t* sink) {
+  THR_PROLOGUE
+#pragma unroll 1
+  for (int i = 0; i < iters; i++) { EIGHT(op_st(addr, (uint32_t)i + inc)); }
+  THR_EPILOGUE
+}
+
 typedef void (*Kernel)(int, int, uint32_t, long long*, uint32_t*);
 
 static double run(Kernel f, int threads, int bytes, int k, int iters, long long* dcyc, uint32_t* dsink) {
@@ -150,22 +165,24 @@ int main(int argc, char** argv) {
   }
   long long* dcyc; uint32_t* dsink;
   CK(cudaMalloc(&dcyc, 64)); CK(cudaMalloc(&dsink, 1024 * 4));
-  Kernel thr[] = {thr_ld, thr_atom, thr_red_inc, thr_red_add};
+  Kernel thr[] = {thr_ld, thr_atom, thr_red_inc, thr_red_add, thr_st};
   for (Kernel f : thr) CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, THR_BYTES));
   struct { const char* op; Kernel lat; Kernel thr; } ops[] = {
     {"ld", lat_ld, thr_ld}, {"atom", lat_atom, thr_atom},
     {"red_inc", nullptr, thr_red_inc}, {"red_add", nullptr, thr_red_add},
+    {"st", nullptr, thr_st},
   };
   struct { const char* name; int k; } pats[] = {
     {"distinct", 1}, {"same", 0}, {"kway", 2}, {"kway", 4}, {"kway", 8}, {"kway", 16}, {"kway", 32},
+    {"xwarp", -1}, {"xwarp", -2},
   };
   printf("op,pattern,k,latency_cycles,throughput_cycles_per_warp_instr\n");
   for (auto& o : ops) {
     for (auto& p : pats) {
       char lat[32] = "";
-      if (o.lat) snprintf(lat, sizeof lat, "%.2f", run(o.lat, 32, LAT_BYTES, p.k, lat_iters, dcyc, dsink) / lat_iters);
+      if (o.lat && p.k >= 0) snprintf(lat, sizeof lat, "%.2f", run(o.lat, 32, LAT_BYTES, p.k, lat_iters, dcyc, dsink) / lat_iters);
       double c = run(o.thr, WARPS * 32, THR_BYTES, p.k, thr_iters, dcyc, dsink);
-      printf("%s,%s,%d,%s,%.3f\n", o.op, p.name, p.k, lat, c / ((double)thr_iters * 8 * WARPS));
+      printf("%s,%s,%d,%s,%.3f\n", o.op, p.name, p.k < 0 ? -p.k : p.k, lat, c / ((double)thr_iters * 8 * WARPS));
       fflush(stdout);
     }
   }

@@ -3,9 +3,10 @@
 # latency of a dependent chain (one warp) and the throughput of 32 warps issuing
 # independent operations, for atomicAdd with its result used (ATOMS.ADD) and unused
 # (ATOMS.POPC.INC from CUDA C's atomicAdd(&x, 1), ATOMS.ADD into RZ from PTX red), with
-# plain loads as the reference, over lane patterns: distinct words, all lanes one word,
-# and k-way bank conflicts (lane l -> word l * k, k = 2, 4, 8, 16, 32). See the header
-# of probe_atom_timing.cu for exactly what is timed.
+# plain loads as the reference and the throughput of plain stores (STS), over lane
+# patterns: distinct words, all lanes one word, k-way bank conflicts (lane l -> word
+# l * k, k = 2, 4, 8, 16, 32), and every warp on the same words (xwarp, k = 1, 2). See
+# the header of probe_atom_timing.cu for exactly what is timed.
 #
 # Prints the CSV and writes it to OUTDIR/atom_timing.csv:
 #   op,pattern,k,latency_cycles,throughput_cycles_per_warp_instr,sass
@@ -49,7 +50,7 @@ opcodes() {
     awk -v fn="$1" '
         /Function : / { cur = $NF; next }
         cur == fn {
-            for (i = 1; i <= NF; i++) if ($i ~ /^(LDS|LD|ATOMS|ATOM|RED)(\.|$)/) {
+            for (i = 1; i <= NF; i++) if ($i ~ /^(LDS|LD|STS|ATOMS|ATOM|RED)(\.|$)/) {
                 op = $i; sub(/[;,].*$/, "", op)
                 if (!(op in seen)) { seen[op] = 1; out = out (out == "" ? "" : " ") op }
             }
@@ -57,12 +58,14 @@ opcodes() {
         END { print out }' "$OUTDIR/atom_timing.sass"
 }
 declare -A SASS
-for op in ld atom red_inc red_add; do
+for op in ld atom red_inc red_add st; do
     s=$(opcodes "thr_$op")
     if [ "$op" = ld ] || [ "$op" = atom ]; then
         l=$(opcodes "lat_$op")
         [ "$l" = "$s" ] || s="lat: $l; thr: $s"
     fi
+    # (every kernel's prologue stores the words' first values: STS is the st op's own)
+    [ "$op" = st ] || s=$(echo "$s" | sed 's/STS *//g; s/ *$//')
     SASS[$op]=$s
 done
 

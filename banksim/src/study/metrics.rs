@@ -37,11 +37,13 @@ pub fn measure_file(hw: &Hardware, path: &Path, cycles: bool) -> Result<BTreeMap
         };
         return Ok(of_summary(&t.summary));
     }
-    let loaded = if binary {
-        stream::load_binary(input, hw, None, true)?
-    } else {
-        stream::load_text(path, input, hw, None, SORT_MEMORY)?
-    };
+    if binary {
+        // (held as the engine needs them: `sim_core::engine::Costed`)
+        let loaded = stream::load_binary::<engine::Costed>(input, hw, None, true)?;
+        let summary = loaded.summary.ok_or_else(|| anyhow::anyhow!("the binary loader takes the totals"))?;
+        return with_cycles(of_summary(&summary), hw, Some(&loaded.requests));
+    }
+    let loaded = stream::load_text(path, input, hw, None, SORT_MEMORY)?;
     let summary = match loaded.summary {
         Some(s) => s,
         None => simulate::summarize(hw, &loaded.requests, |_, _, _| {}),
@@ -71,10 +73,10 @@ fn of_summary(s: &sim_core::stats::Summary) -> BTreeMap<&'static str, Value> {
 }
 
 /// `m` with the cycle engine's metrics of `requests`, where given.
-fn with_cycles(
+fn with_cycles<W: engine::Workload + ?Sized>(
     mut m: BTreeMap<&'static str, Value>,
     hw: &Hardware,
-    requests: Option<&Requests>,
+    requests: Option<&W>,
 ) -> Result<BTreeMap<&'static str, Value>> {
     if let Some(requests) = requests {
         let r = engine::run(hw, requests, &EngineOptions::default()).map_err(|e| anyhow::anyhow!("{e}"))?;

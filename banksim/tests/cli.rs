@@ -622,8 +622,8 @@ fn bench_reports_every_path() {
 }
 
 /// `run --cycles` holding a window of blocks at a time (a file, no per-request output)
-/// gives the report and per-SM rows of the engine holding every request (as it does for
-/// `--per-request`), on few SMs (many dispatcher rounds, the window moving through the
+/// gives the report and per-SM rows of the engine holding every request, whole (as it
+/// does for `--per-request`) or costed (as it does without), on few SMs (many dispatcher rounds, the window moving through the
 /// file), on 1 and 2 threads, for a binary trace and a text trace out of block order.
 #[test]
 fn cycles_with_a_window_of_blocks_are_cycles_with_every_request() {
@@ -636,22 +636,25 @@ fn cycles_with_a_window_of_blocks_are_cycles_with_every_request() {
     assert!(banksim(&["convert", csv.to_str().unwrap(), binary.to_str().unwrap()]).status.success());
     for trace in [&csv, &binary] {
         for threads in ["1", "2"] {
-            let report = |name: &str, whole: bool| {
+            // (`window`: --memory 0; `whole`: --per-request, every request held with its
+            // lanes; `costed`: every request held as the engine needs it)
+            let report = |name: &str| {
                 let (sms, rows) = (tmp(&format!("{name}-sms.csv")), tmp(&format!("{name}-rows.csv")));
                 let mut args = vec!["run", "--cycles", "--sms", "4", "--threads", threads, "--per-sm"];
                 args.extend([sms.to_str().unwrap(), trace.to_str().unwrap()]);
-                if whole {
-                    args.extend(["--per-request", rows.to_str().unwrap()]);
-                } else {
-                    args.extend(["--memory", "0"]);
+                match name {
+                    "whole" => args.extend(["--per-request", rows.to_str().unwrap()]),
+                    "window" => args.extend(["--memory", "0"]),
+                    _ => {}
                 }
                 let o = banksim(&args);
                 assert!(o.status.success(), "{}", text(&o).1);
                 (text(&o).0, std::fs::read_to_string(sms).unwrap())
             };
-            let windowed = report("window", false);
+            let windowed = report("window");
             assert!(windowed.0.contains("cycle engine:"), "{}", windowed.0);
-            assert_eq!(windowed, report("whole", true), "{} {threads} threads", trace.display());
+            assert_eq!(windowed, report("whole"), "{} {threads} threads", trace.display());
+            assert_eq!(windowed, report("costed"), "{} {threads} threads", trace.display());
         }
     }
 }

@@ -37,18 +37,12 @@ pub fn measure_file(hw: &Hardware, path: &Path, cycles: bool) -> Result<BTreeMap
         };
         return Ok(of_summary(&t.summary));
     }
-    if binary {
-        // (held as the engine needs them: `sim_core::engine::Costed`)
-        let loaded = stream::load_binary::<engine::Costed>(input, hw, None, true)?;
-        let summary = loaded.summary.ok_or_else(|| anyhow::anyhow!("the binary loader takes the totals"))?;
-        return with_cycles(of_summary(&summary), hw, Some(&loaded.requests));
-    }
-    let loaded = stream::load_text(path, input, hw, None, SORT_MEMORY)?;
-    let summary = match loaded.summary {
-        Some(s) => s,
-        None => simulate::summarize(hw, &loaded.requests, |_, _, _| {}),
+    // (held as the engine needs them, with their totals: `sim_core::engine::Costed`)
+    let loaded = match binary {
+        true => stream::load_binary::<engine::Costed>(input, hw, None, true)?,
+        false => stream::load_text::<engine::Costed>(path, input, hw, None, SORT_MEMORY)?,
     };
-    with_cycles(of_summary(&summary), hw, Some(&loaded.requests))
+    with_cycles(of_summary(&loaded.summary.unwrap_or_default()), hw, Some(&loaded.requests))
 }
 
 /// The bank-model metrics of totals `s`.

@@ -96,12 +96,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
         return run_windowed(args, hw, input, binary);
     }
     // a binary trace is split into requests chunk by chunk, a text trace's records are
-    // grouped; where no output needs the requests' lanes, a binary trace's are held as
-    // the engine needs them, each costed as it is loaded
-    if binary && args.per_request.is_none() && args.out.is_none() {
-        let loaded = with_threads(e.threads, || stream::load_binary::<Costed>(input, &hw, tpb, map))??;
+    // grouped; where no output needs the requests' lanes, they are held as the engine
+    // needs them, each costed as it is loaded
+    if args.per_request.is_none() && args.out.is_none() {
+        let loaded = with_threads(e.threads, || match binary {
+            true => stream::load_binary::<Costed>(input, &hw, tpb, map),
+            false => stream::load_text::<Costed>(&args.trace, input, &hw, tpb, sort),
+        })??;
         let report = launch(args, &hw, &loaded.requests)?;
-        let summary = loaded.summary.context("the binary loader takes the totals")?;
+        // (costed requests come with their totals: none for a trace of no requests)
+        let summary = loaded.summary.unwrap_or_default();
         return print_cycles(
             args,
             &hw,

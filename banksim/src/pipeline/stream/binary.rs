@@ -231,6 +231,10 @@ pub trait Held: Send + Sized {
     fn push(&mut self, r: &RequestRef<'_>, model: &mut BankModel);
     /// Adds every request of `other`, whose blocks follow these.
     fn append(&mut self, other: &Self);
+    /// `requests` (a text trace's whole blocks, grouped) held this way, with their
+    /// bank-model totals where this takes them on the way (`None`: a pass over the
+    /// requests takes them later).
+    fn from_requests(requests: Requests, model: &mut BankModel) -> (Self, Option<Summary>);
 }
 
 impl Held for Requests {
@@ -249,6 +253,9 @@ impl Held for Requests {
     fn append(&mut self, other: &Self) {
         Requests::append(self, other)
     }
+    fn from_requests(requests: Requests, _: &mut BankModel) -> (Self, Option<Summary>) {
+        (requests, None)
+    }
 }
 
 impl Held for Costed {
@@ -266,6 +273,17 @@ impl Held for Costed {
     }
     fn append(&mut self, other: &Self) {
         Costed::append(self, other)
+    }
+    fn from_requests(requests: Requests, model: &mut BankModel) -> (Self, Option<Summary>) {
+        let (mut costed, mut summary) = (Costed::new(requests.warp_size), Summary::default());
+        costed.reserve(requests.len());
+        for r in requests.iter() {
+            let o = model.evaluate(&r.warp_request());
+            summary.add(r.op, r.lanes.len(), o);
+            let cost = (r.op != sim_core::Op::Barrier).then_some(o);
+            costed.push(&sim_core::engine::EngineRequest { cost, ..r.engine_request() }, model);
+        }
+        (costed, Some(summary))
     }
 }
 

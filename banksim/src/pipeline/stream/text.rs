@@ -1,5 +1,6 @@
 //! Text traces streamed a set of whole blocks at a time, in block order.
 
+use super::binary::Held;
 use super::parts::{reading, Evaluated, Part, Reading, Streamed};
 use crate::output::progress;
 use crate::pipeline::check::check_slice;
@@ -115,32 +116,44 @@ fn group_run(
 /// ([`text_in_block_order`]: streamed, or sorted with about `sort_memory` bytes): only
 /// the requests are held, not the records (about 40 bytes each), and a trace whose
 /// blocks are not in order needs no sort of all its records in memory.
-pub fn load_text(
+///
+/// The requests are held as [`load_binary`](super::load_binary) holds them ([`Held`]).
+pub fn load_text<R: Held>(
     path: &Path,
     input: Input,
     hw: &Hardware,
     threads_per_block: Option<u32>,
     sort_memory: usize,
-) -> Result<Loaded> {
+) -> Result<Loaded<R>> {
     use rayon::prelude::*;
     let source = input.name().to_string();
     let start = || {
         Ok::<_, Error>(Loaded {
             source: source.clone(),
             records: 0,
-            requests: Requests::new(hw.warp),
+            requests: R::empty(hw.warp),
             summary: None,
         })
     };
     text_in_block_order(path, input, sort_memory, start, |total, _, done| {
-        let parts: Vec<Result<(Requests, u64)>> = block_runs(&done.records, 1 << 14)
+        let parts: Vec<Result<(R, Option<Summary>, u64)>> = block_runs(&done.records, 1 << 14)
             .into_par_iter()
-            .map(|run| group_run(done, run, hw, threads_per_block))
+            .map_init(
+                || BankModel::new(hw),
+                |model, run| {
+                    let (requests, records) = group_run(done, run, hw, threads_per_block)?;
+                    let (held, summary) = R::from_requests(requests, model);
+                    Ok((held, summary, records))
+                },
+            )
             .collect();
         for part in parts {
-            let (requests, records) = part?;
+            let (requests, summary, records) = part?;
             total.requests.append(&requests);
             total.records += records;
+            if let Some(s) = summary {
+                total.summary.get_or_insert_with(Summary::default).merge(&s);
+            }
         }
         Ok(())
     })

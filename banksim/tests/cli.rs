@@ -190,13 +190,18 @@ fn run_grid_repeats_blocks_and_cycles_per_op_scales_the_gaps() {
     // overlap their work (each warp's own 64 x 31 cycles, not 2 x 64 x 31 per scheduler)
     let overlapped = cycles(&["--cycles-per-op", "3", "--issue-per-op", "1", "--issue-share", "1"]);
     assert!(3 * overlapped < 2 * slow && overlapped >= 64 * 31, "{slow} vs {overlapped}");
-    // a quarter of its 3 cycles, up to 1: less still, and the same as 1 cycle of 4
+    // a quarter of its 3 cycles (up to 1): less still
     let quarter = cycles(&["--cycles-per-op", "3", "--issue-per-op", "1", "--issue-share", "0.25"]);
     assert!(quarter <= overlapped && quarter >= 64 * 31, "{overlapped} vs {quarter}");
     // which is what the preset's calibration of an operation says (h100: a quarter, up
     // to 2 cycles)
     assert_eq!(cycles(&["--cycles-per-op", "3"]), quarter);
     assert_eq!(cycles(&["--gaps", "ops", "--cycles-per-op", "3"]), quarter);
+    // gaps in cycles hold the scheduler as --issue-per-op says, not by the preset's share
+    // of an operation's cycles
+    let whole_gap = cycles(&["--cycles-per-op", "1", "--issue-per-op", "1", "--issue-share", "1"]);
+    assert_eq!(cycles(&["--issue-per-op", "1"]), whole_gap);
+    assert!(cycles(&["--cycles-per-op", "1", "--issue-per-op", "1", "--issue-share", "0.25"]) != whole_gap);
     let o = banksim(&["run", path.to_str().unwrap(), "--cycles", "--grid", "4", "--per-request", "x.csv"]);
     let (_, err) = text(&o);
     assert!(!o.status.success() && err.contains("do not combine with --per-request"), "{err}");

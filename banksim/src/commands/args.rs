@@ -115,12 +115,13 @@ impl EngineArgs {
             (None, None) => 1.0,
         };
         if self.gaps == GapsArg::Cycles && self.cycles_per_op.is_none() {
+            // (gaps in cycles: the preset's share is of IR operations' cycles, not these)
             return Ok(match (self.issue_per_op, self.issue_share) {
                 (None, None) => Gaps::Cycles,
-                (ipo, _) => Gaps::Ops {
+                (ipo, share) => Gaps::Ops {
                     cycles_per_op: 1.0,
                     issue_per_op: check("--issue-per-op", ipo.unwrap_or(1.0))?,
-                    issue_share,
+                    issue_share: share.map_or(1.0, |_| issue_share),
                 },
             });
         }

@@ -51,12 +51,13 @@ impl Costed {
         Costed { warp_size, ..Costed::default() }
     }
 
-    /// Adds `r` (after the requests held, in workload order), costed by `model`.
+    /// Adds `r` (after the requests held, in workload order), at its `cost` where it has
+    /// one, else costed by `model` (a barrier costs nothing).
     pub fn push(&mut self, r: &EngineRequest<'_>, model: &mut BankModel) {
-        let outcome = match (r.cost, r.op) {
-            (Some(o), _) => o,
-            (None, Op::Barrier) => Outcome::default(),
-            (None, op) => model.evaluate(&WarpRequest { op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs }),
+        let outcome = match (r.op, r.cost) {
+            (Op::Barrier, _) => Outcome::default(),
+            (_, Some(o)) => o,
+            (op, None) => model.evaluate(&WarpRequest { op, bytes: r.bytes, lanes: r.lanes, addrs: r.addrs }),
         };
         if self.block_starts.is_empty() || self.steps.last().is_some_and(|s| s.block != r.block) {
             self.block_starts.push(self.steps.len());
@@ -111,12 +112,11 @@ impl Costed {
 
     /// Holds no requests (keeping the memory).
     pub fn clear(&mut self) {
-        let warp_size = self.warp_size;
         self.steps.clear();
         self.lanes.clear();
         self.addrs.clear();
         self.block_starts.clear();
-        (self.threads, self.smem, self.warp_size) = (0, 0, warp_size);
+        (self.threads, self.smem) = (0, 0);
     }
 
     /// Makes room for `n` more requests.

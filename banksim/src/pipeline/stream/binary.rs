@@ -4,8 +4,8 @@ use super::parts::{reading, Evaluated, Part, Reading, Streamed};
 use crate::pipeline::check::{access_problem, thread_problem};
 use crate::pipeline::error::{Error, Result};
 use crate::pipeline::simulate::Loaded;
-use sim_core::engine::Costed;
-use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest, SliceOutcome};
+use sim_core::engine::{Costed, EngineRequest};
+use sim_core::{stats::Summary, BankModel, Hardware, LaneAddrs, MaskedRequest, Outcome, SliceOutcome};
 use traces::binary::{Chunk, RawChunk, Reader};
 use traces::{Input, RequestRef, Requests};
 
@@ -193,11 +193,14 @@ pub fn load_binary<R: Held>(
             part.reserve(s.chunk.len(), s.chunk.records());
             let mut summary = Summary::default();
             for r in s.chunk.iter() {
+                let mut cost = None;
                 if quick.is_none() {
                     check_request(&r, hw, threads_per_block, &source, raw)?;
-                    summary.add(r.op, r.lanes.len(), s.model.evaluate(&r.warp_request()));
+                    let o = s.model.evaluate(&r.warp_request());
+                    summary.add(r.op, r.lanes.len(), o);
+                    cost = Some(o);
                 }
-                part.push(&r, &mut s.model);
+                part.push(&r, cost, &mut s.model);
             }
             let totals = quick.unwrap_or(Part {
                 summary,
@@ -227,8 +230,9 @@ pub trait Held: Send + Sized {
     fn clear(&mut self);
     /// Makes room for `requests` more, of `records` lanes in all.
     fn reserve(&mut self, requests: usize, records: usize);
-    /// Adds `r` (`model`: the bank model of the thread loading it).
-    fn push(&mut self, r: &RequestRef<'_>, model: &mut BankModel);
+    /// Adds `r`, whose bank-model outcome is `cost` where the caller took it (`model`:
+    /// the bank model of the thread loading it).
+    fn push(&mut self, r: &RequestRef<'_>, cost: Option<Outcome>, model: &mut BankModel);
     /// Adds every request of `other`, whose blocks follow these.
     fn append(&mut self, other: &Self);
     /// `requests` (a text trace's whole blocks, grouped) held this way, with their
@@ -247,7 +251,7 @@ impl Held for Requests {
     fn reserve(&mut self, requests: usize, records: usize) {
         Requests::reserve(self, requests, records)
     }
-    fn push(&mut self, r: &RequestRef<'_>, _: &mut BankModel) {
+    fn push(&mut self, r: &RequestRef<'_>, _: Option<Outcome>, _: &mut BankModel) {
         self.push_ref(r)
     }
     fn append(&mut self, other: &Self) {
@@ -268,8 +272,8 @@ impl Held for Costed {
     fn reserve(&mut self, requests: usize, _: usize) {
         Costed::reserve(self, requests)
     }
-    fn push(&mut self, r: &RequestRef<'_>, model: &mut BankModel) {
-        Costed::push(self, &r.engine_request(), model)
+    fn push(&mut self, r: &RequestRef<'_>, cost: Option<Outcome>, model: &mut BankModel) {
+        Costed::push(self, &EngineRequest { cost, ..r.engine_request() }, model)
     }
     fn append(&mut self, other: &Self) {
         Costed::append(self, other)
@@ -280,8 +284,7 @@ impl Held for Costed {
         for r in requests.iter() {
             let o = model.evaluate(&r.warp_request());
             summary.add(r.op, r.lanes.len(), o);
-            let cost = (r.op != sim_core::Op::Barrier).then_some(o);
-            costed.push(&sim_core::engine::EngineRequest { cost, ..r.engine_request() }, model);
+            Held::push(&mut costed, &r, Some(o), model);
         }
         (costed, Some(summary))
     }

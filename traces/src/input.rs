@@ -111,6 +111,14 @@ impl Input {
         }
     }
 
+    /// The regular file, for reads by position (which leave its cursor where it is).
+    pub fn file(&self) -> Option<&std::fs::File> {
+        match &self.source {
+            Source::File(f, _) => Some(f),
+            Source::Stream(_) => None,
+        }
+    }
+
     /// The regular file, rewound to its start, and its length; a stream gives itself
     /// back.
     pub fn into_file(self) -> Result<(std::fs::File, u64, String), Input> {

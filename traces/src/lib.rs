@@ -35,6 +35,7 @@ pub mod site;
 pub mod sort;
 pub mod spec;
 pub mod text;
+pub mod text_fold;
 mod text_line;
 
 pub use any_format::{read_any, read_input, ReadError};

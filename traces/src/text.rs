@@ -171,7 +171,7 @@ fn duplicate(name: &str, first: &Record, first_line: u32, line: u32) -> GroupErr
 /// Cuts `block` at its first record that repeats the (block, thread, step) of the one
 /// before it, with that error: it comes before any error the block had (see
 /// [`refuse_repeats`]).
-fn refuse_repeats_in(block: &mut Block, name: &str) {
+pub(crate) fn refuse_repeats_in(block: &mut Block, name: &str) {
     let Some(at) = block.records.windows(2).position(|w| key(&w[0]) == key(&w[1])) else {
         return;
     };
@@ -314,8 +314,8 @@ fn fill(
 
 /// The site table of a text trace as its lines are read, up to the header.
 #[derive(Default)]
-struct SiteTable {
-    labels: Vec<String>,
+pub(crate) struct SiteTable {
+    pub(crate) labels: Vec<String>,
     /// Whether the header was found (the table ends there).
     done: bool,
 }
@@ -323,7 +323,7 @@ struct SiteTable {
 impl SiteTable {
     /// Reads the `# site ID LABEL` lines of `bytes` (whose first line is line `first`)
     /// up to the header.
-    fn read(&mut self, bytes: &[u8], first: u64, name: &str) -> Result<(), TraceError> {
+    pub(crate) fn read(&mut self, bytes: &[u8], first: u64, name: &str) -> Result<(), TraceError> {
         for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
             if self.done {
                 return Ok(());
@@ -365,7 +365,7 @@ impl SiteTable {
 
 /// Cuts `block` at its first record whose site is not in the preamble's table (a trace
 /// with a `site` column), with that error: it comes before any error the block had.
-fn check_sites(block: &mut Block, preamble: &Preamble, name: &str) {
+pub(crate) fn check_sites(block: &mut Block, preamble: &Preamble, name: &str) {
     if preamble.columns < COLUMNS.len() {
         return;
     }
@@ -421,10 +421,10 @@ fn block_end(rest: &[u8], block: usize, eof: bool) -> Option<usize> {
 }
 
 /// A block's records and their lines, up to its first error, if any.
-struct Block {
-    records: Vec<Record>,
-    lines: Vec<u32>,
-    error: Option<TraceError>,
+pub(crate) struct Block {
+    pub(crate) records: Vec<Record>,
+    pub(crate) lines: Vec<u32>,
+    pub(crate) error: Option<TraceError>,
 }
 
 impl Block {
@@ -440,7 +440,7 @@ impl Block {
 /// the header, anything unusual and every error on the general path below, line by line
 /// (a block with quotes or a lone `\r`: whole), so both give the same records and the
 /// same messages.
-fn parse_block(bytes: &[u8], first: u64, name: &str, columns: &mut usize) -> Block {
+pub(crate) fn parse_block(bytes: &[u8], first: u64, name: &str, columns: &mut usize) -> Block {
     if !text_line::plain_lines(bytes) {
         return parse_block_general(bytes, first, name, columns);
     }

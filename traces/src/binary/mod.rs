@@ -93,6 +93,8 @@ mod write;
 pub use chunk::{Chunk, ChunkRequests, MaskedSlice, MaskedWarp};
 pub use error::{BinaryError, WriteError};
 pub use format::{CHUNK_LANES, MAGIC, MAX_CHUNK_BYTES, SLICE_LANES, VERSION};
+#[cfg(unix)]
+pub(crate) use raw::read_full_at;
 pub use raw::RawChunk;
 pub use read::{is_binary, parse, read, read_all, Header, Reader, Totals};
 pub use write::{write, write_chunked, Attrs, Group, LaneAttr, Writer};

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 /// [`read_full`] at byte `at` of `file`, by position (the file's cursor stays put).
 #[cfg(unix)]
-pub(super) fn read_full_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+pub(crate) fn read_full_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
     use std::os::unix::fs::FileExt;
     fill(buf, |rest, n| file.read_at(rest, at + n as u64))
 }

@@ -20,10 +20,50 @@ pub fn run_text(
     threads_per_block: Option<u32>,
     sort_memory: usize,
 ) -> Result<Streamed> {
+    if let Some(totals) = fold_totals(&input, hw, threads_per_block) {
+        return Ok(totals);
+    }
     let source = input.name().to_string();
     let start = || Ok::<_, Error>(Streamed::new(&source));
     text_in_block_order(path, input, sort_memory, start, |total, _, done| {
         add_totals(total, done, hw, threads_per_block)
+    })
+}
+
+/// [`run_text`] on a file whose blocks come in order, read on every thread at once
+/// ([`traces::text_fold`]); `None` where the file must be read the ordinary way (a
+/// stream, blocks out of order, or any problem, which that way names).
+fn fold_totals(input: &Input, hw: &Hardware, threads_per_block: Option<u32>) -> Option<Streamed> {
+    let (file, len) = (input.file()?, input.file_len()?);
+    let source = input.name();
+    let bar = reading(input);
+    let (part, _) = traces::text_fold::fold_whole_blocks(
+        file,
+        len,
+        source,
+        || BankModel::new(hw),
+        |model, records, lines| {
+            check_slice(source, records, lines, hw, threads_per_block).ok()?;
+            let requests = Requests::group_records(source, records, lines, hw.warp).ok()?;
+            let mut summary = Summary::default();
+            for r in requests.iter() {
+                summary.add(r.op, r.lanes.len(), model.evaluate(&r.warp_request()));
+            }
+            Some(Part { summary, records: records.len() as u64, requests: requests.len() as u64 })
+        },
+        |total, part| {
+            total.summary.merge(&part.summary);
+            total.records += part.records;
+            total.requests += part.requests;
+        },
+        |n| bar.inc(n),
+    )?;
+    let part = part.unwrap_or_default();
+    Some(Streamed {
+        source: source.to_string(),
+        records: part.records,
+        requests: part.requests,
+        summary: part.summary,
     })
 }
 

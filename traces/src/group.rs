@@ -135,13 +135,15 @@ impl Requests {
         assert_eq!(recs.len(), lines.len(), "a line for every record");
         let order = request_order(recs, warp_size);
         let file = || source.to_string();
+        // (a shift and a mask, not a division: a warp's size is a power of two)
+        let shift = warp_size.trailing_zeros();
         let mut out = Requests { warp_size, ..Requests::default() };
         let mut prev: Option<u32> = None;
         for &i in &order {
             let r = &recs[i as usize];
             let line = lines[i as usize];
-            let warp = r.thread / warp_size;
-            let lane = (r.thread % warp_size) as u16;
+            let warp = r.thread >> shift;
+            let lane = (r.thread & (warp_size - 1)) as u16;
             if let Some(p) = prev {
                 let q = &recs[p as usize];
                 if q.block == r.block && q.thread == r.thread && q.step == r.step {
@@ -158,7 +160,7 @@ impl Requests {
             }
             let same_request = prev.is_some_and(|p| {
                 let q = &recs[p as usize];
-                q.block == r.block && q.thread / warp_size == warp && q.step == r.step
+                q.block == r.block && q.thread >> shift == warp && q.step == r.step
             });
             if same_request {
                 let h = out.heads.last_mut().expect("a request");
@@ -436,15 +438,18 @@ impl sim_core::engine::Workload for Requests {
     }
 }
 
-/// Record indices in (block, warp, step, thread, index) order. Where the records come
+/// Record indices in (block, warp, step, thread, index) order, for warps of
+/// `warp_size` lanes (a power of two). Where the records come
 /// block by block (any order within a block), as most traces do, each block is sorted
 /// on its own, blocks side by side on the current rayon pool; otherwise all at once.
 fn request_order(recs: &[Record], warp_size: u32) -> Vec<u32> {
     use rayon::prelude::*;
+    debug_assert!(warp_size.is_power_of_two());
+    let shift = warp_size.trailing_zeros();
     // within a block: (warp, step, thread, index) in one integer
     let key = |i: u32| {
         let r = &recs[i as usize];
-        ((r.thread / warp_size) as u128) << 96 | (r.step as u128) << 64 | (r.thread as u128) << 32 | i as u128
+        ((r.thread >> shift) as u128) << 96 | (r.step as u128) << 64 | (r.thread as u128) << 32 | i as u128
     };
     let mut order: Vec<u32> = (0..recs.len() as u32).collect();
     if !crate::record::blocks_in_order(recs) {
@@ -466,7 +471,7 @@ fn request_order(recs: &[Record], warp_size: u32) -> Vec<u32> {
         // a stable counting sort by warp, then each warp's records by (step, thread,
         // index) where they are not in that order yet: records in (step, thread) order
         // (as generators write them), or in several such runs, need no comparison sort
-        let warp = |i: u32| (recs[i as usize].thread / warp_size) as usize;
+        let warp = |i: u32| (recs[i as usize].thread >> shift) as usize;
         let warps = b.iter().map(|&i| warp(i)).max().map_or(0, |w| w + 1);
         if warps > b.len() {
             b.sort_unstable_by_key(|&i| key(i));

@@ -428,7 +428,7 @@ pub(crate) struct Block {
 }
 
 impl Block {
-    fn with_capacity(bytes: usize) -> Block {
+    pub(crate) fn with_capacity(bytes: usize) -> Block {
         Block { records: Vec::with_capacity(bytes / 24), lines: Vec::with_capacity(bytes / 24), error: None }
     }
 }
@@ -441,10 +441,22 @@ impl Block {
 /// (a block with quotes or a lone `\r`: whole), so both give the same records and the
 /// same messages.
 pub(crate) fn parse_block(bytes: &[u8], first: u64, name: &str, columns: &mut usize) -> Block {
-    if !text_line::plain_lines(bytes) {
-        return parse_block_general(bytes, first, name, columns);
-    }
     let mut out = Block::with_capacity(bytes.len());
+    parse_block_into(bytes, first, name, columns, &mut out);
+    out
+}
+
+/// [`parse_block`] into `out`, whose memory is reused (what was in it is dropped).
+pub(crate) fn parse_block_into(bytes: &[u8], first: u64, name: &str, columns: &mut usize, out: &mut Block) {
+    out.records.clear();
+    out.lines.clear();
+    out.error = None;
+    if !text_line::plain_lines(bytes) {
+        *out = parse_block_general(bytes, first, name, columns);
+        return;
+    }
+    out.records.reserve(bytes.len() / 24);
+    out.lines.reserve(bytes.len() / 24);
     let mut line = first;
     let mut start = 0;
     while start < bytes.len() {
@@ -469,14 +481,13 @@ pub(crate) fn parse_block(bytes: &[u8], first: u64, name: &str, columns: &mut us
                     out.lines.extend_from_slice(&general.lines);
                     if general.error.is_some() {
                         out.error = general.error;
-                        return out;
+                        return;
                     }
                 }
             }
         }
         line += 1;
     }
-    out
 }
 
 /// [`parse_block`] through the CSV reader: quoting, lone `\r` line ends, and the exact

@@ -21,7 +21,9 @@
 //! an error would show them.
 
 use crate::record::Record;
-use crate::text::{check_sites, parse_block, refuse_repeats_in, Preamble, SiteTable};
+use crate::text::{
+    check_sites, parse_block, parse_block_into, refuse_repeats_in, Block, Preamble, SiteTable,
+};
 use crate::text_line;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -96,6 +98,7 @@ pub fn fold_whole_blocks_in<S, T: Send>(
             failed: AtomicBool::new(false),
             joins: Mutex::new(Joins::default()),
             joined: Condvar::new(),
+            spare: Mutex::new(Vec::new()),
             ahead: AHEAD_PER_THREAD * threads,
         };
         let totals: Mutex<Option<T>> = Mutex::new(None);
@@ -202,6 +205,9 @@ struct Fold<'a> {
     joined: Condvar,
     /// How many stretches past the oldest one not joined may be taken.
     ahead: u64,
+    /// Pieces worked on, whose memory the next ends reuse (fresh memory costs more
+    /// than the copy into it, on many cores).
+    spare: Mutex<Vec<Piece>>,
 }
 
 /// The in-order step: the ends of stretches joined into whole blocks.
@@ -223,12 +229,6 @@ struct Piece {
     lines: Vec<u32>,
 }
 
-impl Piece {
-    fn of(records: &[Record], lines: &[u32]) -> Piece {
-        Piece { block: records[0].block, records: records.to_vec(), lines: lines.to_vec() }
-    }
-}
-
 /// The records at the ends of a stretch, which may belong to blocks that go on into
 /// the stretches beside it.
 enum Ends {
@@ -246,7 +246,9 @@ impl Fold<'_> {
     /// Takes stretches until there are none left, handing whole blocks to `on`; `false`
     /// where the fast path must give up.
     fn worker(&self, on: &mut impl FnMut(&[Record], &[u32]) -> bool, read: &impl Fn(u64)) -> bool {
+        // (the text and its records, their memory reused from stretch to stretch)
         let mut buf = Vec::new();
+        let mut block = Block::with_capacity(0);
         loop {
             if self.failed.load(Ordering::Acquire) {
                 return true;
@@ -261,10 +263,7 @@ impl Fold<'_> {
                 return true;
             }
             let Some(text) = self.read_lines(&mut buf, from, to) else { return false };
-            if !text_line::plain_lines(text) {
-                return false;
-            }
-            let mut block = parse_block(text, 1, self.name, &mut { self.preamble.columns });
+            parse_block_into(text, 1, self.name, &mut { self.preamble.columns }, &mut block);
             check_sites(&mut block, self.preamble, self.name);
             refuse_repeats_in(&mut block, self.name);
             if block.error.is_some() || !block.records.windows(2).all(|w| w[0].block <= w[1].block) {
@@ -273,7 +272,7 @@ impl Fold<'_> {
             let (records, lines) = (&block.records[..], &block.lines[..]);
             let ends = match (records.first(), records.last()) {
                 (Some(first), Some(last)) if first.block == last.block => {
-                    Ends::One(Piece::of(records, lines))
+                    Ends::One(self.piece(records, lines))
                 }
                 (Some(first), Some(last)) => {
                     let head = records.partition_point(|r| r.block == first.block);
@@ -282,8 +281,8 @@ impl Fold<'_> {
                         return false;
                     }
                     Ends::Two(
-                        Piece::of(&records[..head], &lines[..head]),
-                        Piece::of(&records[tail..], &lines[tail..]),
+                        self.piece(&records[..head], &lines[..head]),
+                        self.piece(&records[tail..], &lines[tail..]),
                     )
                 }
                 _ => Ends::None,
@@ -293,6 +292,7 @@ impl Fold<'_> {
                 if !on(&piece.records, &piece.lines) {
                     return false;
                 }
+                self.recycle(piece);
             }
             read(to - from);
         }
@@ -377,6 +377,7 @@ impl Fold<'_> {
                     open.records.extend_from_slice(&first.records);
                     open.lines.extend_from_slice(&first.lines);
                     j.open = Some(open);
+                    self.recycle(first);
                 }
                 Some(open) if open.block > first.block => {
                     drop(j);
@@ -398,6 +399,26 @@ impl Fold<'_> {
             self.joined.notify_all();
         }
         Some(whole)
+    }
+
+    /// A piece of `records` (of one block) and their `lines`, in reused memory.
+    fn piece(&self, records: &[Record], lines: &[u32]) -> Piece {
+        let mut p = self.spare.lock().unwrap_or_else(|p| p.into_inner()).pop().unwrap_or_default();
+        p.block = records[0].block;
+        p.records.clear();
+        p.records.extend_from_slice(records);
+        p.lines.clear();
+        p.lines.extend_from_slice(lines);
+        p
+    }
+
+    /// Keeps `piece`'s memory for [`Fold::piece`] (as many pieces as the stretches that
+    /// may be in flight have ends, at most).
+    fn recycle(&self, piece: Piece) {
+        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        if (spare.len() as u64) < 2 * self.ahead {
+            spare.push(piece);
+        }
     }
 
     /// Gives up: nothing more is taken, and a worker waiting for its turn stops.

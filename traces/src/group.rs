@@ -138,6 +138,10 @@ impl Requests {
         // (a shift and a mask, not a division: a warp's size is a power of two)
         let shift = warp_size.trailing_zeros();
         let mut out = Requests { warp_size, ..Requests::default() };
+        // (an address per record; a request per warp's worth of records, at least where
+        // warps are full: room made once, not grown by copies)
+        out.addrs.reserve_exact(recs.len());
+        out.heads.reserve(recs.len() / warp_size as usize + 1);
         let mut prev: Option<u32> = None;
         for &i in &order {
             let r = &recs[i as usize];

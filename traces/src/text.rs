@@ -460,6 +460,16 @@ pub(crate) fn parse_block_into(bytes: &[u8], first: u64, name: &str, columns: &m
     let mut line = first;
     let mut start = 0;
     while start < bytes.len() {
+        // a plain record, parsed where it starts up to its line end (most lines)
+        if *columns != 0 && bytes[start].is_ascii_digit() {
+            if let Some((r, next)) = text_line::record_in(bytes, start, *columns) {
+                out.records.push(r);
+                out.lines.push(u32::try_from(line).unwrap_or(u32::MAX));
+                line += 1;
+                start = next;
+                continue;
+            }
+        }
         let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i + 1);
         let whole = &bytes[start..end];
         let text = text_line::strip_end(whole);

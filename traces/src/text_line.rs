@@ -38,6 +38,23 @@ pub(crate) fn record(line: &[u8], columns: usize) -> Option<Record> {
     fields(&mut c, columns).filter(|_| c.at == line.len())
 }
 
+/// [`record`] of the line that starts at byte `at` of `text` (whole lines), with the
+/// byte after its line end; `None` where [`record`] would say `None` (the caller then
+/// finds the line's end and takes it the slow way). The same record as [`record`]
+/// gives for the line without its end: no field reads past a line end.
+#[inline]
+pub(crate) fn record_in(text: &[u8], at: usize, columns: usize) -> Option<(Record, usize)> {
+    let mut c = Cursor { s: text, at };
+    let r = fields(&mut c, columns)?;
+    let next = match &text[c.at..] {
+        [] | [b'\r'] => text.len(),
+        [b'\n', ..] => c.at + 1,
+        [b'\r', b'\n', ..] => c.at + 2,
+        _ => return None,
+    };
+    Some((r, next))
+}
+
 /// The fields of a record from `c` on, `c` left at the end of the last one.
 #[inline]
 fn fields(c: &mut Cursor<'_>, columns: usize) -> Option<Record> {
@@ -152,7 +169,7 @@ impl Cursor<'_> {
     #[inline]
     fn optional_uint(&mut self) -> Option<Option<u32>> {
         match self.s.get(self.at) {
-            None | Some(b',') => Some(None),
+            None | Some(b',' | b'\n' | b'\r') => Some(None),
             _ => self.uint().map(Some),
         }
     }
@@ -236,5 +253,19 @@ mod tests {
         assert_eq!(record(b"1,2,3,st,8,4,,,", 9).map(|r| (r.gap, r.dep, r.wait)), Some((0, None, None)));
         assert!(record(b"1,2,3,ld,4294967292,4", 6).is_none());
         assert_eq!(record(b"0,0,0,bar,x,y", 6).unwrap().op, Op::Barrier);
+    }
+
+    #[test]
+    fn records_in_text_end_at_their_line_end() {
+        let text = b"1,2,3,ld,0x10,4\n5,6,7,st,8,4,,,\r\n0,0,0,bar,x,y\r";
+        let (r, next) = record_in(text, 0, 6).unwrap();
+        assert_eq!((r.block, r.addr, next), (1, 16, 16));
+        let (r, next) = record_in(text, 16, 9).unwrap();
+        assert_eq!((r.block, r.gap, r.dep, r.wait, next), (5, 0, None, None, 33));
+        assert_eq!(record_in(text, 33, 6).map(|(r, next)| (r.op, next)), Some((Op::Barrier, text.len())));
+        // a field too many, or too few, is the slow path's to name
+        assert!(record_in(text, 0, 7).is_none());
+        assert!(record_in(b"1,2,3,ld,0x10,4,\n", 0, 6).is_none());
+        assert!(record_in(b"1,2,3,ld,0x10\n4\n", 0, 6).is_none());
     }
 }

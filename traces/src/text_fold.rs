@@ -325,35 +325,35 @@ impl Fold<'_> {
     fn read_lines<'b>(&self, buf: &'b mut Vec<u8>, from: u64, to: u64) -> Option<&'b [u8]> {
         // (from the byte before: whether a line starts at `from`)
         let at = if from > self.data { from - 1 } else { from };
+        let own = (to - at) as usize;
         let mut want = (to - at + 4096).min(self.len - at) as usize;
-        loop {
-            buf.resize(want, 0);
-            let got = crate::binary::read_full_at(self.file, buf, at).ok()?;
-            buf.truncate(got);
-            let eof = at + got as u64 >= self.len;
-            let own = (to - at) as usize;
-            if buf.len() < own {
+        let lines = loop {
+            // (the buffer only grows: no bytes zeroed for every stretch)
+            if buf.len() < want {
+                buf.resize(want, 0);
+            }
+            let got = crate::binary::read_full_at(self.file, &mut buf[..want], at).ok()?;
+            let text = &buf[..got];
+            if got < own {
                 return None; // (the file became shorter)
             }
+            let eof = at + got as u64 >= self.len;
             // the first line that starts in the stretch
-            let start = if at == from {
-                0
-            } else {
-                match memchr::memchr(b'\n', &buf[..own.min(buf.len())]) {
-                    Some(i) => i + 1,
-                    None => return Some(&buf[..0]),
-                }
+            let start = match at == from {
+                true => 0,
+                false => memchr::memchr(b'\n', &text[..own]).map_or(own, |i| i + 1),
             };
             if start >= own {
-                return Some(&buf[..0]);
+                break 0..0;
             }
             // the end of the last line that starts in the stretch
-            match memchr::memchr(b'\n', &buf[own - 1..]) {
-                Some(i) => return Some(&buf[start..own + i]),
-                None if eof => return Some(&buf[start..]),
+            match memchr::memchr(b'\n', &text[own - 1..]) {
+                Some(i) => break start..own + i,
+                None if eof => break start..got,
                 None => want = (want * 2).min((self.len - at) as usize),
             }
-        }
+        };
+        Some(&buf[lines])
     }
 
     /// Joins the ends of stretch `index` in file order; the blocks made whole, or

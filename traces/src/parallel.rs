@@ -86,9 +86,29 @@ where
     T: Send,
     E: From<BinaryError> + Send,
 {
-    let threads = rayon::current_num_threads().max(1);
     // (no in-order merge: only its record of the first error is used)
     let shared = Shared::new(reader, |_: ()| {}, None);
+    let total = sum_on_every_thread(add, |sink| {
+        shared.worker(&init, &work, |index, result| match result {
+            Ok(t) => sink(t),
+            Err(e) => shared.fail(index, e),
+        })
+    });
+    match shared.merged.into_inner().unwrap_or_else(|p| p.into_inner()).error {
+        Some((_, e)) => Err(e),
+        None => Ok(total),
+    }
+}
+
+/// Runs `worker` once on every thread of the current rayon pool; each hands its results
+/// to the sink it is given, and they are added up with `add` (in no particular order:
+/// each thread keeps its own sum, and the sums are added at the end). `None` where no
+/// worker gave any.
+pub(crate) fn sum_on_every_thread<T: Send>(
+    add: impl Fn(&mut T, T) + Sync,
+    worker: impl Fn(&mut dyn FnMut(T)) + Sync,
+) -> Option<T> {
+    let threads = rayon::current_num_threads().max(1);
     let totals: Mutex<Option<T>> = Mutex::new(None);
     let gather = |into: &mut Option<T>, t: T| match into {
         Some(total) => add(total, t),
@@ -98,20 +118,14 @@ where
         for _ in 0..threads {
             s.spawn(|_| {
                 let mut mine = None;
-                shared.worker(&init, &work, |index, result| match result {
-                    Ok(t) => gather(&mut mine, t),
-                    Err(e) => shared.fail(index, e),
-                });
+                worker(&mut |t| gather(&mut mine, t));
                 if let Some(t) = mine {
                     gather(&mut totals.lock().unwrap_or_else(|p| p.into_inner()), t);
                 }
             });
         }
     });
-    match shared.merged.into_inner().unwrap_or_else(|p| p.into_inner()).error {
-        Some((_, e)) => Err(e),
-        None => Ok(totals.into_inner().unwrap_or_else(|p| p.into_inner())),
-    }
+    totals.into_inner().unwrap_or_else(|p| p.into_inner())
 }
 
 struct Shared<R: Read, T, E, M> {

@@ -105,41 +105,32 @@ pub fn fold_whole_blocks_in<S, T: Send>(
             spare: Mutex::new(Vec::new()),
             ahead: AHEAD_PER_THREAD * threads,
         };
-        let totals: Mutex<Option<T>> = Mutex::new(None);
-        let gather = |into: &mut Option<T>, t: T| match into {
-            Some(total) => add(total, t),
-            None => *into = Some(t),
-        };
-        rayon::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|_| {
-                    let mut mine = None;
-                    let mut state = init();
-                    let mut on = |records: &[Record], lines: &[u32]| match work(&mut state, records, lines) {
-                        Some(t) => {
-                            gather(&mut mine, t);
-                            true
-                        }
-                        None => false,
-                    };
-                    if !fold.worker(&mut on, &read) {
-                        fold.fail();
-                    }
-                    if let Some(t) = mine {
-                        gather(&mut totals.lock().unwrap_or_else(|p| p.into_inner()), t);
-                    }
-                });
+        let total = crate::parallel::sum_on_every_thread(&add, |sink| {
+            let mut state = init();
+            let mut on = |records: &[Record], lines: &[u32]| match work(&mut state, records, lines) {
+                Some(t) => {
+                    sink(t);
+                    true
+                }
+                None => false,
+            };
+            if !fold.worker(&mut on, &read) {
+                fold.fail();
             }
         });
         if fold.failed.load(Ordering::Acquire) {
             return None;
         }
-        let mut total = totals.into_inner().unwrap_or_else(|p| p.into_inner());
         // the last block, joined from the ends of the stretches it spans
         let joins = fold.joins.into_inner().unwrap_or_else(|p| p.into_inner());
-        if let Some(last) = joins.open {
-            gather(&mut total, work(&mut init(), &last.records, &last.lines)?);
-        }
+        let total = match (total, joins.open) {
+            (total, None) => total,
+            (None, Some(last)) => Some(work(&mut init(), &last.records, &last.lines)?),
+            (Some(mut total), Some(last)) => {
+                add(&mut total, work(&mut init(), &last.records, &last.lines)?);
+                Some(total)
+            }
+        };
         Some((total, preamble))
     }
 }

@@ -145,23 +145,23 @@ impl Cursor<'_> {
     /// Decimal digits (1 to 10 of them) below 2^32.
     #[inline]
     fn uint(&mut self) -> Option<u32> {
-        let start = self.at;
+        let rest = &self.s[self.at..];
+        // (up to 11 digits looked at: more than 10 is the general path's to name)
+        let rest = &rest[..rest.len().min(11)];
         let mut v: u64 = 0;
-        while let Some(&c) = self.s.get(self.at) {
+        let mut n = 0;
+        for &c in rest {
             let d = c.wrapping_sub(b'0');
             if d > 9 {
                 break;
             }
-            self.at += 1;
-            // (more than 10 digits: the general path says what is wrong)
-            if self.at - start > 10 {
-                return None;
-            }
             v = v * 10 + d as u64;
+            n += 1;
         }
-        if self.at == start {
+        if n == 0 || n > 10 {
             return None;
         }
+        self.at += n;
         u32::try_from(v).ok()
     }
 

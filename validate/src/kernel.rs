@@ -7,7 +7,8 @@ use naga::Module;
 /// A parsed and validated kernel with its pipeline-overridable constants resolved.
 #[derive(Debug)]
 pub struct Loaded {
-    /// The module (overrides replaced by constants, only the chosen entry point kept
+    /// The module (overrides replaced by constants, and a scalar constant used in a
+    /// function by its literal, as the compiler sees it; only the chosen entry point kept
     /// when the module had overrides or several entry points).
     pub module: Module,
     /// Its validation info.
@@ -58,7 +59,8 @@ pub fn load(
     )
     .map_err(|e| InstrumentError::Override { message: with_causes(&e) })?;
     let mut module = module.into_owned();
-    let info = if resolve_array_sizes(&mut module) {
+    let inlined = inline_scalar_constants(&mut module);
+    let info = if resolve_array_sizes(&mut module) | inlined {
         validator().validate(&module).map_err(|e| InstrumentError::Internal {
             message: format!("resolving override-sized arrays: {}", e.emit_to_string(source)),
         })?
@@ -184,4 +186,30 @@ pub fn reparse_entry(wgsl: &str) -> Result<String, InstrumentError> {
             message: format!("the instrumented WGSL has entry points {found:?}"),
         }),
     }
+}
+
+/// Replaces every use of a scalar constant in a function (an override's value among
+/// them, once resolved) by its literal, as the GPU's compiler sees it: the operation
+/// count can then tell `x * 1` or `x + 0`, which the compiler removes, from `x * 2`.
+/// Whether anything was replaced.
+fn inline_scalar_constants(module: &mut naga::Module) -> bool {
+    let literal = |c: naga::Handle<naga::Constant>| match module.global_expressions[module.constants[c].init]
+    {
+        naga::Expression::Literal(l) => Some(l),
+        _ => None,
+    };
+    let literals: Vec<Option<naga::Literal>> = module.constants.iter().map(|(c, _)| literal(c)).collect();
+    let mut any = false;
+    let functions = module.functions.iter_mut().map(|(_, f)| f);
+    for f in functions.chain(module.entry_points.iter_mut().map(|e| &mut e.function)) {
+        for (_, e) in f.expressions.iter_mut() {
+            if let naga::Expression::Constant(c) = *e {
+                if let Some(l) = literals[c.index()] {
+                    *e = naga::Expression::Literal(l);
+                    any = true;
+                }
+            }
+        }
+    }
+    any
 }

@@ -26,6 +26,8 @@
 //! | `if`, `switch`, barrier | 1 |
 //! | loads and stores of locals, privates and workgroup memory (the latter are the trace's requests), constant indices, literals | 0 |
 //! | anything computed from literals, constants and overrides alone, and `if` / `switch` on it (the compiler folds them) | 0 |
+//! | an integer operation with its identity, an override's value included (`x * 1`, `x + 0`, `x - 0`, `x / 1`, `x \| 0`, `x ^ 0`, `x << 0`, `x >> 0`, `x & 0xffffffff`: the compiler removes it) | 0 |
+//! | an integer operation whose value its other operand decides alone (`x * 0`, `x & 0`, `x % 1`), and what follows from such values alone | 0 |
 //! | a function call (compilers inline them; the callee's own work counts) | 0 |
 //! | every loop iteration: the bound wgpu's shader translation (naga's SPIR-V writer, like Tint) adds to every loop so that none runs forever (a 64-bit iteration counter: compare, `all`, branch, decrement, carry compare, conversion, subtract) | [`LOOP_BOUNDING_OPS`] = 7 |
 //!
@@ -65,6 +67,9 @@ pub const I32_DIVISION_OPS: u32 = 38;
 pub struct Facts {
     consts: Vec<bool>,
     divisions: Vec<u32>,
+    /// An operation with its identity (`x * 1`, `x + 0`, `x | 0`, `x << 0`...), which
+    /// the compiler removes.
+    free: Vec<bool>,
 }
 
 impl Facts {
@@ -85,7 +90,15 @@ impl Facts {
                     _ => 0,
                 })
                 .collect();
-        Facts { consts, divisions }
+        let free = f
+            .expressions
+            .iter()
+            .map(|(_, e)| match *e {
+                Expression::Binary { op, left, right } => identity(f, op, left, right),
+                _ => false,
+            })
+            .collect();
+        Facts { consts, divisions, free }
     }
 
     /// Whether expression `h` is known when the shader is compiled.
@@ -93,8 +106,57 @@ impl Facts {
         self.consts.get(h.index()).copied().unwrap_or(false)
     }
 
+    fn free(&self, h: Handle<Expression>) -> bool {
+        self.free.get(h.index()).copied().unwrap_or(false)
+    }
+
     fn division(&self, h: Handle<Expression>) -> u32 {
         self.divisions.get(h.index()).copied().unwrap_or(0)
+    }
+}
+
+/// An integer literal's value (sign-extended), if `h` is one.
+fn int_literal(f: &Function, h: Handle<Expression>) -> Option<i64> {
+    match f.expressions[h] {
+        Expression::Literal(Literal::U32(v)) => Some(v as i64),
+        Expression::Literal(Literal::I32(v)) => Some(v as i64),
+        Expression::Literal(Literal::U64(v)) => Some(v as i64),
+        Expression::Literal(Literal::I64(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// Whether `left op right` is one operand unchanged: the other is the operation's
+/// identity (`x + 0`, `x - 0`, `x * 1`, `x / 1`, `x | 0`, `x ^ 0`, `x << 0`, `x >> 0`,
+/// `x & !0`), so the compiler removes it.
+fn identity(f: &Function, op: BinaryOperator, left: Handle<Expression>, right: Handle<Expression>) -> bool {
+    use BinaryOperator as B;
+    let (l, r) = (int_literal(f, left), int_literal(f, right));
+    let all_ones = |v: Option<i64>| v.is_some_and(|v| v == -1 || v == u32::MAX as i64);
+    match op {
+        B::Add | B::InclusiveOr | B::ExclusiveOr => l == Some(0) || r == Some(0),
+        B::Subtract | B::ShiftLeft | B::ShiftRight => r == Some(0),
+        B::Multiply => l == Some(1) || r == Some(1),
+        B::Divide => r == Some(1),
+        B::And => all_ones(l) || all_ones(r),
+        _ => false,
+    }
+}
+
+/// An operation whose value is known whatever its other operand (`x * 0`, `x & 0`,
+/// `x % 1`).
+fn annihilated(
+    f: &Function,
+    op: BinaryOperator,
+    left: Handle<Expression>,
+    right: Handle<Expression>,
+) -> bool {
+    use BinaryOperator as B;
+    let (l, r) = (int_literal(f, left), int_literal(f, right));
+    match op {
+        B::Multiply | B::And => l == Some(0) || r == Some(0),
+        B::Modulo => r == Some(1),
+        _ => false,
     }
 }
 
@@ -224,7 +286,7 @@ pub fn constants(f: &Function) -> Vec<bool> {
             | Expression::Constant(_)
             | Expression::Override(_)
             | Expression::ZeroValue(_) => true,
-            Expression::Binary { left, right, .. } => all(&[left, right]),
+            Expression::Binary { op, left, right } => all(&[left, right]) || annihilated(f, op, left, right),
             Expression::Unary { expr, .. } | Expression::As { expr, .. } => known[expr.index()],
             Expression::Splat { value, .. } => known[value.index()],
             Expression::Swizzle { vector, .. } => known[vector.index()],
@@ -249,7 +311,7 @@ pub fn expression_cost(
     facts: &Facts,
     h: Handle<Expression>,
 ) -> u32 {
-    if facts.known(h) {
+    if facts.known(h) || facts.free(h) {
         return 0;
     }
     let division = facts.division(h);
@@ -442,6 +504,55 @@ mod tests {
         // (0; twice's multiply counts in twice), the index into out (1), the store (0: a
         // `gst` record)
         assert_eq!(costs(src), vec![2]);
+    }
+
+    #[test]
+    fn an_operation_with_its_identity_costs_nothing() {
+        let body = |expr: &str| {
+            format!(
+                "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+                @compute @workgroup_size(64)
+                fn main(@builtin(local_invocation_index) li: u32) {{
+                    out[li] = {expr};
+                }}"
+            )
+        };
+        // against `li` alone: out's index
+        let cost = |expr: &str| costs(&body(expr))[0] - costs(&body("li"))[0];
+        let identities =
+            ["li * 1u", "1u * li", "li + 0u", "0u + li", "li - 0u", "li / 1u", "li | 0u", "li ^ 0u"];
+        for same in identities.into_iter().chain(["li << 0u", "li >> 0u", "li & 0xffffffffu"]) {
+            assert_eq!(cost(same), 0, "{same}");
+        }
+        // not identities: one operation each
+        for other in ["li * 2u", "li + 1u", "0u - li", "li & 1u", "1u << li"] {
+            assert_eq!(cost(other), 1, "{other}");
+        }
+        // annihilated: known whatever `li` is, and so is what follows from it alone
+        assert_eq!(cost("(li * 0u) * 5u + li"), 1, "only the last `+`");
+        assert_eq!(cost("(li & 0u) + (li % 1u)"), 0);
+    }
+
+    #[test]
+    fn an_override_set_to_an_identity_is_seen_through() {
+        let src = "
+            override K: u32 = 2u;
+            @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) li: u32) {
+                out[li] = li * K + 3u;
+            }";
+        let cost = |k: f64| {
+            let kernel = crate::kernel::load(src, "k.wgsl", None, &[("K".to_string(), k)]).unwrap();
+            let f = &kernel.module.entry_points[0].function;
+            let facts = Facts::of(f, kernel.info.get_entry_point(0), &kernel.module.types);
+            f.body.iter().map(|s| statement_cost(f, &kernel.module.global_variables, &facts, s)).sum::<u32>()
+        };
+        // the index into out, `*` and `+`; with K = 1 the multiply goes, with K = 0 the
+        // multiply's value is known (0) and `+ 3u` with it
+        assert_eq!(cost(2.0), 3);
+        assert_eq!(cost(1.0), 2);
+        assert_eq!(cost(0.0), 1);
     }
 
     #[test]

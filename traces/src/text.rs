@@ -159,7 +159,7 @@ fn refuse_repeats<E: From<TraceError>>(
 }
 
 /// A record's (block, thread, step): two neighbouring records with the same one repeat.
-fn key(r: &Record) -> (u32, u32, u32) {
+pub(crate) fn key(r: &Record) -> (u32, u32, u32) {
     (r.block, r.thread, r.step)
 }
 

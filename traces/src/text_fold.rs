@@ -22,7 +22,7 @@
 
 use crate::record::Record;
 use crate::text::{
-    check_sites, parse_block, parse_block_into, refuse_repeats_in, Block, Preamble, SiteTable,
+    check_sites, key, parse_block, parse_block_into, refuse_repeats_in, Block, Preamble, SiteTable,
 };
 use crate::text_line;
 use std::collections::BTreeMap;
@@ -174,11 +174,6 @@ fn preamble(file: &std::fs::File, len: u64, name: &str) -> Option<(Preamble, u64
         }
         head.resize(head.len() * 4, 0);
     }
-}
-
-/// A record's (block, thread, step).
-fn key(r: &Record) -> (u32, u32, u32) {
-    (r.block, r.thread, r.step)
 }
 
 /// What the workers share.

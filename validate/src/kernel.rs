@@ -62,7 +62,10 @@ pub fn load(
     let inlined = inline_scalar_constants(&mut module);
     let info = if resolve_array_sizes(&mut module) | inlined {
         validator().validate(&module).map_err(|e| InstrumentError::Internal {
-            message: format!("resolving override-sized arrays: {}", e.emit_to_string(source)),
+            message: format!(
+                "resolving override-sized arrays and inlining constants: {}",
+                e.emit_to_string(source)
+            ),
         })?
     } else {
         info.into_owned()

@@ -132,13 +132,21 @@ fn int_literal(f: &Function, h: Handle<Expression>) -> Option<i64> {
 fn identity(f: &Function, op: BinaryOperator, left: Handle<Expression>, right: Handle<Expression>) -> bool {
     use BinaryOperator as B;
     let (l, r) = (int_literal(f, left), int_literal(f, right));
-    let all_ones = |v: Option<i64>| v.is_some_and(|v| v == -1 || v == u32::MAX as i64);
+    // (every bit set in the literal's own width)
+    let all_ones = |h: Handle<Expression>| {
+        matches!(
+            f.expressions[h],
+            Expression::Literal(
+                Literal::U32(u32::MAX) | Literal::I32(-1) | Literal::U64(u64::MAX) | Literal::I64(-1)
+            )
+        )
+    };
     match op {
         B::Add | B::InclusiveOr | B::ExclusiveOr => l == Some(0) || r == Some(0),
         B::Subtract | B::ShiftLeft | B::ShiftRight => r == Some(0),
         B::Multiply => l == Some(1) || r == Some(1),
         B::Divide => r == Some(1),
-        B::And => all_ones(l) || all_ones(r),
+        B::And => all_ones(left) || all_ones(right),
         _ => false,
     }
 }

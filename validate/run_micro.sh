@@ -7,7 +7,11 @@
 #                       overhead; extra time per workgroup per SM at many = the block
 #                       launch interval
 #   global_chase.wgsl   one invocation chasing through a storage buffer of 16 KiB, 1 MiB
-#                       and 64 MiB: global-load latency (L1, L2, DRAM)
+#                       and 64 MiB, 4096 steps of 4099 words (16 KiB): global-load latency
+#                       of L1 and L2 hits (the 4096 lines a chain touches, 512 KiB, stay in
+#                       the L2 from one repetition to the next); and through 1 GiB, 2^20
+#                       steps (128 MiB of lines, beyond the L2: every step misses it): DRAM
+#                       latency (global_chase_dram; DRAM_ONLY=1 runs this row alone)
 #   tile16, aos_k2      the launch-bound suite kernels at 4x their suite dispatch
 #   stream_copy.wgsl    global-memory bandwidth: every invocation copies one vec4<u32>
 #                       between two buffers of 4 MiB and 16 MiB each (L2 hits), 64 MiB,
@@ -21,6 +25,11 @@
 #                       (DRAM): 4 M invocations, each reading 16 vec4<u32>, 1 GiB in all;
 #                       rows l2_read_<MiB>m. Bandwidth in bytes per us = 1073741824 /
 #                       median_us. L2_MIB lists the sizes; L2_ONLY=1 runs these rows alone
+#   run_copy.wgsl       DRAM bandwidth of short runs: copies of 256 MiB with the writes
+#                       (MODE=1) or the reads (MODE=2) cut into runs of 128 B to 4 KiB laid
+#                       out as a transpose (consecutive runs 2^H_LOG runs apart), and in
+#                       order on both sides (MODE=0); rows run_copy_m<MODE>_<bytes>b_h<H_LOG>.
+#                       RUNS_ONLY=1 runs these rows alone
 #   op_cost.wgsl        what an operation costs against an integer add: u32 / and %, f32 /,
 #                       i32 / (OP=0..4), 8 or 16 dependent ones per loop iteration (REP),
 #                       at 132 workgroups (8 warps per SM: latency) and 1056 (64 warps:
@@ -34,6 +43,7 @@
 # Env:    BANKSIM (default target/release/banksim), REPS (default 20), WARMUP (default 5),
 #         STREAM_MIB (stream_copy buffer sizes in MiB, default "4 16 64 256 1024"),
 #         OP_COST_ONLY=1 (only the op_cost.wgsl rows), L2_ONLY=1 (only the l2_read.wgsl rows),
+#         RUNS_ONLY=1 (only the run_copy.wgsl rows), DRAM_ONLY=1 (only global_chase_dram),
 #         L2_MIB (l2_read buffer sizes in MiB, default "1 4 16 32 256")
 set -euo pipefail
 case "${1:-}" in
@@ -53,6 +63,25 @@ m() {
     "$BANKSIM" measure "$K/$kernel" --dispatch "$dispatch" "$@" --reps "$REPS" --warmup "$WARMUP" \
         --label "$name" --json "$OUT/json/$name.json" --csv "$OUT/micro.csv"
 }
+# one dependent load per step, each a line beyond the L2 (about 1 s per repetition)
+dram_chase() {
+    REPS=3 WARMUP=1 m global_chase_dram global_chase.wgsl 1 --bind "0.0=u32:4099,1048576,268435456" \
+        --bind "0.1=iota:268435456" || echo "global_chase_dram: not measured (see the error above)"
+}
+[ "${DRAM_ONLY:-0}" = 1 ] && { dram_chase; echo "done: $OUT/micro.csv"; exit 0; }
+# 2^24 vectors (256 MiB) per buffer: 65536 workgroups of 256 as 4096,16
+rc() {
+    local mode=$1 run_log=$2 h_log=$3
+    m "run_copy_m${mode}_$((16 << run_log))b_h$h_log" run_copy.wgsl 4096,16 --override TOTAL_LOG=24 \
+        --override "MODE=$mode" --override "RUN_LOG=$run_log" --override "H_LOG=$h_log" \
+        --bind 0.0=zeros:67108864 --bind 0.1=zeros:67108864
+}
+rc 0 3 10
+for mode in 1 2; do
+    for run_log in 3 4 5 6 7 8; do rc "$mode" "$run_log" 10; done
+done
+for h_log in 6 14; do rc 1 3 "$h_log"; rc 1 4 "$h_log"; done
+[ "${RUNS_ONLY:-0}" = 1 ] && { echo "done: $OUT/micro.csv"; exit 0; }
 # 4096 x 4 workgroups of 256: 2^22 invocations reading 16 x 16 bytes each, 1 GiB in all (and
 # writing 16 MiB)
 for mib in ${L2_MIB:-1 4 16 32 256}; do
@@ -81,6 +110,7 @@ done
 for words in 4096 262144 16777216; do
     m "global_chase_w$words" global_chase.wgsl 1 --bind "0.0=u32:4099,4096,$words" --bind "0.1=iota:$words"
 done
+dram_chase
 m tile16_pad0_n65535 tile16.wgsl 65535 --override PAD=0
 m aos_k2_n65535 aos_k2.wgsl 65535
 m soa_k4_n65535 soa_k4.wgsl 65535

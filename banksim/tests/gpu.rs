@@ -125,7 +125,7 @@ fn predict_prices_the_transpose_conflicts() {
     let (t0, free0) =
         (number_after(&unpadded, "predicted:"), number_after(&unpadded, "with no bank conflicts:"));
     let (t1, free1) = (number_after(&padded, "predicted:"), number_after(&padded, "with no bank conflicts:"));
-    assert!(t0 > 1.5 * t1, "the 32-way read costs time: {t0} vs {t1}");
+    assert!(t0 > 1.3 * t1, "the 32-way read costs time: {t0} vs {t1}");
     assert_eq!(free0, t1, "{unpadded}\n{padded}");
     assert_eq!(free1, t1, "{padded}");
     // a kernel is its own reference: the measured time comes back

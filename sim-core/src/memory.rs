@@ -20,6 +20,11 @@
 //!
 //! With no L2 in the timing (or no re-reads), and every sector of the lines used, this
 //! is DRAM's bandwidth.
+//!
+//! Where the timing has a DRAM latency ([`Timing::dram_latency`]), a load's latency is
+//! that of the L2 (`global_latency`) and DRAM's in the proportion of the bytes each
+//! serves: a dispatch that reads its buffers once (a copy, a transpose) waits DRAM's, a
+//! GEMM whose tiles the L2 holds waits about the L2's.
 //! Measured on the H100 with `validate/kernels/l2_read.wgsl` and `stream_copy.wgsl`
 //! (`validate/run_micro.sh`).
 
@@ -94,6 +99,7 @@ impl Traffic {
         }
         let m = share(t, self.line_bytes(), self.bytes(), footprint.unwrap_or(self.distinct_bytes()));
         t.dram_bytes_per_cycle = m.bytes_per_cycle;
+        t.global_latency = m.latency;
         Some(m)
     }
 }
@@ -113,6 +119,10 @@ pub struct MemoryShare {
     /// the line bytes over the time the moved bytes take (what the engine uses as
     /// `dram_bytes_per_cycle`).
     pub bytes_per_cycle: f64,
+    /// The latency of a global load, cycles: `global_latency` (the L2's) and
+    /// `dram_latency` in the proportion of `bytes` each serves (`global_latency` where
+    /// the timing has no DRAM latency).
+    pub latency: u32,
 }
 
 /// The bandwidth a dispatch whose requests touch `line_bytes` of lines, moving `bytes`
@@ -135,5 +145,11 @@ pub fn share(t: &Timing, line_bytes: u64, bytes: u64, footprint: u64) -> MemoryS
         let cycles = (dram_bytes as f64 / dram).max(l2);
         line_bytes as f64 / cycles
     };
-    MemoryShare { bytes, line_bytes, footprint, dram_bytes, bytes_per_cycle }
+    let latency = if t.dram_latency == 0 || bytes == 0 {
+        t.global_latency
+    } else {
+        let (l2, dram) = (t.global_latency as f64, t.dram_latency as f64);
+        (l2 + (dram - l2) * dram_bytes as f64 / bytes as f64).round() as u32
+    };
+    MemoryShare { bytes, line_bytes, footprint, dram_bytes, bytes_per_cycle, latency }
 }

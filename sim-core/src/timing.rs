@@ -49,6 +49,12 @@ pub struct Timing {
     /// do not need it).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub global_latency: u32,
+    /// Cycles from the pipe to the data of a global load that DRAM serves, where it
+    /// differs from `global_latency` (then that of a load the L2 serves). A dispatch's
+    /// loads wait the two in the proportion of its bytes each serves (see
+    /// [`crate::memory`]). Default 0 (every load waits `global_latency`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dram_latency: u32,
     /// DRAM bandwidth of the whole device, bytes per SM clock cycle: the SMs that run
     /// blocks share it equally, and each global request's 128-byte lines pass through
     /// its SM's share (after the pipe, before `global_latency`). Default 0 (no limit).

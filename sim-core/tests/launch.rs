@@ -70,6 +70,9 @@ proptest! {
         full_hw.timing.as_mut().unwrap().gap_issue_fraction = sim_core::gap_issue_fraction(1.0, 1.0, cpo);
         // (the bandwidth the launch gave the dispatch's lines, L2 re-reads included)
         full_hw.timing.as_mut().unwrap().dram_bytes_per_cycle = l.memory.map_or(bandwidth, |m| m.bytes_per_cycle);
+        // (and the latency of its loads, from where their bytes come)
+        let latency = full_hw.timing.as_ref().unwrap().global_latency;
+        full_hw.timing.as_mut().unwrap().global_latency = l.memory.map_or(latency, |m| m.latency);
         let full = engine::run(&full_hw, &Replicated::new(&work, Some(dispatch), cpo), &EngineOptions::default()).unwrap();
         prop_assert_eq!(l.engine.cycles, full.cycles);
         prop_assert_eq!(&l.engine.total, &full.total);
@@ -125,7 +128,8 @@ proptest! {
         prop_assert!(!l.one_sm);
         let mut hw = hw.clone();
         if let Some(m) = l.memory {
-            hw.timing.as_mut().unwrap().dram_bytes_per_cycle = m.bytes_per_cycle;
+            let t = hw.timing.as_mut().unwrap();
+            (t.dram_bytes_per_cycle, t.global_latency) = (m.bytes_per_cycle, m.latency);
         }
         let full = engine::run(&hw, &Replicated::new(&same, Some(6), 1.0), &EngineOptions::default()).unwrap();
         prop_assert_eq!(l.engine.cycles, full.cycles);

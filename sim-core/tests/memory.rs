@@ -66,3 +66,25 @@ fn lines_used_in_part_move_only_their_sectors() {
     assert_eq!((s.bytes, s.dram_bytes), (1 << 20, 1 << 20));
     assert_eq!(s.bytes_per_cycle, 4000.0);
 }
+
+/// A load waits DRAM's latency for the bytes DRAM serves and the L2's for the rest.
+#[test]
+fn a_load_waits_the_latency_of_where_its_bytes_come_from() {
+    let mut t = timing(1000.0, 4000.0, 1 << 20);
+    (t.global_latency, t.dram_latency) = (500, 700);
+    // read once: every byte from DRAM
+    assert_eq!(share(&t, 1 << 30, 1 << 30, 1 << 30).latency, 700);
+    // 64 reads of a footprint the L2 holds: 1/64 from DRAM
+    assert_eq!(share(&t, 64 << 19, 64 << 19, 1 << 19).latency, 503);
+    // half from each
+    assert_eq!(share(&t, 2 << 19, 2 << 19, 1 << 19).latency, 600);
+    // no DRAM latency: every load waits the one latency
+    t.dram_latency = 0;
+    assert_eq!(share(&t, 1 << 30, 1 << 30, 1 << 30).latency, 500);
+    // and applying a traffic gives the timing its latency
+    t.dram_latency = 700;
+    let mut traffic = Traffic::default();
+    traffic.add(Op::GlobalLoad, &(0..32).map(|l| l * 4).collect::<Vec<u32>>());
+    let m = traffic.apply(&mut t, None).unwrap();
+    assert_eq!((m.latency, t.global_latency), (700, 700));
+}

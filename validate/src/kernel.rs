@@ -60,10 +60,11 @@ pub fn load(
     .map_err(|e| InstrumentError::Override { message: with_causes(&e) })?;
     let mut module = module.into_owned();
     let inlined = inline_scalar_constants(&mut module);
-    let info = if resolve_array_sizes(&mut module) | inlined {
+    let removed = crate::dead_loops::remove(&mut module);
+    let info = if resolve_array_sizes(&mut module) | inlined | removed {
         validator().validate(&module).map_err(|e| InstrumentError::Internal {
             message: format!(
-                "resolving override-sized arrays and inlining constants: {}",
+                "resolving override-sized arrays, inlining constants and removing loops that run no iteration: {}",
                 e.emit_to_string(source)
             ),
         })?

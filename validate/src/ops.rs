@@ -29,6 +29,7 @@
 //! | an integer operation with its identity, an override's value included (`x * 1`, `x + 0`, `x - 0`, `x / 1`, `x \| 0`, `x ^ 0`, `x << 0`, `x >> 0`, `x & 0xffffffff`: the compiler removes it) | 0 |
 //! | an integer operation whose value its other operand decides alone (`x * 0`, `x & 0`, `x % 1`), and what follows from such values alone | 0 |
 //! | a function call (compilers inline them; the callee's own work counts) | 0 |
+//! | a loop whose first test leaves it on values known when compiled (`j < N` with `j = 0u`, `N = 0`): [`crate::dead_loops`] removes it before counting | 0 |
 //! | every loop iteration: the bound wgpu's shader translation (naga's SPIR-V writer, like Tint) adds to every loop so that none runs forever (a 64-bit iteration counter: compare, `all`, branch, decrement, carry compare, conversion, subtract) | [`LOOP_BOUNDING_OPS`] = 7 |
 //!
 //! Integer division by a value known only at run time has no instruction on NVIDIA or

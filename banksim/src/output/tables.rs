@@ -123,12 +123,13 @@ pub fn print_engine(out: &mut dyn Write, launch: &LaunchReport) -> std::io::Resu
 pub fn memory_line(m: &sim_core::memory::MemoryShare) -> String {
     let mb = |b: u64| b as f64 / 1e6;
     format!(
-        "global memory: {:.1} MB moved (in {:.1} MB of lines) over {:.1} MB of buffers: {:.1} MB from DRAM, {:.1} MB from the L2 ({:.0} B/cycle of lines)",
+        "global memory: {:.1} MB moved (in {:.1} MB of lines) over {:.1} MB of buffers: {:.1} MB from DRAM, {:.1} MB from the L2 ({:.0} B/cycle of lines; a load waits {} cycles)",
         mb(m.bytes),
         mb(m.line_bytes),
         mb(m.footprint),
         mb(m.dram_bytes),
         mb(m.bytes - m.dram_bytes),
-        m.bytes_per_cycle
+        m.bytes_per_cycle,
+        m.latency
     )
 }

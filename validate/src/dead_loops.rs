@@ -1,0 +1,290 @@
+//! Loops that run no iteration, removed before the operation count.
+//!
+//! `for (var j = 0u; j < ALU; j++) { ... }` with `ALU = 0` never enters its body, and
+//! the GPU's compiler removes it, loop bounding and counter included. The operation
+//! count ([`crate::ops`]) would charge it its first test and wgpu's loop bounding on
+//! every pass, so a loop whose first test leaves it, with values known when the shader
+//! is compiled, is taken out of the module first. The test is the one a `for` or
+//! `while` becomes in naga's IR: the loop body begins with an `if` whose one branch is
+//! `break` and the other empty. Its condition is evaluated with literals (constants and
+//! overrides are literals by now: `kernel::load`) and the values the loop's variables
+//! were given just before it, in the same block (`var j = 0u` is such a store). A loop
+//! whose first test depends on anything else stays.
+
+use naga::{BinaryOperator, Block, Expression, Function, Handle, Literal, Statement, UnaryOperator};
+
+/// A value the first test can be decided on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Value {
+    Int(i64),
+    Bool(bool),
+}
+
+/// Removes every loop of `module` whose first test leaves it (see the module
+/// documentation); whether any was.
+pub fn remove(module: &mut naga::Module) -> bool {
+    let mut any = false;
+    let functions = module.functions.iter_mut().map(|(_, f)| f);
+    for f in functions.chain(module.entry_points.iter_mut().map(|e| &mut e.function)) {
+        let body = std::mem::take(&mut f.body);
+        // on entry, every local holds its initial value
+        let entry = f.local_variables.iter().filter_map(|(v, l)| Some((v, eval(f, l.init?, &[])?))).collect();
+        let (body, removed) = in_block(f, body, entry);
+        f.body = body;
+        any |= removed;
+    }
+    any
+}
+
+/// `block` with its loops that leave at once removed; `locals`: the values local
+/// variables are known to hold when it begins.
+fn in_block(
+    f: &Function,
+    block: Block,
+    mut locals: Vec<(Handle<naga::LocalVariable>, Value)>,
+) -> (Block, bool) {
+    let mut out = Block::with_capacity(block.len());
+    let mut removed = false;
+    for (stmt, span) in block.span_into_iter() {
+        // a block, a branch or a case begins with the values known here; a loop's body
+        // and continuing run again after changes
+        let here = locals.clone();
+        let mut nested = |b: Block, known: &Vec<_>| {
+            let (b, r) = in_block(f, b, known.clone());
+            removed |= r;
+            b
+        };
+        let stmt = match stmt {
+            Statement::Loop { body, continuing, break_if } => {
+                if leaves_at_once(f, &body, &locals) {
+                    removed = true;
+                    continue;
+                }
+                let none = Vec::new();
+                Statement::Loop { body: nested(body, &none), continuing: nested(continuing, &none), break_if }
+            }
+            Statement::Block(b) => Statement::Block(nested(b, &here)),
+            Statement::If { condition, accept, reject } => {
+                Statement::If { condition, accept: nested(accept, &here), reject: nested(reject, &here) }
+            }
+            Statement::Switch { selector, cases } => Statement::Switch {
+                selector,
+                cases: cases
+                    .into_iter()
+                    .map(|mut c| {
+                        c.body = nested(c.body, &here);
+                        c
+                    })
+                    .collect(),
+            },
+            s => s,
+        };
+        match stmt {
+            Statement::Emit(_) => {}
+            Statement::Store { pointer, value } => {
+                if let Expression::LocalVariable(v) = f.expressions[pointer] {
+                    let known = eval(f, value, &locals);
+                    locals.retain(|&(l, _)| l != v);
+                    if let Some(x) = known {
+                        locals.push((v, x));
+                    }
+                } else {
+                    // a store through a pointer may be to any local
+                    locals.clear();
+                }
+            }
+            // a loop, a branch or a block forgets what it may store to; a call (which
+            // may be given a pointer) everything
+            ref other => match stored(f, other) {
+                Some(vars) => locals.retain(|(l, _)| !vars.contains(l)),
+                None => locals.clear(),
+            },
+        }
+        out.push(stmt, span);
+    }
+    (out, removed)
+}
+
+/// The local variables `stmt` may store to, nested statements included; `None` where
+/// it may store to any (through a pointer, or in a call).
+fn stored(f: &Function, stmt: &Statement) -> Option<Vec<Handle<naga::LocalVariable>>> {
+    fn one<'a>(
+        f: &Function,
+        s: &'a Statement,
+        vars: &mut Vec<Handle<naga::LocalVariable>>,
+        blocks: &mut Vec<&'a Block>,
+    ) -> Option<()> {
+        match s {
+            Statement::Store { pointer, .. } => match f.expressions[*pointer] {
+                Expression::LocalVariable(v) => vars.push(v),
+                _ => return None,
+            },
+            Statement::Call { .. } | Statement::Atomic { .. } => return None,
+            Statement::Block(b) => blocks.push(b),
+            Statement::If { accept, reject, .. } => blocks.extend([accept, reject]),
+            Statement::Switch { cases, .. } => blocks.extend(cases.iter().map(|c| &c.body)),
+            Statement::Loop { body, continuing, .. } => blocks.extend([body, continuing]),
+            _ => {}
+        }
+        Some(())
+    }
+    let (mut vars, mut blocks) = (Vec::new(), Vec::new());
+    one(f, stmt, &mut vars, &mut blocks)?;
+    while let Some(b) = blocks.pop() {
+        for s in b.iter() {
+            one(f, s, &mut vars, &mut blocks)?;
+        }
+    }
+    Some(vars)
+}
+
+/// Whether a loop with this body leaves at its first test: an `if` on a condition known
+/// here, whose taken branch is `break` and the other empty, before anything else is done.
+fn leaves_at_once(f: &Function, body: &Block, locals: &[(Handle<naga::LocalVariable>, Value)]) -> bool {
+    for stmt in body.iter() {
+        match stmt {
+            Statement::Emit(_) => continue,
+            Statement::If { condition, accept, reject } => {
+                let is_break = |b: &Block| matches!(b.iter().as_slice(), [Statement::Break]);
+                let Some(Value::Bool(c)) = eval(f, *condition, locals) else { return false };
+                let (taken, other) = if c { (accept, reject) } else { (reject, accept) };
+                return is_break(taken) && other.is_empty();
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The value of `h`, from literals and the locals' known values alone.
+fn eval(
+    f: &Function,
+    h: Handle<Expression>,
+    locals: &[(Handle<naga::LocalVariable>, Value)],
+) -> Option<Value> {
+    use Value::{Bool, Int};
+    Some(match f.expressions[h] {
+        Expression::Literal(l) => match l {
+            Literal::U32(x) => Int(x as i64),
+            Literal::I32(x) => Int(x as i64),
+            Literal::Bool(b) => Bool(b),
+            _ => return None,
+        },
+        Expression::Load { pointer } => {
+            let Expression::LocalVariable(v) = f.expressions[pointer] else { return None };
+            locals.iter().find(|&&(l, _)| l == v)?.1
+        }
+        Expression::Unary { op: UnaryOperator::LogicalNot, expr } => match eval(f, expr, locals)? {
+            Bool(b) => Bool(!b),
+            Int(_) => return None,
+        },
+        Expression::Binary { op, left, right } => {
+            let (a, b) = (eval(f, left, locals)?, eval(f, right, locals)?);
+            match (a, b) {
+                (Int(a), Int(b)) => match op {
+                    BinaryOperator::Less => Bool(a < b),
+                    BinaryOperator::LessEqual => Bool(a <= b),
+                    BinaryOperator::Greater => Bool(a > b),
+                    BinaryOperator::GreaterEqual => Bool(a >= b),
+                    BinaryOperator::Equal => Bool(a == b),
+                    BinaryOperator::NotEqual => Bool(a != b),
+                    _ => return None,
+                },
+                (Bool(a), Bool(b)) => match op {
+                    BinaryOperator::LogicalAnd => Bool(a && b),
+                    BinaryOperator::LogicalOr => Bool(a || b),
+                    BinaryOperator::Equal => Bool(a == b),
+                    BinaryOperator::NotEqual => Bool(a != b),
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// How many loops `main` has left after removal (with the overrides set, and
+    /// constants as literals, as `kernel::load` has them).
+    fn loops_left(src: &str, overrides: &[(&str, f64)]) -> usize {
+        let module = naga::front::wgsl::parse_str(src).unwrap();
+        let info = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .unwrap();
+        let constants: naga::back::PipelineConstants =
+            overrides.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+        let (module, _) =
+            naga::back::pipeline_constants::process_overrides(&module, &info, None, &constants).unwrap();
+        let mut module = module.into_owned();
+        // (as kernel::load does: constants as literals)
+        for (_, e) in module.entry_points[0].function.expressions.iter_mut() {
+            if let naga::Expression::Constant(c) = *e {
+                if let naga::Expression::Literal(l) = module.global_expressions[module.constants[c].init] {
+                    *e = naga::Expression::Literal(l);
+                }
+            }
+        }
+        super::remove(&mut module);
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+            .validate(&module)
+            .expect("the module validates with the loops removed");
+        fn count(b: &naga::Block) -> usize {
+            b.iter()
+                .map(|s| match s {
+                    naga::Statement::Loop { body, continuing, .. } => 1 + count(body) + count(continuing),
+                    naga::Statement::Block(b) => count(b),
+                    naga::Statement::If { accept, reject, .. } => count(accept) + count(reject),
+                    _ => 0,
+                })
+                .sum()
+        }
+        count(&module.entry_points[0].function.body)
+    }
+
+    const SRC: &str = "
+        override N: u32 = 0;
+        override M: i32 = 0;
+        @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(local_invocation_index) li: u32) {
+            var acc = li;
+            for (var k = 0u; k < li; k++) {
+                for (var j = 0u; j < N; j++) { acc = acc * 3u + 1u; }
+            }
+            var i = 5;
+            while (i < M) { acc += 1u; i++; }
+            out[li] = acc;
+        }";
+
+    #[test]
+    fn a_loop_whose_first_test_leaves_it_is_removed() {
+        // N = 0: `0 < 0` is false, the inner `for` goes; M = 5: `5 < 5`, the `while` goes
+        assert_eq!(loops_left(SRC, &[("N", 0.0), ("M", 5.0)]), 1);
+        assert_eq!(loops_left(SRC, &[("N", 0.0), ("M", -3.0)]), 1);
+    }
+
+    #[test]
+    fn a_loop_that_runs_or_may_run_stays() {
+        // N = 1, M = 6: both run once (an outer loop on `li` is unknown when compiled)
+        assert_eq!(loops_left(SRC, &[("N", 1.0), ("M", 6.0)]), 3);
+        // a counter given a value only known at run time
+        let src = "
+            @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) li: u32) {
+                var j = li;
+                loop { if j >= 0u { break; } j++; }
+                var k = 0u;
+                j = 3u;
+                while (k < 1u) { k++; }
+                out[li] = j;
+            }";
+        // the first loop's test needs `li`; the second runs (0 < 1)
+        assert_eq!(loops_left(src, &[]), 2);
+    }
+}

@@ -30,6 +30,10 @@
 #                       out as a transpose (consecutive runs 2^H_LOG runs apart), and in
 #                       order on both sides (MODE=0); rows run_copy_m<MODE>_<bytes>b_h<H_LOG>.
 #                       RUNS_ONLY=1 runs these rows alone
+#   tile32.wgsl         the 32x32 tile transpose's loads with its transposed writes (MODE=0),
+#                       writes in order (MODE=1) or none (MODE=2), at 128 x 128 workgroups
+#                       (64 MiB per buffer: DRAM) and 64 x 64 (16 MiB: the L2); rows
+#                       tile32_m<MODE>_g<groups_x>. TILE_ONLY=1 runs these rows alone
 #   op_cost.wgsl        what an operation costs against an integer add: u32 / and %, f32 /,
 #                       i32 / (OP=0..4), 8 or 16 dependent ones per loop iteration (REP),
 #                       at 132 workgroups (8 warps per SM: latency) and 1056 (64 warps:
@@ -44,6 +48,7 @@
 #         STREAM_MIB (stream_copy buffer sizes in MiB, default "4 16 64 256 1024"),
 #         OP_COST_ONLY=1 (only the op_cost.wgsl rows), L2_ONLY=1 (only the l2_read.wgsl rows),
 #         RUNS_ONLY=1 (only the run_copy.wgsl rows), DRAM_ONLY=1 (only global_chase_dram),
+#         TILE_ONLY=1 (only the tile32.wgsl rows),
 #         L2_MIB (l2_read buffer sizes in MiB, default "1 4 16 32 256")
 set -euo pipefail
 case "${1:-}" in
@@ -69,6 +74,15 @@ dram_chase() {
         --bind "0.1=iota:268435456" || echo "global_chase_dram: not measured (see the error above)"
 }
 [ "${DRAM_ONLY:-0}" = 1 ] && { dram_chase; echo "done: $OUT/micro.csv"; exit 0; }
+# 32 x 32 floats per workgroup: 2^24 (64 MiB) per buffer at 128 x 128, 2^22 at 64 x 64
+for g in 128 64; do
+    [ "${RUNS_ONLY:-0}" = 1 ] && break
+    for mode in 0 1 2; do
+        m "tile32_m${mode}_g$g" tile32.wgsl "$g,$g" --override "MODE=$mode" \
+            --bind "0.0=zeros:$((1024 * g * g))" --bind "0.1=zeros:$((1024 * g * g))"
+    done
+done
+[ "${TILE_ONLY:-0}" = 1 ] && { echo "done: $OUT/micro.csv"; exit 0; }
 # 2^24 vectors (256 MiB) per buffer: 65536 workgroups of 256 as 4096,16
 rc() {
     local mode=$1 run_log=$2 h_log=$3

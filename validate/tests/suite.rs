@@ -750,3 +750,57 @@ fn global_accesses_are_records_with_their_dependences() {
         assert_eq!(model.evaluate(&r.warp_request()).wavefronts, 1);
     }
 }
+
+/// The global stores of a capture, by (block, thread), as offsets from the lowest.
+fn store_offsets(c: &Capture) -> BTreeMap<(u32, u32), u32> {
+    let stores: Vec<&Record> = c.trace.records.iter().filter(|r| r.op == Op::GlobalStore).collect();
+    let base = stores.iter().map(|r| r.addr).min().unwrap_or(0);
+    stores.iter().map(|r| ((r.block, r.thread), r.addr - base)).collect()
+}
+
+/// The DRAM microbenchmarks write where their headers say: `run_copy.wgsl` lays its
+/// runs out as a transpose (every vector written once), `tile32.wgsl` writes the tile
+/// transposed, in order, or not at all, after the same loads.
+#[test]
+fn dram_microbenchmarks_write_where_they_say() {
+    let Some(gpu) = open_for_tests("dram_microbenchmarks_write_where_they_say") else { return };
+    // 2^12 vectors in runs of 4, 8 rows of runs (16 workgroups of 256)
+    let (total, run_log, rows) = (12u32, 2u32, 3u32);
+    for mode in [0u32, 1] {
+        let overrides = [
+            ("TOTAL_LOG", total as f64),
+            ("RUN_LOG", run_log as f64),
+            ("H_LOG", rows as f64),
+            ("MODE", mode as f64),
+        ];
+        let c = run(gpu, "run_copy.wgsl", [16, 1, 1], &overrides, &["0.0=zeros:16384", "0.1=zeros:16384"]);
+        let got = store_offsets(&c);
+        assert_eq!(got.len(), 1 << total);
+        let cols = total - run_log - rows;
+        for (&(block, thread), &off) in &got {
+            let i = block * 256 + thread;
+            let (j, k) = (i >> run_log, i & ((1 << run_log) - 1));
+            let (r, col) = (j >> cols, j & ((1 << cols) - 1));
+            let want = if mode == 1 { (((col << rows) | r) << run_log) | k } else { i };
+            assert_eq!(off, 16 * want, "mode {mode}, vector {i}");
+        }
+    }
+    // 2 x 2 workgroups of 32 x 32: a 64 x 64 matrix of floats
+    for mode in [0u32, 1, 2] {
+        let c = run(gpu, "tile32.wgsl", [2, 2, 1], &[("MODE", mode as f64)], &[]);
+        let loads = c.trace.records.iter().filter(|r| r.op == Op::GlobalLoad).count();
+        assert_eq!(loads, 4096, "mode {mode}: the loads stay");
+        let got = store_offsets(&c);
+        if mode == 2 {
+            assert!(got.is_empty(), "mode 2 writes nothing");
+            continue;
+        }
+        assert_eq!(got.len(), 4096);
+        for (&(block, thread), &off) in &got {
+            let (wx, wy, lx, ly) = (block % 2, block / 2, thread % 32, thread / 32);
+            let (x, y) = (wx * 32 + lx, wy * 32 + ly);
+            let want = if mode == 0 { (wx * 32 + ly) * 64 + wy * 32 + lx } else { y * 64 + x };
+            assert_eq!(off, 4 * want, "mode {mode}, block {block}, thread {thread}");
+        }
+    }
+}

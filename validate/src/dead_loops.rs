@@ -206,33 +206,12 @@ fn eval(
 
 #[cfg(test)]
 mod tests {
-    /// How many loops `main` has left after removal (with the overrides set, and
-    /// constants as literals, as `kernel::load` has them).
+    /// How many loops `main` has left once loaded as a capture loads it
+    /// ([`crate::kernel::load`]: overrides set, constants as literals, these loops
+    /// removed, the module validated again).
     fn loops_left(src: &str, overrides: &[(&str, f64)]) -> usize {
-        let module = naga::front::wgsl::parse_str(src).unwrap();
-        let info = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::all(),
-        )
-        .validate(&module)
-        .unwrap();
-        let constants: naga::back::PipelineConstants =
-            overrides.iter().map(|&(k, v)| (k.to_string(), v)).collect();
-        let (module, _) =
-            naga::back::pipeline_constants::process_overrides(&module, &info, None, &constants).unwrap();
-        let mut module = module.into_owned();
-        // (as kernel::load does: constants as literals)
-        for (_, e) in module.entry_points[0].function.expressions.iter_mut() {
-            if let naga::Expression::Constant(c) = *e {
-                if let naga::Expression::Literal(l) = module.global_expressions[module.constants[c].init] {
-                    *e = naga::Expression::Literal(l);
-                }
-            }
-        }
-        super::remove(&mut module);
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
-            .validate(&module)
-            .expect("the module validates with the loops removed");
+        let overrides: Vec<(String, f64)> = overrides.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+        let module = crate::kernel::load(src, "loops.wgsl", None, &overrides).unwrap().module;
         fn count(b: &naga::Block) -> usize {
             b.iter()
                 .map(|s| match s {

@@ -68,9 +68,11 @@ fn writes_predictions_calibration_and_a_scatter_plot() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("holdout: 1 predicted variants with a measurement"), "{stdout}");
+    // a measure.csv with no `global_bytes` (an older `banksim measure`) is warned about
+    assert!(stderr.contains("no `global_bytes` column"), "{stderr}");
     let csv = std::fs::read_to_string(out.join("predictions.csv")).unwrap();
     assert_eq!(csv.lines().count(), 6, "{csv}");
     // references are given, not predicted
@@ -93,7 +95,8 @@ fn an_unmeasured_variant_is_predicted_and_an_unmeasured_reference_or_missing_tra
     let (_tmp, dir) = tmp("bad");
     let (suite, traces) = suite(&dir);
     let measured = dir.join("measure.csv");
-    std::fs::write(&measured, "label,median_us\nk_s1,10\nk_s4,14\nk_s32,60\nh_s1,40\n").unwrap();
+    std::fs::write(&measured, "label,median_us,global_bytes\nk_s1,10,0\nk_s4,14,0\nk_s32,60,0\nh_s1,40,0\n")
+        .unwrap();
     let args = |m: &Path, t: &Path| {
         banksim(&[
             "calibrate",
@@ -117,6 +120,7 @@ fn an_unmeasured_variant_is_predicted_and_an_unmeasured_reference_or_missing_tra
     assert!(f[6].is_empty() && f[8].is_empty() && f[10].is_empty(), "no measured figures: {row}");
     assert!(f[7].parse::<f64>().unwrap() > 0.0, "a predicted time: {row}");
     assert!(out.contains("holdout: 0 predicted variants with a measurement"), "{out}");
+    assert!(!err.contains("global_bytes"), "the column is there: {err}");
     // a family's reference without a time: the error says which and why
     std::fs::write(&measured, "label,median_us\nk_s1,10\nk_s4,14\nk_s32,60\nh_s16,40\n").unwrap();
     let o = args(&measured, &traces);

@@ -180,6 +180,14 @@ fn read_measured(path: &Path) -> Result<HashMap<String, Measured>> {
     // lines are used)
     let shared = headers.iter().position(|h| h == "shared_bytes");
     let global = headers.iter().position(|h| h == "global_bytes");
+    if global.is_none() {
+        eprintln!(
+            "warning: {}: no `global_bytes` column (an older `banksim measure`): a variant with global \
+             loads or stores takes its capture's distinct lines for its buffers, so the re-reads of \
+             its replicated workgroups count as L2 hits; measure again to record the buffers' size",
+            path.display()
+        );
+    }
     let mut out = HashMap::new();
     for (i, rec) in r.records().enumerate() {
         let rec = rec.with_context(|| format!("{}:{}", path.display(), i + 2))?;

@@ -20,13 +20,14 @@
 //!
 //! With no L2 in the timing (or no re-reads), and every sector of the lines used, this
 //! is DRAM's bandwidth.
+//! Measured on the H100 with `validate/kernels/l2_read.wgsl` and `stream_copy.wgsl`
+//! (`validate/run_micro.sh`).
 //!
 //! Where the timing has a DRAM latency ([`Timing::dram_latency`]), a load's latency is
 //! that of the L2 (`global_latency`) and DRAM's in the proportion of the bytes each
 //! serves: a dispatch that reads its buffers once (a copy, a transpose) waits DRAM's, a
-//! GEMM whose tiles the L2 holds waits about the L2's.
-//! Measured on the H100 with `validate/kernels/l2_read.wgsl` and `stream_copy.wgsl`
-//! (`validate/run_micro.sh`).
+//! GEMM whose tiles the L2 holds waits about the L2's (both measured with
+//! `validate/kernels/global_chase.wgsl`).
 
 use crate::model::{distinct_units, GLOBAL_LINE_BYTES};
 use crate::timing::Timing;

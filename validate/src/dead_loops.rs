@@ -48,7 +48,6 @@ fn in_block(
     for (stmt, span) in block.span_into_iter() {
         // a block, a branch or a case begins with the values known here; a loop's body
         // and continuing run again after changes
-        let here = locals.clone();
         let mut nested = |b: Block, known: &Vec<_>| {
             let (b, r) = in_block(f, b, known.clone());
             removed |= r;
@@ -63,39 +62,32 @@ fn in_block(
                 let none = Vec::new();
                 Statement::Loop { body: nested(body, &none), continuing: nested(continuing, &none), break_if }
             }
-            Statement::Block(b) => Statement::Block(nested(b, &here)),
+            Statement::Block(b) => Statement::Block(nested(b, &locals)),
             Statement::If { condition, accept, reject } => {
-                Statement::If { condition, accept: nested(accept, &here), reject: nested(reject, &here) }
+                Statement::If { condition, accept: nested(accept, &locals), reject: nested(reject, &locals) }
             }
             Statement::Switch { selector, cases } => Statement::Switch {
                 selector,
                 cases: cases
                     .into_iter()
                     .map(|mut c| {
-                        c.body = nested(c.body, &here);
+                        c.body = nested(c.body, &locals);
                         c
                     })
                     .collect(),
             },
             s => s,
         };
-        match stmt {
-            Statement::Emit(_) => {}
-            Statement::Store { pointer, value } => {
-                if let Expression::LocalVariable(v) = f.expressions[pointer] {
-                    let known = eval(f, value, &locals);
-                    locals.retain(|&(l, _)| l != v);
-                    if let Some(x) = known {
-                        locals.push((v, x));
-                    }
-                } else {
-                    // a store through a pointer may be to any local
-                    locals.clear();
-                }
+        match (&stmt, stored_local(f, &stmt)) {
+            (Statement::Emit(_), _) => {}
+            (&Statement::Store { value, .. }, Some(v)) => {
+                let known = eval(f, value, &locals);
+                locals.retain(|&(l, _)| l != v);
+                locals.extend(known.map(|x| (v, x)));
             }
-            // a loop, a branch or a block forgets what it may store to; a call (which
-            // may be given a pointer) everything
-            ref other => match stored(f, other) {
+            // a loop, a branch or a block forgets what it may store to; a store through
+            // a pointer or a call (which may be given one) everything
+            (other, _) => match stored(f, other) {
                 Some(vars) => locals.retain(|(l, _)| !vars.contains(l)),
                 None => locals.clear(),
             },
@@ -103,6 +95,17 @@ fn in_block(
         out.push(stmt, span);
     }
     (out, removed)
+}
+
+/// The local variable `stmt` stores to, where it is a store to a whole local.
+fn stored_local(f: &Function, stmt: &Statement) -> Option<Handle<naga::LocalVariable>> {
+    match *stmt {
+        Statement::Store { pointer, .. } => match f.expressions[pointer] {
+            Expression::LocalVariable(v) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The local variables `stmt` may store to, nested statements included; `None` where
@@ -115,10 +118,7 @@ fn stored(f: &Function, stmt: &Statement) -> Option<Vec<Handle<naga::LocalVariab
         blocks: &mut Vec<&'a Block>,
     ) -> Option<()> {
         match s {
-            Statement::Store { pointer, .. } => match f.expressions[*pointer] {
-                Expression::LocalVariable(v) => vars.push(v),
-                _ => return None,
-            },
+            Statement::Store { .. } => vars.push(stored_local(f, s)?),
             Statement::Call { .. } | Statement::Atomic { .. } => return None,
             Statement::Block(b) => blocks.push(b),
             Statement::If { accept, reject, .. } => blocks.extend([accept, reject]),

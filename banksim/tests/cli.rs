@@ -204,7 +204,17 @@ fn run_grid_repeats_blocks_and_cycles_per_op_scales_the_gaps() {
     assert!(cycles(&["--cycles-per-op", "1", "--issue-per-op", "1", "--issue-share", "0.25"]) != whole_gap);
     let o = banksim(&["run", path.to_str().unwrap(), "--cycles", "--grid", "4", "--per-request", "x.csv"]);
     let (_, err) = text(&o);
-    assert!(!o.status.success() && err.contains("do not combine with --per-request"), "{err}");
+    assert!(!o.status.success() && err.contains("--grid runs a workload other than the trace"), "{err}");
+    // costed gaps run the trace's own requests: --per-request gives each its cycles, the
+    // last done at the block's end
+    let rows = tmp("costed.csv");
+    let costed = cycles(&["--cycles-per-op", "3", "--per-request", rows.to_str().unwrap()]);
+    assert_eq!(costed, quarter);
+    let mut reader = csv::Reader::from_path(&rows).unwrap();
+    let done = reader.headers().unwrap().iter().position(|h| h == "done").expect("a done column");
+    let ends: Vec<u64> = reader.records().map(|r| r.unwrap()[done].parse().unwrap()).collect();
+    assert_eq!(ends.len(), 8 * 64);
+    assert_eq!(ends.iter().max().copied(), Some(costed));
 }
 
 #[test]

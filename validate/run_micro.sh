@@ -34,6 +34,14 @@
 #                       writes in order (MODE=1) or none (MODE=2), at 128 x 128 workgroups
 #                       (64 MiB per buffer: DRAM) and 64 x 64 (16 MiB: the L2); rows
 #                       tile32_m<MODE>_g<groups_x>. TILE_ONLY=1 runs these rows alone
+#   load_mlp.wgsl       a global load's latency with many in flight: one wave of 1, 2, 4 or 8
+#                       workgroups of 8 warps per SM (SMS, default 132), each warp making
+#                       round trips of 1 or 4 independent line loads; time per round trip =
+#                       the latency at LOADS x warps per SM lines in flight. From DRAM
+#                       (512 MiB, each line read once; consecutive lines, or 16 KiB apart
+#                       with SCATTER=7) and from the L2 (16 MiB); rows
+#                       load_mlp_<dram|dram_s7|l2>_b<blocks per SM>_l<LOADS>_s<STEPS>.
+#                       MLP_ONLY=1 runs these rows alone
 #   op_cost.wgsl        what an operation costs against an integer add: u32 / and %, f32 /,
 #                       i32 / (OP=0..4), 8 or 16 dependent ones per loop iteration (REP),
 #                       at 132 workgroups (8 warps per SM: latency) and 1056 (64 warps:
@@ -48,7 +56,7 @@
 #         STREAM_MIB (stream_copy buffer sizes in MiB, default "4 16 64 256 1024"),
 #         OP_COST_ONLY=1 (only the op_cost.wgsl rows), L2_ONLY=1 (only the l2_read.wgsl rows),
 #         RUNS_ONLY=1 (only the run_copy.wgsl rows), DRAM_ONLY=1 (only global_chase_dram),
-#         TILE_ONLY=1 (only the tile32.wgsl rows),
+#         TILE_ONLY=1 (only the tile32.wgsl rows), MLP_ONLY=1 (only the load_mlp.wgsl rows),
 #         L2_MIB (l2_read buffer sizes in MiB, default "1 4 16 32 256")
 set -euo pipefail
 case "${1:-}" in
@@ -74,6 +82,23 @@ dram_chase() {
         --bind "0.1=iota:268435456" || echo "global_chase_dram: not measured (see the error above)"
 }
 [ "${DRAM_ONLY:-0}" = 1 ] && { dram_chase; echo "done: $OUT/micro.csv"; exit 0; }
+# every row walks 2^22 lines (each once from the 2^22-line buffer, 32 times the 2^17-line one)
+load_mlp() {
+    local sms=${SMS:-132} b loads steps where
+    for b in 1 2 4 8; do
+        for loads in 1 4; do
+            steps=$((4194304 / (sms * b * 8 * loads)))
+            for where in dram:22:0 dram_s7:22:7 l2:17:0; do
+                IFS=: read -r name lines scatter <<< "$where"
+                m "load_mlp_${name}_b${b}_l${loads}_s$steps" load_mlp.wgsl "$((sms * b))" \
+                    --override "LOADS=$loads" --override "STEPS=$steps" --override "LINES_LOG=$lines" \
+                    --override "SCATTER=$scatter" --bind "0.0=zeros:$((32 << lines))" \
+                    --bind "0.1=zeros:$((sms * b * 256))"
+            done
+        done
+    done
+}
+[ "${MLP_ONLY:-0}" = 1 ] && { load_mlp; echo "done: $OUT/micro.csv"; exit 0; }
 # 32 x 32 floats per workgroup: 2^24 (64 MiB) per buffer at 128 x 128, 2^22 at 64 x 64
 for g in 128 64; do
     [ "${RUNS_ONLY:-0}" = 1 ] && break
@@ -125,6 +150,7 @@ for words in 4096 262144 16777216; do
     m "global_chase_w$words" global_chase.wgsl 1 --bind "0.0=u32:4099,4096,$words" --bind "0.1=iota:$words"
 done
 dram_chase
+load_mlp
 m tile16_pad0_n65535 tile16.wgsl 65535 --override PAD=0
 m aos_k2_n65535 aos_k2.wgsl 65535
 m soa_k4_n65535 soa_k4.wgsl 65535

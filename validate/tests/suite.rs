@@ -804,3 +804,51 @@ fn dram_microbenchmarks_write_where_they_say() {
         }
     }
 }
+
+/// `load_mlp.wgsl` reads the lines its header says: step j's k-th load of warp g reads
+/// line (j LOADS + k) warps + g, rotated left by SCATTER bits within LINES_LOG, each
+/// lane its own word of the line; every line of the buffer once.
+#[test]
+fn load_mlp_reads_the_lines_its_header_says() {
+    let Some(gpu) = open_for_tests("load_mlp_reads_the_lines_its_header_says") else { return };
+    // 2 workgroups: 16 warps x 4 loads x 4 steps = 256 lines, the whole 2^8-line buffer
+    let (loads, steps, lines_log, warps) = (4u32, 4u32, 8u32, 16u32);
+    for scatter in [0u32, 3] {
+        let overrides = [
+            ("LOADS", loads as f64),
+            ("STEPS", steps as f64),
+            ("LINES_LOG", lines_log as f64),
+            ("SCATTER", scatter as f64),
+        ];
+        let c = run(gpu, "load_mlp.wgsl", [2, 1, 1], &overrides, &["0.0=zeros:8192", "0.1=zeros:512"]);
+        let mut per_thread: BTreeMap<(u32, u32), Vec<(u32, u32)>> = BTreeMap::new();
+        for r in c.trace.records.iter().filter(|r| r.op == Op::GlobalLoad) {
+            per_thread.entry((r.block, r.thread)).or_default().push((r.step, r.addr));
+        }
+        let base = per_thread.values().flatten().map(|&(_, a)| a).min().unwrap();
+        let mask = (1u32 << lines_log) - 1;
+        let mut seen = vec![0u32; 1 << lines_log];
+        assert_eq!(per_thread.len(), 512);
+        for (&(block, thread), reads) in &mut per_thread {
+            reads.sort_unstable();
+            assert_eq!(reads.len() as u32, steps * loads, "block {block}, thread {thread}");
+            let (g, lane) = (block * 8 + thread / 32, thread % 32);
+            for (i, &(_, addr)) in reads.iter().enumerate() {
+                let (j, k) = (i as u32 / loads, i as u32 % loads);
+                let line = ((j * loads + k) * warps + g) & mask;
+                let line = if scatter == 0 {
+                    line
+                } else {
+                    ((line << scatter) | (line >> (lines_log - scatter))) & mask
+                };
+                assert_eq!(
+                    addr - base,
+                    4 * (line * 32 + lane),
+                    "scatter {scatter}, warp {g}, step {j}, load {k}"
+                );
+                seen[line as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 32), "scatter {scatter}: every line once, by a whole warp");
+    }
+}

@@ -212,3 +212,33 @@ fn run_predict_and_calibrate_give_the_same_cycles_for_the_same_trace_and_dispatc
     let run = engine_cycles(&String::from_utf8_lossy(&o.stdout));
     assert_eq!(2 * run, calibrated as u64, "cycles per op {c}: {row}");
 }
+
+/// With no fit variant measured besides the references, nothing chooses between the
+/// issue models tried: the preset's issue share is taken, as its overlap is.
+#[test]
+fn with_nothing_to_fit_the_preset_model_is_kept() {
+    let (_tmp, dir) = tmp("nofit");
+    let (suite, traces) = suite(&dir);
+    let measured = dir.join("measure.csv");
+    std::fs::write(&measured, "label,median_us,global_bytes\nk_s1,10,0\nh_s1,40,0\nh_s16,90,0\n").unwrap();
+    let o = banksim(&[
+        "calibrate",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--measured",
+        measured.to_str().unwrap(),
+        "--traces",
+        traces.to_str().unwrap(),
+        "--issue-share",
+        "0.2,0.33",
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{out}\n{err}");
+    let summary = out.lines().find(|l| l.starts_with("fitted on the fit families")).expect(&out);
+    // the h100 preset's: a quarter of an operation's cycles, up to 2 (neither share asked for)
+    assert!(summary.contains("the preset's, and its issue share"), "{summary}");
+    assert!(summary.contains("issue share 0.25 of an operation's cycles, at most 2 cycles"), "{summary}");
+    assert!(summary.contains("pair tried: 0.25 up to 2:") && !summary.contains("0.33 up to"), "{summary}");
+}

@@ -305,7 +305,8 @@ pub struct SuiteCalibration {
 
 /// Calibrates the suite: see the module documentation. `issue` lists the issue models
 /// to try, (most issue cycles per operation, share of an operation's cycles): the one
-/// with the smallest squared error on the fit families wins. `progress` is called once
+/// with the smallest squared error on the fit families wins (the preset's alone where no
+/// fit family has a measured variant besides its reference). `progress` is called once
 /// per engine evaluation finished (for a progress bar).
 pub fn predict_suite(
     hw: &Hardware,
@@ -315,6 +316,16 @@ pub fn predict_suite(
     issue: &[(f64, f64)],
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<SuiteCalibration, CalibrateError> {
+    // with no measured fit variant besides the references nothing chooses between the
+    // issue models: the preset's, as its overlap is taken
+    let reference = |i: usize| variants.iter().position(|w| w.family == variants[i].family) == Some(i);
+    let fit_rows = (0..variants.len())
+        .any(|i| variants[i].role == Role::Fit && variants[i].measured_us.is_finite() && !reference(i));
+    let preset = hw.timing.as_ref().and_then(|t| t.ops.as_ref()).map(|o| [(o.issue_per_op, o.issue_share)]);
+    let issue = match &preset {
+        Some(preset) if !fit_rows => &preset[..],
+        _ => issue,
+    };
     let mut best: Option<(f64, SuiteCalibration)> = None;
     let mut search = Vec::new();
     for &(ipo, share) in issue {

@@ -427,7 +427,7 @@ fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result
     out,
     "fitted on the fit families: overlap {:.4}{}, issue share {} of an operation's cycles, at most {} cycles (squared error per pair tried: {}); dispatch overhead {:.2} us",
     cal.overlap,
-    if cal.overlap_fitted { "" } else { " (the preset's: no measured fit variant besides the references)" },
+    if cal.overlap_fitted { "" } else { " (the preset's, and its issue share: no measured fit variant besides the references)" },
     cal.model.issue_share,
     cal.model.issue_per_op,
     cal.search.iter().map(|(c, s, e)| format!("{s} up to {c}: {e:.4}")).collect::<Vec<_>>().join(", "),

@@ -8,6 +8,24 @@ fn banksim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_banksim")).args(args).output().unwrap()
 }
 
+/// `banksim calibrate` of `suite` with the times in `measured` and the traces in `traces`,
+/// writing to `out`, with `extra` arguments.
+fn calibrate(suite: &Path, measured: &Path, traces: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "calibrate",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--measured",
+        measured.to_str().unwrap(),
+        "--traces",
+        traces.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    banksim(&args)
+}
+
 /// A fresh folder and its path; the folder goes when the `TempDir` is dropped, so keep it
 /// bound until the test ends.
 fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
@@ -51,23 +69,8 @@ fn writes_predictions_calibration_and_a_scatter_plot() {
     // made-up times: conflicts slow the kernel down
     std::fs::write(&measured, "label,median_us\nk_s1,10\nk_s4,14\nk_s32,60\nh_s1,40\nh_s16,90\n").unwrap();
     let out = dir.join("out");
-    let o = banksim(&[
-        "calibrate",
-        "--suite",
-        suite.to_str().unwrap(),
-        "--measured",
-        measured.to_str().unwrap(),
-        "--traces",
-        traces.to_str().unwrap(),
-        "--occupancy",
-        "limits",
-        "--issue-per-op",
-        "1",
-        "--issue-share",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let extra = ["--occupancy", "limits", "--issue-per-op", "1", "--issue-share", "1"];
+    let o = calibrate(&suite, &measured, &traces, &out, &extra);
     let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("holdout: 1 predicted variants with a measurement"), "{stdout}");
@@ -97,19 +100,7 @@ fn an_unmeasured_variant_is_predicted_and_an_unmeasured_reference_or_missing_tra
     let measured = dir.join("measure.csv");
     std::fs::write(&measured, "label,median_us,global_bytes\nk_s1,10,0\nk_s4,14,0\nk_s32,60,0\nh_s1,40,0\n")
         .unwrap();
-    let args = |m: &Path, t: &Path| {
-        banksim(&[
-            "calibrate",
-            "--suite",
-            suite.to_str().unwrap(),
-            "--measured",
-            m.to_str().unwrap(),
-            "--traces",
-            t.to_str().unwrap(),
-            "--out",
-            dir.join("out").to_str().unwrap(),
-        ])
-    };
+    let args = |m: &Path, t: &Path| calibrate(&suite, m, t, &dir.join("out"), &[]);
     // h_s16 has no time: predicted from its family's reference, never fitted to
     let o = args(&measured, &traces);
     let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
@@ -172,21 +163,8 @@ fn run_predict_and_calibrate_give_the_same_cycles_for_the_same_trace_and_dispatc
     let measured = dir.join("measure.csv");
     std::fs::write(&measured, "label,median_us\nk_s1,10\nk_s4,14\nk_s32,60\nh_s1,40\nh_s16,90\n").unwrap();
     let out_dir = dir.join("out");
-    let o = banksim(&[
-        "calibrate",
-        "--suite",
-        suite.to_str().unwrap(),
-        "--measured",
-        measured.to_str().unwrap(),
-        "--traces",
-        traces.to_str().unwrap(),
-        "--issue-per-op",
-        "1",
-        "--issue-share",
-        "0.25",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
+    let o =
+        calibrate(&suite, &measured, &traces, &out_dir, &["--issue-per-op", "1", "--issue-share", "0.25"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let ron = std::fs::read_to_string(out_dir.join("calibration.ron")).unwrap();
     let at = ron.find("(\"h\", ").expect(&ron) + "(\"h\", ".len();
@@ -221,19 +199,7 @@ fn with_nothing_to_fit_the_preset_model_is_kept() {
     let (suite, traces) = suite(&dir);
     let measured = dir.join("measure.csv");
     std::fs::write(&measured, "label,median_us,global_bytes\nk_s1,10,0\nh_s1,40,0\nh_s16,90,0\n").unwrap();
-    let o = banksim(&[
-        "calibrate",
-        "--suite",
-        suite.to_str().unwrap(),
-        "--measured",
-        measured.to_str().unwrap(),
-        "--traces",
-        traces.to_str().unwrap(),
-        "--issue-share",
-        "0.2,0.33",
-        "--out",
-        dir.join("out").to_str().unwrap(),
-    ]);
+    let o = calibrate(&suite, &measured, &traces, &dir.join("out"), &["--issue-share", "0.2,0.33"]);
     let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "{out}\n{err}");
     let summary = out.lines().find(|l| l.starts_with("fitted on the fit families")).expect(&out);

@@ -12,8 +12,9 @@ use clap::{Parser, Subcommand};
 /// H100.
 #[derive(Parser)]
 #[command(name = "banksim", version, propagate_version = true)]
-#[command(after_help = "Start with `banksim demo`, then `banksim run --config h100 TRACE.csv`.\n\
-Trace format: CSV with the header `block,thread,step,op,addr,bytes[,gap,dep]` (see README).")]
+#[command(after_help = "Start with `banksim demo`; then `banksim run TRACE.csv` for a trace, or\n\
+`banksim predict KERNEL.wgsl --dispatch X,Y,Z` (and `banksim explain`) for a WGSL kernel.\n\
+Trace format: CSV with the header `block,thread,step,op,addr,bytes[,gap,dep,wait]`, or binary (docs/trace-format.md).")]
 struct Cli {
     /// Draw no progress bars (they are drawn on standard error only when it is a
     /// terminal, and cleared when the work ends).

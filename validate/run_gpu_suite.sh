@@ -111,7 +111,10 @@ for alu in 0 16; do
     done
 done
 for skew in 0 4; do
-    variant "gemm_skew$skew" gemm_skew.wgsl "$G_GEMM_X,$G_GEMM_Y,1" 1,1,1 --override "SKEW=$skew" --override "K=$GEMM_K"
+    # (the capture's one workgroup: A 64 x K, B K x 16, C 64 x 16 floats)
+    variant "gemm_skew$skew" gemm_skew.wgsl "$G_GEMM_X,$G_GEMM_Y,1" 1,1,1 --override "SKEW=$skew" --override "K=$GEMM_K" \
+        -- --override "SKEW=$skew" --override "K=$GEMM_K" \
+        --bind "0.0=zeros:$((64 * GEMM_K))" --bind "0.1=zeros:$((GEMM_K * 16))" --bind "0.2=zeros:1024"
 done
 
 [ "$CAPTURE_ONLY" = 1 ] && { echo "done: $OUT/traces"; exit 0; }

@@ -62,6 +62,8 @@ pub struct Capture {
     pub runs: u32,
     /// The buffers bound, with where their contents came from.
     pub buffers: Vec<(Resource, String)>,
+    /// What the user should know about the capture (printed by the commands).
+    pub warnings: Vec<String>,
 }
 
 /// Loads and instruments a kernel without running it; returns the instrumentation and
@@ -152,6 +154,7 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
             let raw = decode::raw_records(&words[..(count * RECORD_WORDS as u64) as usize]);
             let name = format!("{file} dispatch {}x{}x{}", d[0], d[1], d[2]);
             let trace = decode::decode(raw, &inst.sites, blocks as u32, threads, &name)?;
+            let warnings = past_the_end(&trace, &inst.resources, &contents).into_iter().collect();
             return Ok(Capture {
                 trace,
                 adapter: crate::gpu::describe(&gpu.info),
@@ -163,6 +166,7 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
                 records: count,
                 runs: run,
                 buffers: inst.resources.into_iter().zip(contents.into_iter().map(|c| c.1)).collect(),
+                warnings,
             });
         }
         if let Some(first) = first_count {
@@ -179,4 +183,29 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
         capacity = count;
     }
     Err(CaptureError::Unstable { first: first_count.unwrap_or(0), second: capacity })
+}
+
+/// A warning where the trace's global accesses reach past the end of every storage
+/// buffer bound (`contents`: each resource's bytes). Each buffer's accesses are byte
+/// offsets within it, so the furthest one past the largest buffer is out of bounds: on a
+/// GPU it is clamped into the buffer or dropped (the trace keeps the address computed).
+fn past_the_end(trace: &Trace, resources: &[Resource], contents: &[(Vec<u8>, String)]) -> Option<String> {
+    let reach =
+        trace.records.iter().filter(|r| r.op.is_global()).map(|r| r.addr as u64 + r.bytes as u64).max()?;
+    let (largest, bytes) = resources
+        .iter()
+        .zip(contents)
+        .filter(|(r, _)| r.handle.is_none() && !r.uniform)
+        .map(|(r, (bytes, _))| (r, bytes.len() as u64))
+        .max_by_key(|&(_, n)| n)?;
+    (reach > bytes).then(|| {
+        format!(
+            "global accesses reach byte {reach}, past the end of every storage buffer bound (the largest, \
+             {}.{} `{}`, holds {bytes} bytes): the trace keeps the addresses the kernel computes, but a GPU \
+             clamps such accesses into the buffer or drops them, and `predict` takes the buffers for the \
+             data the dispatch can touch; bind the buffers as large as the kernel expects \
+             (--bind G.B=zeros:N, N 4-byte words)",
+            largest.group, largest.binding, largest.name
+        )
+    })
 }

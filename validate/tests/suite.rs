@@ -852,3 +852,33 @@ fn load_mlp_reads_the_lines_its_header_says() {
         assert!(seen.iter().all(|&n| n == 32), "scatter {scatter}: every line once, by a whole warp");
     }
 }
+
+/// A capture whose global accesses reach past every buffer bound says so (the GPU
+/// clamps or drops them, the trace does not); with the buffer bound large enough, not.
+#[test]
+fn global_accesses_past_the_buffers_are_a_warning() {
+    let Some(gpu) = open_for_tests("global_accesses_past_the_buffers_are_a_warning") else { return };
+    // each invocation reads 4 elements apart: 4 times what the default buffer holds
+    let src = "@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> b: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) { b[g.x] = a[4u * g.x]; }";
+    let capture = |binds: &[&str]| {
+        let opts = CaptureOptions::new(KernelOptions {
+            entry: None,
+            overrides: Default::default(),
+            dispatch: [2, 1, 1],
+            binds: binds.iter().map(|b| b.parse().unwrap()).collect(),
+        });
+        capture(gpu, src, "past.wgsl", &opts).unwrap()
+    };
+    let c = capture(&[]);
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    // the last invocation's read ends at byte 4 * (4 * 127) + 4; the buffers hold 128 floats
+    assert!(
+        c.warnings[0].contains("reach byte 2036") && c.warnings[0].contains("holds 512 bytes"),
+        "{:?}",
+        c.warnings
+    );
+    assert!(capture(&["0.0=zeros:512"]).warnings.is_empty());
+}

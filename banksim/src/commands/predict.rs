@@ -35,9 +35,10 @@ use validate::calibrate::{dispatch_cycles, dispatch_launch, solve_cycles_per_op,
 #[cfg(feature = "gpu")]
 #[derive(Args)]
 #[command(after_help = "Examples:
-  banksim predict validate/kernels/transpose32.wgsl --dispatch 16384 --bind 0.0=zeros:4
-      the time of 16384 workgroups on the h100 preset, from a capture of 8 of them on any
-      adapter, with the preset's cost of an IR operation (no measurement)
+  banksim predict validate/kernels/transpose32.wgsl --dispatch 128,128
+      the time of 128 x 128 workgroups on the h100 preset, from a capture of 8 of them on
+      any adapter, with the preset's cost of an IR operation (no measurement); for its
+      global memory, an unbound buffer holds one element per invocation of the dispatch
   banksim predict validate/kernels/tile16.wgsl --dispatch 16384 --override PAD=0 \\
       --reference validate/kernels/tile16.wgsl --reference-override PAD=1 --reference-us 61.3
       the same kernel with PAD=0, given the measured time of its PAD=1 variant: the cost of
@@ -232,6 +233,9 @@ fn open(
     bar.say(format!("capturing {file}"));
     let c = validate::capture::capture(&gpu, &src, &file, &validate::capture::CaptureOptions::new(kopts))?;
     drop(bar);
+    for w in &c.warnings {
+        eprintln!("warning: {file}: {w}");
+    }
     writeln!(
         out,
         "{file}{}: captured {} of {blocks} workgroups of {:?} on {} ({} records, {} B of workgroup memory)",

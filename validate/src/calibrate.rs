@@ -318,12 +318,9 @@ pub fn predict_suite(
 ) -> Result<SuiteCalibration, CalibrateError> {
     // with no measured fit variant besides the references nothing chooses between the
     // issue models: the preset's, as its overlap is taken
-    let reference = |i: usize| variants.iter().position(|w| w.family == variants[i].family) == Some(i);
-    let fit_rows = (0..variants.len())
-        .any(|i| variants[i].role == Role::Fit && variants[i].measured_us.is_finite() && !reference(i));
     let preset = hw.timing.as_ref().and_then(|t| t.ops.as_ref()).map(|o| [(o.issue_per_op, o.issue_share)]);
     let issue = match &preset {
-        Some(preset) if !fit_rows => &preset[..],
+        Some(preset) if fit_variants(variants).next().is_none() => &preset[..],
         _ => issue,
     };
     let mut best: Option<(f64, SuiteCalibration)> = None;
@@ -346,6 +343,16 @@ pub fn predict_suite(
         best.ok_or_else(|| CalibrateError::Shape { what: "no issue cycles per operation to try".into() })?;
     best.search = search;
     Ok(best)
+}
+
+/// The measured `fit` variants besides their families' references (each family's first
+/// variant): what the overlap and the issue model are fitted to.
+fn fit_variants(variants: &[Variant]) -> impl Iterator<Item = usize> + '_ {
+    (0..variants.len()).filter(move |&i| {
+        let v = &variants[i];
+        let reference = variants.iter().position(|w| w.family == v.family) == Some(i);
+        v.role == Role::Fit && !reference && v.measured_us.is_finite()
+    })
 }
 
 /// [`predict_suite`] for one model.
@@ -426,10 +433,7 @@ fn predict_with(
     };
     // overlap: least squares on relative time errors of the fit families' variants
     let reference_of = |i: usize| families.iter().find(|f| f.1.contains(&i)).map_or(i, |f| f.1[0]);
-    let rows: Vec<(Vec<f64>, f64)> = (0..variants.len())
-        .filter(|&i| {
-            variants[i].role == Role::Fit && reference_of(i) != i && variants[i].measured_us.is_finite()
-        })
+    let rows: Vec<(Vec<f64>, f64)> = fit_variants(variants)
         .map(|i| {
             let r = reference_of(i);
             let delta_us = (cycles[i] - cycles[r]) / clock_mhz;

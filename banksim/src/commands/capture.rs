@@ -110,9 +110,7 @@ fn run_gpu(args: &CaptureArgs) -> Result<()> {
     bar.say(format!("writing {} records to {}", c.trace.len(), path.display()));
     write_trace(&c.trace, TraceFormat::choose(args.to, Some(path)), path)?;
     drop(bar);
-    for w in &c.warnings {
-        eprintln!("warning: {file}: {w}");
-    }
+    super::kernel::print_warnings(&file, &c);
     writeln!(out, "adapter: {}", c.adapter)?;
     writeln!(
         out,

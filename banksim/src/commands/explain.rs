@@ -75,9 +75,7 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
     bar.say(format!("capturing {file}"));
     let c = validate::capture::capture(&gpu, &src, &file, &opts)?;
     drop(bar);
-    for w in &c.warnings {
-        eprintln!("warning: {file}: {w}");
-    }
+    super::kernel::print_warnings(&file, &c);
     let trace = c.trace;
     crate::pipeline::check::check_records(&trace, &hw, None)?;
     let requests = traces::Requests::group(&trace, hw.warp)?;

@@ -47,6 +47,13 @@ impl KernelArgs {
     }
 }
 
+/// Prints a capture's warnings on standard error, each with the kernel's file.
+pub fn print_warnings(file: &str, capture: &validate::capture::Capture) {
+    for w in &capture.warnings {
+        eprintln!("warning: {file}: {w}");
+    }
+}
+
 /// `X`, `X,Y` or `X,Y,Z`.
 pub fn parse_dispatch(s: &str) -> Result<[u32; 3], String> {
     let parts: Vec<&str> = s.split(',').collect();

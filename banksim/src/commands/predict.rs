@@ -233,9 +233,7 @@ fn open(
     bar.say(format!("capturing {file}"));
     let c = validate::capture::capture(&gpu, &src, &file, &validate::capture::CaptureOptions::new(kopts))?;
     drop(bar);
-    for w in &c.warnings {
-        eprintln!("warning: {file}: {w}");
-    }
+    super::kernel::print_warnings(&file, &c);
     writeln!(
         out,
         "{file}{}: captured {} of {blocks} workgroups of {:?} on {} ({} records, {} B of workgroup memory)",

@@ -42,6 +42,15 @@
 #                       with SCATTER=7) and from the L2 (16 MiB); rows
 #                       load_mlp_<dram|dram_s7|l2>_b<blocks per SM>_l<LOADS>_s<STEPS>.
 #                       MLP_ONLY=1 runs these rows alone
+#   wide_conflict.wgsl  shared-memory load throughput of 4-, 8- and 16-byte loads (entry points
+#                       w1, w2, w4) at 1- to 32-way conflicts (STRIDE elements between lanes),
+#                       independent loads from 792 workgroups of 8 warps (6 per SM): rows
+#                       wide_conflict_w<bytes>_s<STRIDE>
+#   phase_conflict.wgsl conflicts on a reduction's critical path: ACTIVE warps of each
+#                       workgroup read two words and store their sum, then a barrier, 256
+#                       times, at 1 and 8 workgroups per SM (one wave): rows
+#                       phase_conflict_a<ACTIVE>_s<STRIDE>_b<per SM>. CONFLICT_ONLY=1 runs
+#                       the rows of these two alone
 #   op_cost.wgsl        what an operation costs against an integer add: u32 / and %, f32 /,
 #                       i32 / (OP=0..4), 8 or 16 dependent ones per loop iteration (REP),
 #                       at 132 workgroups (8 warps per SM: latency) and 1056 (64 warps:
@@ -57,6 +66,7 @@
 #         OP_COST_ONLY=1 (only the op_cost.wgsl rows), L2_ONLY=1 (only the l2_read.wgsl rows),
 #         RUNS_ONLY=1 (only the run_copy.wgsl rows), DRAM_ONLY=1 (only global_chase_dram),
 #         TILE_ONLY=1 (only the tile32.wgsl rows), MLP_ONLY=1 (only the load_mlp.wgsl rows),
+#         CONFLICT_ONLY=1 (only the wide_conflict.wgsl and phase_conflict.wgsl rows),
 #         L2_MIB (l2_read buffer sizes in MiB, default "1 4 16 32 256")
 set -euo pipefail
 case "${1:-}" in
@@ -99,6 +109,25 @@ load_mlp() {
     done
 }
 [ "${MLP_ONLY:-0}" = 1 ] && { load_mlp; echo "done: $OUT/micro.csv"; exit 0; }
+conflicts() {
+    local sms=${SMS:-132} w s a b
+    for w in 1:4:"1 2 4 8 16 32" 2:8:"1 2 4 8 16" 4:16:"1 2 4 8"; do
+        IFS=: read -r entry bytes strides <<< "$w"
+        for s in $strides; do
+            m "wide_conflict_w${bytes}_s$s" wide_conflict.wgsl "$((sms * 6))" --entry "w$entry" \
+                --override "STRIDE=$s" --bind "0.0=zeros:$((sms * 6 * 256))"
+        done
+    done
+    for a in 1 8; do
+        for s in 1 2 4 8 16 32; do
+            for b in 1 8; do
+                m "phase_conflict_a${a}_s${s}_b$b" phase_conflict.wgsl "$((sms * b))" \
+                    --override "ACTIVE=$a" --override "STRIDE=$s" --bind "0.0=zeros:$((sms * b * 256))"
+            done
+        done
+    done
+}
+[ "${CONFLICT_ONLY:-0}" = 1 ] && { conflicts; echo "done: $OUT/micro.csv"; exit 0; }
 # 32 x 32 floats per workgroup: 2^24 (64 MiB) per buffer at 128 x 128, 2^22 at 64 x 64
 for g in 128 64; do
     [ "${RUNS_ONLY:-0}" = 1 ] && break
@@ -151,6 +180,7 @@ for words in 4096 262144 16777216; do
 done
 dram_chase
 load_mlp
+conflicts
 m tile16_pad0_n65535 tile16.wgsl 65535 --override PAD=0
 m aos_k2_n65535 aos_k2.wgsl 65535
 m soa_k4_n65535 soa_k4.wgsl 65535

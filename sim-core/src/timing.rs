@@ -26,6 +26,12 @@ pub struct Timing {
     pub atomic_extra_latency: u32,
     /// Cycles the shared-memory pipe is busy per wavefront (1 / throughput).
     pub pipe_cycles_per_wavefront: u32,
+    /// Cycles a warp's arrival at a barrier holds the shared-memory pipe. Above 0, the
+    /// arrival also waits its turn in the pipe's queue, behind every request issued
+    /// before it, so a barrier is reached only once the pipe has taken the requests
+    /// queued ahead of it. Default 0 (barriers do not use the pipe).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub barrier_pipe_cycles: u32,
     /// Cycles an instruction occupies its scheduler's issue slot.
     pub issue_cycles: u32,
     /// Share of a request's `gap` (other work) during which the warp also holds its

@@ -213,6 +213,46 @@ fn barrier_holds_warps_until_the_block_arrives() {
 }
 
 #[test]
+fn a_barrier_arrival_waits_its_turn_in_the_pipe() {
+    // warp 0: a 32-way conflicted load (32 wavefronts), then a barrier; warp 1: a barrier
+    // at once, then a load. An arrival that uses the pipe queues behind the conflicted
+    // load, so warp 1's load issues only once the pipe has taken it and warp 0's arrival.
+    let mut reqs = traces::Requests::new(32);
+    let lanes: Vec<u16> = (0..32).collect();
+    let column: Vec<u32> = (0..32).map(|l| l * 128).collect();
+    let row: Vec<u32> = (0..32).map(|l| l * 4).collect();
+    reqs.push(0, 0, 0, Op::Load, 4, 0, Some(false), None, &lanes, &column);
+    reqs.push(0, 0, 1, Op::Barrier, 0, 0, None, None, &lanes, &[0; 32]);
+    reqs.push(0, 1, 0, Op::Barrier, 0, 0, None, None, &lanes, &[0; 32]);
+    reqs.push(0, 1, 1, Op::Load, 4, 0, Some(false), None, &lanes, &row);
+    let opts = EngineOptions { per_request: true, ..EngineOptions::default() };
+    let with = |cycles: u32| {
+        let mut hw = configs::preset("h100").unwrap();
+        hw.timing.as_mut().unwrap().barrier_pipe_cycles = cycles;
+        let r = engine::run(&hw, &reqs, &opts).unwrap();
+        let after = *r.requests.iter().find(|t| t.index == 3).unwrap();
+        (r, after)
+    };
+    assert_eq!(configs::preset("h100").unwrap().timing.unwrap().barrier_pipe_cycles, 1);
+    let (queued, after) = with(1);
+    assert!(
+        after.issue >= 32 + 1,
+        "the load after the barrier issues at {}, before warp 0's arrival left the pipe",
+        after.issue
+    );
+    assert_eq!(queued.sms[0].pipe_busy, 32 + 2 + 1, "32 wavefronts, 2 arrivals, 1 wavefront");
+    assert!(
+        queued.total.stalls.pipe_queue >= 32,
+        "the arrivals' wait is the pipe's: {:?}",
+        queued.total.stalls
+    );
+    // without the rule, the barrier releases as soon as both warps issue it
+    let (free, after) = with(0);
+    assert!(after.issue < 32, "without the rule the load issues at once: {}", after.issue);
+    assert_eq!(free.sms[0].pipe_busy, 32 + 1);
+}
+
+#[test]
 fn gap_work_makes_a_kernel_issue_bound_not_bank_bound() {
     // 4 warps per scheduler x 4 schedulers, independent 2-way-conflicted loads: the pipe
     // needs 2 cycles per request; 20 cycles of other work per request bind the issue slots.

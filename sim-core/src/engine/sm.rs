@@ -253,6 +253,17 @@ impl Sm {
         let step = res.plan.steps[node as usize];
         let w = step.warp as usize;
         if step.flags & BARRIER != 0 {
+            // an arrival that uses the pipe waits its turn there, after every request
+            // issued before it
+            let at = if t.barrier_pipe_cycles > 0 {
+                let enter = at.max(self.run.pipe_free);
+                self.run.pipe_free = enter + t.barrier_pipe_cycles as Cycle;
+                self.run.stats.pipe_busy += t.barrier_pipe_cycles as Cycle;
+                self.run.stats.stalls.pipe_queue += enter - at;
+                enter
+            } else {
+                at
+            };
             return arrive(&mut self.run.events, res, slot, node, at, t.issue_cycles as Cycle);
         }
         let i = res.plan.first + node;

@@ -51,6 +51,10 @@
 #                       times, at 1 and 8 workgroups per SM (one wave): rows
 #                       phase_conflict_a<ACTIVE>_s<STRIDE>_b<per SM>. CONFLICT_ONLY=1 runs
 #                       the rows of these two alone
+#   barrier_cost.wgsl   a barrier alone: workgroups of 32 to 1024 invocations meeting at
+#                       1024 barriers with nothing between them, one wave of 1 workgroup per
+#                       SM up to the SM's 2048 invocations: rows barrier_cost_wg<WG>_b<per SM>.
+#                       BARRIER_ONLY=1 runs these rows alone
 #   op_cost.wgsl        what an operation costs against an integer add: u32 / and %, f32 /,
 #                       i32 / (OP=0..4), 8 or 16 dependent ones per loop iteration (REP),
 #                       at 132 workgroups (8 warps per SM: latency) and 1056 (64 warps:
@@ -67,6 +71,7 @@
 #         RUNS_ONLY=1 (only the run_copy.wgsl rows), DRAM_ONLY=1 (only global_chase_dram),
 #         TILE_ONLY=1 (only the tile32.wgsl rows), MLP_ONLY=1 (only the load_mlp.wgsl rows),
 #         CONFLICT_ONLY=1 (only the wide_conflict.wgsl and phase_conflict.wgsl rows),
+#         BARRIER_ONLY=1 (only the barrier_cost.wgsl rows),
 #         L2_MIB (l2_read buffer sizes in MiB, default "1 4 16 32 256")
 set -euo pipefail
 case "${1:-}" in
@@ -128,6 +133,17 @@ conflicts() {
     done
 }
 [ "${CONFLICT_ONLY:-0}" = 1 ] && { conflicts; echo "done: $OUT/micro.csv"; exit 0; }
+barriers() {
+    local sms=${SMS:-132} wg b
+    for wg in 32 64 128 256 512 1024; do
+        for b in 1 2 4 8 16 32 64; do
+            [ $((wg * b)) -le 2048 ] || continue
+            m "barrier_cost_wg${wg}_b$b" barrier_cost.wgsl "$((sms * b))" --override "WG=$wg" \
+                --bind "0.0=zeros:$((sms * b * wg))"
+        done
+    done
+}
+[ "${BARRIER_ONLY:-0}" = 1 ] && { barriers; echo "done: $OUT/micro.csv"; exit 0; }
 # 32 x 32 floats per workgroup: 2^24 (64 MiB) per buffer at 128 x 128, 2^22 at 64 x 64
 for g in 128 64; do
     [ "${RUNS_ONLY:-0}" = 1 ] && break
@@ -181,6 +197,7 @@ done
 dram_chase
 load_mlp
 conflicts
+barriers
 m tile16_pad0_n65535 tile16.wgsl 65535 --override PAD=0
 m aos_k2_n65535 aos_k2.wgsl 65535
 m soa_k4_n65535 soa_k4.wgsl 65535

@@ -236,7 +236,7 @@ fn a_barrier_arrival_waits_its_turn_in_the_pipe() {
     assert_eq!(configs::preset("h100").unwrap().timing.unwrap().barrier_pipe_cycles, 1);
     let (queued, after) = with(1);
     assert!(
-        after.issue >= 32 + 1,
+        after.issue > 32,
         "the load after the barrier issues at {}, before warp 0's arrival left the pipe",
         after.issue
     );

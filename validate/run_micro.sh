@@ -49,7 +49,9 @@
 #   phase_conflict.wgsl conflicts on a reduction's critical path: ACTIVE warps of each
 #                       workgroup read two words and store their sum, then a barrier, 256
 #                       times, at 1 and 8 workgroups per SM (one wave): rows
-#                       phase_conflict_a<ACTIVE>_s<STRIDE>_b<per SM>. CONFLICT_ONLY=1 runs
+#                       phase_conflict_a<ACTIVE>_s<STRIDE>_b<per SM>; and with one active warp,
+#                       rotated over the schedulers (_rot_) or in workgroups of 1 or 2 warps
+#                       (_wg32_, _wg64_). CONFLICT_ONLY=1 runs
 #                       the rows of these two alone
 #   barrier_cost.wgsl   a barrier alone: workgroups of 32 to 1024 invocations meeting at
 #                       1024 barriers with nothing between them, one wave of 1 workgroup per
@@ -129,6 +131,17 @@ conflicts() {
                 m "phase_conflict_a${a}_s${s}_b$b" phase_conflict.wgsl "$((sms * b))" \
                     --override "ACTIVE=$a" --override "STRIDE=$s" --bind "0.0=zeros:$((sms * b * 256))"
             done
+        done
+    done
+    # one active warp per workgroup at 8 workgroups per SM: the active warps on different
+    # schedulers (rot), workgroups of 1 warp (wg32, and 64 of them per SM) and of 2 (wg64)
+    for s in 1 16 32; do
+        m "phase_conflict_rot_a1_s${s}_b8" phase_conflict.wgsl "$((sms * 8))" --override "STRIDE=$s" \
+            --override "ROTATE=$sms" --bind "0.0=zeros:$((sms * 8 * 256))"
+        for wb in 32:8 32:64 64:8; do
+            IFS=: read -r wg b <<< "$wb"
+            m "phase_conflict_wg${wg}_a1_s${s}_b$b" phase_conflict.wgsl "$((sms * b))" --override "STRIDE=$s" \
+                --override "WG=$wg" --bind "0.0=zeros:$((sms * b * wg))"
         done
     done
 }

@@ -882,3 +882,66 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) { b[g.x] = a[4u * g.x]; }";
     );
     assert!(capture(&["0.0=zeros:512"]).warnings.is_empty());
 }
+
+/// `wide_conflict.wgsl` and `phase_conflict.wgsl` have the conflict degrees their
+/// headers give, at every width and stride, and `barrier_cost.wgsl` only its barriers:
+/// the timings of `validate/results/h200/micro.csv` are read against them.
+#[test]
+fn conflict_microbenchmarks_have_the_degrees_their_headers_say() {
+    let Some(gpu) = open_for_tests("conflict_microbenchmarks_have_the_degrees_their_headers_say") else {
+        return;
+    };
+    let gcd = |a: u32, b: u32| (1..=b).rev().find(|&d| a.is_multiple_of(d) && b.is_multiple_of(d)).unwrap();
+    let (src, path) = kernel("wide_conflict.wgsl");
+    // (strides as validate/run_micro.sh runs them, and an odd one)
+    for (entry, bytes, phase, most) in [("w1", 4u8, 32u32, 32u32), ("w2", 8, 16, 16), ("w4", 16, 8, 8)] {
+        for stride in [1u32, 2, 3, 4, 8, 16, 32].into_iter().filter(|&s| s <= most) {
+            let opts = CaptureOptions::new(KernelOptions {
+                entry: Some(entry.into()),
+                overrides: [("STRIDE".to_string(), stride as f64), ("ITERS".to_string(), 2.0)].into(),
+                dispatch: [1, 1, 1],
+                binds: vec!["0.0=zeros:256".parse().unwrap()],
+            });
+            let c = capture(gpu, &src, &path, &opts).unwrap_or_else(|e| panic!("{entry}: {e}"));
+            let loads: Vec<&Record> = c.trace.records.iter().filter(|r| r.op == Op::Load).collect();
+            assert_eq!(loads.len(), 256 * 8, "{entry}: 4 x ITERS loads per invocation");
+            assert!(loads.iter().all(|r| r.bytes == bytes), "{entry}: {bytes}-byte loads");
+            let (w, ideal) = wavefronts(&c.trace, Op::Load);
+            // lanes per phase: 32 for 4 bytes, 16 for 8, 8 for 16
+            let degree = gcd(stride, phase);
+            assert_eq!(w, degree as u64 * ideal, "{entry}, stride {stride}: {degree}-way");
+        }
+    }
+    for (active, stride) in [(1u32, 1u32), (2, 16), (8, 32), (3, 6)] {
+        let overrides = [("ACTIVE", active as f64), ("STRIDE", stride as f64), ("ITERS", 3.0)];
+        let c = run(gpu, "phase_conflict.wgsl", [1, 1, 1], &overrides, &["0.0=zeros:256"]);
+        // the phases' two loads per active warp, and the 8 warps' conflict-free read at the end
+        let (w, ideal) = wavefronts(&c.trace, Op::Load);
+        let phases = active as u64 * 2 * 3;
+        assert_eq!(ideal, phases + 8, "active {active}: two loads per phase per active warp");
+        assert_eq!(w, gcd(stride, 32) as u64 * phases + 8, "stride {stride}");
+        let bars = c.trace.records.iter().filter(|r| r.op == Op::Barrier).count();
+        assert_eq!(bars, 256 * 4, "a barrier after the fill and after each of the 3 phases");
+    }
+    // ROTATE = 1: workgroup 1's active warp is its last, warp 7
+    let overrides = [("ACTIVE", 1.0), ("ROTATE", 1.0), ("ITERS", 2.0)];
+    let c = run(gpu, "phase_conflict.wgsl", [2, 1, 1], &overrides, &["0.0=zeros:512"]);
+    // every warp stores 4 words a lane in the fill, the active one 2 more (one a phase)
+    let stores = |block: u32| -> Vec<usize> {
+        (0..8u32)
+            .map(|warp| {
+                let of_warp = |r: &&Record| r.block == block && r.op == Op::Store && r.thread / 32 == warp;
+                c.trace.records.iter().filter(of_warp).count()
+            })
+            .collect()
+    };
+    let want = |active: usize| (0..8).map(|w| if w == active { 6 * 32 } else { 4 * 32 }).collect::<Vec<_>>();
+    assert_eq!(stores(0), want(0), "workgroup 0: warp 0 active");
+    assert_eq!(stores(1), want(7), "workgroup 1: warp 7 active");
+    // barrier_cost.wgsl: ITERS barriers per invocation and no shared-memory access
+    let c = run(gpu, "barrier_cost.wgsl", [2, 1, 1], &[("WG", 64.0), ("ITERS", 5.0)], &["0.0=zeros:128"]);
+    let shared = |r: &&Record| matches!(r.op, Op::Load | Op::Store | Op::Atomic | Op::Reduction);
+    assert_eq!(c.trace.records.iter().filter(shared).count(), 0);
+    let bars = c.trace.records.iter().filter(|r| r.op == Op::Barrier).count();
+    assert_eq!(bars, 2 * 64 * 5, "5 barriers for each of 2 x 64 invocations");
+}

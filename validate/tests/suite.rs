@@ -945,3 +945,37 @@ fn conflict_microbenchmarks_have_the_degrees_their_headers_say() {
     let bars = c.trace.records.iter().filter(|r| r.op == Op::Barrier).count();
     assert_eq!(bars, 2 * 64 * 5, "5 barriers for each of 2 x 64 invocations");
 }
+
+/// The blind check's kernels (`validate/kernels/blind/`) have the conflicts their headers
+/// give: `rowsum`'s row reads gcd(32 + PAD, 32)-way with its staging stores free of
+/// them; `red1024` conflict-free sequentially, conflicted interleaved.
+#[test]
+fn blind_check_kernels_have_the_conflicts_their_headers_say() {
+    let Some(gpu) = open_for_tests("blind_check_kernels_have_the_conflicts_their_headers_say") else {
+        return;
+    };
+    for pad in [1u32, 0, 2, 4, 8] {
+        let c = run(
+            gpu,
+            "blind/rowsum.wgsl",
+            [1, 1, 1],
+            &[("PAD", pad as f64)],
+            &["0.0=zeros:4096", "0.1=zeros:128"],
+        );
+        let (w, ideal) = wavefronts(&c.trace, Op::Load);
+        assert_eq!(ideal, 4 * 32, "4 warps x 32 row reads");
+        let degree =
+            [1u32, 2, 4, 8, 16, 32].into_iter().rev().find(|d| (32 + pad).is_multiple_of(*d)).unwrap();
+        assert_eq!(w, degree as u64 * ideal, "PAD {pad}: {degree}-way");
+        let (w, ideal) = wavefronts(&c.trace, Op::Store);
+        assert_eq!(w, ideal, "PAD {pad}: the staging stores are conflict-free");
+    }
+    let conflicts = |mode: f64| {
+        let c =
+            run(gpu, "blind/red1024.wgsl", [1, 1, 1], &[("MODE", mode)], &["0.0=zeros:2048", "0.1=zeros:1"]);
+        let (w, ideal) = wavefronts(&c.trace, Op::Load);
+        w - ideal
+    };
+    assert_eq!(conflicts(0.0), 0, "sequential addressing");
+    assert!(conflicts(1.0) > 0, "interleaved addressing");
+}

@@ -17,9 +17,21 @@ fn kernel(name: &str) -> (String, String) {
 }
 
 fn run(gpu: &Gpu, name: &str, dispatch: [u32; 3], overrides: &[(&str, f64)], binds: &[&str]) -> Capture {
+    run_entry(gpu, name, None, dispatch, overrides, binds)
+}
+
+/// [`run`] of the entry point `entry` (None: the only one).
+fn run_entry(
+    gpu: &Gpu,
+    name: &str,
+    entry: Option<&str>,
+    dispatch: [u32; 3],
+    overrides: &[(&str, f64)],
+    binds: &[&str],
+) -> Capture {
     let (src, path) = kernel(name);
     let opts = CaptureOptions::new(KernelOptions {
-        entry: None,
+        entry: entry.map(String::from),
         overrides: overrides.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         dispatch,
         binds: binds.iter().map(|b| b.parse().unwrap()).collect(),
@@ -97,6 +109,14 @@ fn wavefronts(trace: &Trace, op: Op) -> (u64, u64) {
         i += o.ideal as u64;
     }
     (w, i)
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 fn params(kv: &[(&str, i64)]) -> BTreeMap<String, i64> {
@@ -891,18 +911,12 @@ fn conflict_microbenchmarks_have_the_degrees_their_headers_say() {
     let Some(gpu) = open_for_tests("conflict_microbenchmarks_have_the_degrees_their_headers_say") else {
         return;
     };
-    let gcd = |a: u32, b: u32| (1..=b).rev().find(|&d| a.is_multiple_of(d) && b.is_multiple_of(d)).unwrap();
-    let (src, path) = kernel("wide_conflict.wgsl");
     // (strides as validate/run_micro.sh runs them, and an odd one)
     for (entry, bytes, phase, most) in [("w1", 4u8, 32u32, 32u32), ("w2", 8, 16, 16), ("w4", 16, 8, 8)] {
         for stride in [1u32, 2, 3, 4, 8, 16, 32].into_iter().filter(|&s| s <= most) {
-            let opts = CaptureOptions::new(KernelOptions {
-                entry: Some(entry.into()),
-                overrides: [("STRIDE".to_string(), stride as f64), ("ITERS".to_string(), 2.0)].into(),
-                dispatch: [1, 1, 1],
-                binds: vec!["0.0=zeros:256".parse().unwrap()],
-            });
-            let c = capture(gpu, &src, &path, &opts).unwrap_or_else(|e| panic!("{entry}: {e}"));
+            let overrides = [("STRIDE", stride as f64), ("ITERS", 2.0)];
+            let c =
+                run_entry(gpu, "wide_conflict.wgsl", Some(entry), [1, 1, 1], &overrides, &["0.0=zeros:256"]);
             let loads: Vec<&Record> = c.trace.records.iter().filter(|r| r.op == Op::Load).collect();
             assert_eq!(loads.len(), 256 * 8, "{entry}: 4 x ITERS loads per invocation");
             assert!(loads.iter().all(|r| r.bytes == bytes), "{entry}: {bytes}-byte loads");
@@ -964,8 +978,7 @@ fn blind_check_kernels_have_the_conflicts_their_headers_say() {
         );
         let (w, ideal) = wavefronts(&c.trace, Op::Load);
         assert_eq!(ideal, 4 * 32, "4 warps x 32 row reads");
-        let degree =
-            [1u32, 2, 4, 8, 16, 32].into_iter().rev().find(|d| (32 + pad).is_multiple_of(*d)).unwrap();
+        let degree = gcd(32 + pad, 32);
         assert_eq!(w, degree as u64 * ideal, "PAD {pad}: {degree}-way");
         let (w, ideal) = wavefronts(&c.trace, Op::Store);
         assert_eq!(w, ideal, "PAD {pad}: the staging stores are conflict-free");

@@ -3,7 +3,7 @@
 trace: same totals, and how much faster banksim is.
 
     cargo build --release -p banksim
-    cargo bench -p banksim --bench runner -- --generate /tmp/mix.bsim --blocks 1024
+    cargo bench -p banksim-pipeline --bench runner -- --generate /tmp/mix.bsim --blocks 1024
     target/release/banksim convert /tmp/mix.bsim /tmp/mix.csv
     python3 tools/compare.py /tmp/mix.csv
 

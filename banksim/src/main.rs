@@ -1,7 +1,18 @@
-//! `banksim`: the command-line tool. Parses arguments, calls the subcommand's `run`
-//! (in the `banksim` library), prints errors and sets the exit code.
+//! `banksim`: the command-line tool, commands only. Parses arguments, calls the
+//! subcommand's `run` ([`commands`]), prints errors and sets the exit code; removes
+//! half-written outputs on SIGINT and SIGTERM. The work is in the library tier
+//! (`pipeline`, `validate`, `reports`, `configs`, `traces`, `sim_core`); what is here
+//! is arguments ([`args`]), progress bars ([`progress`]), printed tables ([`tables`]) and
+//! the glue of each command.
 
-use banksim::commands::{self, args::HardwareArgs};
+mod args;
+#[cfg(feature = "charts")]
+mod charts;
+mod commands;
+mod progress;
+mod tables;
+
+use args::HardwareArgs;
 use clap::{Parser, Subcommand};
 
 /// Trace-driven simulator of GPU shared-memory banks.
@@ -67,9 +78,9 @@ enum Command {
 
 fn main() {
     // an interrupted command leaves no temporary file behind
-    banksim::output::cleanup::install_signal_handler();
+    install_signal_handler();
     let cli = Cli::parse();
-    banksim::output::progress::set_quiet(cli.quiet);
+    progress::set_quiet(cli.quiet);
     let command = cli.command;
     if matches!(
         command,
@@ -114,6 +125,23 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Calibrate(args) => commands::calibrate::run(&args),
         Command::Predict(args) => commands::predict::run(&args),
         Command::ShaderStats(args) => commands::shader_stats::run(&args),
+    }
+}
+
+/// On SIGINT or SIGTERM, removes the temporary files of the outputs being written
+/// (`pipeline::output::cleanup`) and exits with 128 + the signal (130, 143), as a shell
+/// reports a process killed by it.
+fn install_signal_handler() {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else { return };
+        std::thread::spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                pipeline::output::cleanup::remove_all();
+                std::process::exit(128 + sig);
+            }
+        });
     }
 }
 

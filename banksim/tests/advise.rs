@@ -48,7 +48,7 @@ fn check_every_figure(gen: &str, rows: &[Row]) {
         let (k, v) = kv.split_once('=').unwrap();
         (k.to_string(), v.parse::<i64>().unwrap())
     });
-    let trace = traces::spec::generate(kind, &params.collect()).unwrap();
+    let trace = traces::generators::generate(kind, &params.collect()).unwrap();
     let hw = configs::preset("h100").unwrap();
     for r in rows {
         let shape = ArrayShape {

@@ -192,7 +192,7 @@ fn reports_draw_every_chart_non_blank() {
 /// Bank conflicts of each request of `op`.
 fn conflicts(gen: &str, params: &[(&str, i64)], op: sim_core::Op) -> Vec<u32> {
     let params = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    let trace = traces::spec::generate(gen, &params).unwrap();
+    let trace = traces::generators::generate(gen, &params).unwrap();
     let hw = configs::preset("h100").unwrap();
     let reqs = traces::Requests::group(&trace, 32).unwrap();
     let mut m = sim_core::BankModel::new(&hw);
@@ -223,7 +223,8 @@ fn generators_match_closed_forms() {
     assert_eq!(worst(conflicts("tile", &[("rows", 32), ("cols", 32)], Load)), 31);
     assert_eq!(worst(conflicts("tile", &[("rows", 32), ("cols", 32)], Store)), 0);
     // bad parameters are named
-    let e = traces::spec::generate("gemm", &[("skew".to_string(), 2)].into_iter().collect()).unwrap_err();
+    let e =
+        traces::generators::generate("gemm", &[("skew".to_string(), 2)].into_iter().collect()).unwrap_err();
     assert!(e.to_string().contains("`skew` = 2"), "{e}");
 }
 

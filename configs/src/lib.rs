@@ -239,6 +239,53 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
+/// How [`to_ron`] lays a value out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RonStyle {
+    /// One field per line, struct names left out: a config file `--config` reads back
+    /// (`Hardware::to_ron` in Python, `calibration.ron`).
+    File,
+    /// One line, fields `, `-separated (`Hardware(...)` in Python's `repr`).
+    Line,
+}
+
+/// `value` as RON text: the one writer of RON in banksim, as [`load`] and
+/// [`parse_config`] are its readers.
+pub fn to_ron<T: serde::Serialize + ?Sized>(value: &T, style: RonStyle) -> Result<String, ron::Error> {
+    let pretty = ron::ser::PrettyConfig::new();
+    let pretty = match style {
+        RonStyle::File => pretty.struct_names(false),
+        RonStyle::Line => pretty.new_line("").indentor("").separator(" "),
+    };
+    let text = ron::ser::to_string_pretty(value, pretty)?;
+    Ok(match style {
+        RonStyle::File => text,
+        RonStyle::Line => spaced(&text),
+    })
+}
+
+/// One-line RON as people write it: `(a: 1,b: [2,3,],)` -> `(a: 1, b: [2, 3])`.
+fn spaced(ron: &str) -> String {
+    let (mut out, mut quoted, mut prev) = (String::with_capacity(ron.len() + 64), false, '\0');
+    let mut chars = ron.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if prev != '\\' => quoted = !quoted,
+            ',' if !quoted => {
+                if !matches!(chars.peek(), Some(')' | ']' | '}')) {
+                    out.push_str(", ");
+                }
+                prev = c;
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
+}
+
 pub(crate) fn ron_options() -> ron::Options {
     ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
 }

@@ -4,12 +4,12 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let parsed = banksim::study::journal::parse(data);
+    let parsed = pipeline::study::journal::parse(data);
     // whole lines end at a newline, and a torn tail is never read
     assert!(parsed.whole <= data.len());
     assert!(parsed.whole == 0 || data[parsed.whole - 1] == b'\n');
     assert!(data[parsed.whole..].iter().all(|&b| b != b'\n'));
-    let again = banksim::study::journal::parse(&data[..parsed.whole]);
+    let again = pipeline::study::journal::parse(&data[..parsed.whole]);
     assert_eq!(again.cells, parsed.cells);
     assert_eq!(again.hash, parsed.hash);
 });

@@ -8,12 +8,13 @@
 //!   become the RON fields of a config), so errors read as a config file's;
 //! - [`simulate_array`]: one warp request per row of a `(requests, lanes)` array, each
 //!   checked as `banksim run` checks a trace's records
-//!   (`banksim::pipeline::check::access_problem`) and evaluated by `BankModel`, with the
-//!   GIL released;
+//!   (`pipeline::check::access_problem`) and evaluated by `BankModel`, with the GIL
+//!   released;
 //! - [`run_trace`], [`run_text`]: the per-request rows of `banksim run --per-request`,
-//!   through the pipeline the command runs.
+//!   through the library tier the command runs (`pipeline::stream`), which holds no
+//!   state between calls.
 
-use banksim::pipeline::{self, check, stream};
+use pipeline::{check, stream};
 use numpy::{PyArray1, PyReadonlyArray2};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -90,37 +91,13 @@ impl PyHardware {
     /// The machine as a complete RON config file (every field), which `banksim --config`
     /// and `Hardware("file.ron")` read back to the same machine.
     fn to_ron(&self) -> PyResult<String> {
-        let pretty = ron::ser::PrettyConfig::new().struct_names(false);
-        ron::ser::to_string_pretty(&self.hw, pretty).map_err(error)
+        configs::to_ron(&self.hw, configs::RonStyle::File).map_err(error)
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        let one_line = ron::ser::PrettyConfig::new().new_line("").indentor("").separator(" ");
-        let ron = ron::ser::to_string_pretty(&self.hw, one_line).map_err(error)?;
-        Ok(format!("Hardware{}", spaced(&ron)))
+        let ron = configs::to_ron(&self.hw, configs::RonStyle::Line).map_err(error)?;
+        Ok(format!("Hardware{ron}"))
     }
-}
-
-/// One-line RON as people write it: `(a: 1,b: [2,3,],)` -> `(a: 1, b: [2, 3])`.
-fn spaced(ron: &str) -> String {
-    let (mut out, mut quoted, mut prev) = (String::with_capacity(ron.len() + 64), false, '\0');
-    let mut chars = ron.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if prev != '\\' => quoted = !quoted,
-            ',' if !quoted => {
-                if !matches!(chars.peek(), Some(')' | ']' | '}')) {
-                    out.push_str(", ");
-                }
-                prev = c;
-                continue;
-            }
-            _ => {}
-        }
-        out.push(c);
-        prev = c;
-    }
-    out
 }
 
 /// The machine `preset` names (a preset name, a RON file, or a [`PyHardware`]) with
@@ -407,14 +384,13 @@ fn run_trace<'py>(
     let hw = &hardware.hw;
     let rows = py
         .detach(|| -> pipeline::Result<Rows> {
-            let input = pipeline::simulate::open_trace(Path::new(path))?;
-            let how = stream::Reading { threads_per_block, map: true, sort_memory: SORT_MEMORY };
+            let input = stream::open(Path::new(path))?;
+            let how = stream::Reading { threads_per_block, ..stream::Reading::new(SORT_MEMORY) };
             let start = || Ok(Rows::default());
-            let (rows, _, _) =
-                stream::for_each_evaluated(Path::new(path), input, hw, &how, start, |rows, e| {
-                    rows.take(e);
-                    Ok::<_, pipeline::Error>(())
-                })?;
+            let (rows, _, _) = stream::for_each_evaluated(input, hw, &how, start, |rows, e| {
+                rows.take(e);
+                Ok::<_, pipeline::Error>(())
+            })?;
             Ok(rows)
         })
         .map_err(error)?;
@@ -436,8 +412,7 @@ fn run_text<'py>(
     let rows = py
         .detach(|| -> pipeline::Result<Rows> {
             let trace = traces::text::parse(text, name)?;
-            check::check_records(&trace, hw, threads_per_block)?;
-            let requests = traces::Requests::group(&trace, hw.warp)?;
+            let requests = pipeline::simulate::checked_requests(&trace, hw, threads_per_block)?;
             let mut rows = Rows::default();
             pipeline::simulate::summarize(hw, &requests, |_, r, o| rows.push(r, o));
             Ok(rows)

@@ -179,15 +179,10 @@ fn every_sm(mut one: EngineReport, sms: u32) -> EngineReport {
     let t = &mut one.total;
     (t.pipe_busy, t.blocks, t.requests, t.wavefronts) =
         (sm.pipe_busy * n, sm.blocks * n, sm.requests * n, sm.wavefronts * n);
-    let s = &sm.stalls;
-    t.stalls = Stalls {
-        issue: s.issue * n,
-        latency: s.latency * n,
-        pipe_queue: s.pipe_queue * n,
-        bank_conflict: s.bank_conflict * n,
-        barrier: s.barrier * n,
-        global: s.global * n,
-    };
+    t.stalls = Stalls::default();
+    for (c, cycles) in sm.stalls.iter() {
+        *t.stalls.get_mut(c) = cycles * n;
+    }
     one.sms = vec![sm; sms as usize];
     one
 }

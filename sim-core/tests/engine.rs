@@ -3,7 +3,7 @@
 use sim_core::engine::{self, EngineOptions, EngineReport, Workload};
 use sim_core::{BankModel, Op, WarpRequest};
 use std::path::PathBuf;
-use traces::gen::{independent_loads, pointer_chase, StrideBench};
+use traces::builtin::{independent_loads, pointer_chase, StrideBench};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/h100").join(name)
@@ -176,7 +176,7 @@ fn results_do_not_depend_on_the_thread_count() {
     hw4.timing.as_mut().unwrap().sms = 5;
     let opts = EngineOptions { per_request: true, ..EngineOptions::default() };
     let work = StrideBench::new(37, 256, 64, 16, 3);
-    let transpose = traces::Requests::group(&traces::gen::transpose(32, 0, 4), 32).unwrap();
+    let transpose = traces::Requests::group(&traces::builtin::transpose(32, 0, 4), 32).unwrap();
     let run_with = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
@@ -257,7 +257,7 @@ fn gap_work_makes_a_kernel_issue_bound_not_bank_bound() {
     // 4 warps per scheduler x 4 schedulers, independent 2-way-conflicted loads: the pipe
     // needs 2 cycles per request; 20 cycles of other work per request bind the issue slots.
     let elems: Vec<Option<u32>> = (0..32).map(|t| Some(2 * t)).collect();
-    let (lanes, addrs) = traces::gen::lanes_addrs(&elems, 4);
+    let (lanes, addrs) = traces::builtin::lanes_addrs(&elems, 4);
     let build = |gap| {
         let mut reqs = traces::Requests::new(32);
         for warp in 0..16 {

@@ -1,8 +1,9 @@
-//! Reading a trace file of either format, told apart by its first bytes.
+//! Reading a whole trace file of either format, told apart by its first bytes
+//! ([`Input::format`]).
 
 use crate::binary::{self, BinaryError};
 use crate::error::TraceError;
-use crate::input::Input;
+use crate::input::{Input, TraceFormat};
 use crate::record::Trace;
 use crate::text;
 
@@ -29,7 +30,7 @@ pub fn read_any(path: &std::path::Path) -> Result<Trace, ReadError> {
 /// the binary format nor text (its first bytes hold a NUL or are not UTF-8) is reported
 /// as a binary trace with a wrong magic, not as text.
 pub fn read_input(input: Input) -> Result<Trace, ReadError> {
-    if input.is_binary() || input.looks_binary() {
+    if input.format() == TraceFormat::Binary {
         let name = input.name().to_string();
         let reader = binary::Reader::from_input(input)?;
         return Ok(binary::read_all(reader).map_err(|e| match e {

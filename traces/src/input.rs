@@ -1,19 +1,57 @@
 //! Opening a trace for reading, once: a file, or `-` for standard input (a pipe or FIFO
 //! works as well). The first bytes are read into a buffer and kept, so the format is
-//! told apart from them (the binary magic) without reading the input a second time:
-//! nothing is lost from a stream that cannot be rewound. A regular file is kept as a
-//! file (rewound to its start) so the binary reader can read it by position or map it.
+//! told apart from them ([`Input::format`], the one place that decides it) without
+//! reading the input a second time: nothing is lost from a stream that cannot be
+//! rewound. A regular file is kept as a file (rewound to its start) so the binary reader
+//! can read it by position or map it, and opened again ([`Input::path`]).
 
 use crate::binary::MAGIC;
 use std::io::{Read, Seek};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The path that means standard input.
 pub const STDIN: &str = "-";
 
+/// A trace file format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TraceFormat {
+    /// CSV with a header (`block,thread,step,op,addr,bytes[,gap,dep[,wait[,site]]]`).
+    Text,
+    /// banksim's compact binary format (see [`crate::binary`]).
+    Binary,
+}
+
+impl TraceFormat {
+    /// The format's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceFormat::Text => "text",
+            TraceFormat::Binary => "binary",
+        }
+    }
+
+    /// The format a path's extension names (`.csv`, `.txt`: text; `.bsim`, `.bin`:
+    /// binary), if any.
+    pub fn from_extension(path: &Path) -> Option<TraceFormat> {
+        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("csv" | "txt") => Some(TraceFormat::Text),
+            Some("bsim" | "bin") => Some(TraceFormat::Binary),
+            _ => None,
+        }
+    }
+
+    /// The format to write: `to` if given, else the one `path`'s extension names, else
+    /// text.
+    pub fn choose(to: Option<TraceFormat>, path: Option<&Path>) -> TraceFormat {
+        to.or_else(|| path.and_then(TraceFormat::from_extension)).unwrap_or(TraceFormat::Text)
+    }
+}
+
 /// A trace input, opened, with its first bytes read.
 pub struct Input {
     name: String,
+    /// The regular file it was opened from (`None`: standard input or a stream).
+    path: Option<PathBuf>,
     head: Vec<u8>,
     source: Source,
 }
@@ -61,7 +99,13 @@ impl Input {
         let mut head = vec![0u8; HEAD];
         let n = read_full(&mut file, &mut head)?;
         head.truncate(n);
-        Ok(Input { name, head, source: Source::File(file, meta.len()) })
+        Ok(Input { name, path: Some(path.into()), head, source: Source::File(file, meta.len()) })
+    }
+
+    /// The regular file it was opened from, which can be opened again (`None`: standard
+    /// input or another stream, which cannot be read twice).
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
     }
 
     /// An input read from `stream`; `name` is used in messages.
@@ -69,7 +113,7 @@ impl Input {
         let mut head = vec![0u8; HEAD];
         let n = read_full(&mut stream, &mut head)?;
         head.truncate(n);
-        Ok(Input { name: name.into(), head, source: Source::Stream(stream) })
+        Ok(Input { name: name.into(), path: None, head, source: Source::Stream(stream) })
     }
 
     /// The name used in messages (the path, or `<stdin>`).
@@ -77,16 +121,22 @@ impl Input {
         &self.name
     }
 
-    /// Whether it starts with the binary trace magic.
-    pub fn is_binary(&self) -> bool {
-        self.head.starts_with(MAGIC)
+    /// Its format, from its first bytes: binary where it starts with the binary trace
+    /// magic, or where its first line (as far as the kept head goes) is not text (a NUL
+    /// byte, or bytes that are not UTF-8: a binary file, perhaps a damaged binary trace,
+    /// that the text reader should not be given, as it would blame the encoding, not the
+    /// format, where the binary reader names the wrong magic); text otherwise. Every
+    /// reader of either format is chosen by this.
+    pub fn format(&self) -> TraceFormat {
+        if self.head.starts_with(MAGIC) || self.looks_binary() {
+            TraceFormat::Binary
+        } else {
+            TraceFormat::Text
+        }
     }
 
-    /// Whether its first line (as far as the kept head goes) is not text: a NUL byte, or
-    /// bytes that are not UTF-8. A text trace starts with its header line, so such an
-    /// input is a binary file, perhaps a damaged binary trace, that the text reader
-    /// should not be given (it would blame the encoding, not the format).
-    pub fn looks_binary(&self) -> bool {
+    /// Whether its first line is not text (see [`Input::format`]).
+    fn looks_binary(&self) -> bool {
         let first = self.head.split(|&b| b == b'\n').next().unwrap_or(&[]);
         if first.contains(&0) {
             return true;
@@ -139,9 +189,4 @@ impl Input {
             Source::Stream(s) => Box::new(head.chain(s)),
         }
     }
-}
-
-/// Whether `path` names standard input.
-pub fn is_stdin(path: &Path) -> bool {
-    path.as_os_str() == STDIN
 }

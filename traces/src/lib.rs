@@ -24,8 +24,9 @@
 
 mod any_format;
 pub mod binary;
+pub mod builtin;
 mod error;
-pub mod gen;
+pub mod generators;
 mod group;
 pub mod import;
 pub mod input;
@@ -33,7 +34,6 @@ pub mod parallel;
 mod record;
 pub mod site;
 pub mod sort;
-pub mod spec;
 pub mod text;
 pub mod text_fold;
 mod text_line;
@@ -41,6 +41,6 @@ mod text_line;
 pub use any_format::{read_any, read_input, ReadError};
 pub use error::{GroupError, TraceError};
 pub use group::{RequestRef, Requests};
-pub use input::Input;
+pub use input::{Input, TraceFormat};
 pub use record::{block_runs, blocks_in_order, Record, Trace};
 pub use site::NO_SITE;

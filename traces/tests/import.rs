@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use traces::import::{self, accelsim, nvbit, Format, ImportError, Options};
-use traces::{gen, text, Record, Requests, Trace};
+use traces::{builtin, text, Record, Requests, Trace};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
@@ -513,26 +513,26 @@ fn add(a: [usize; 3], b: [usize; 3]) -> [usize; 3] {
 #[test]
 fn round_trip_transpose_tile_simulates_identically() {
     for pad in [0, 1] {
-        let t = gen::transpose(32, pad, 4);
+        let t = builtin::transpose(32, pad, 4);
         let modes = round_trip(&t, [1, 1, 1], [32, 32, 1]);
         assert!(modes.iter().all(|&n| n > 0), "every address mode used: {modes:?}");
     }
     // the unpadded transpose keeps its 32-way conflicts through the round trip
-    let (per, _) = simulate(&gen::transpose(32, 0, 4));
+    let (per, _) = simulate(&builtin::transpose(32, 0, 4));
     assert!(per.iter().any(|r| r.3 == Op::Load && r.7 == 32));
 }
 
 #[test]
 fn round_trip_wide_strided_atomic_and_multi_block_traces_simulate_identically() {
     // 8- and 16-byte strided accesses, one block each
-    let mut modes = round_trip(&gen::strided(64, 2, 0, 8, Op::Load), [1, 1, 1], [64, 1, 1]);
-    modes = add(modes, round_trip(&gen::strided(96, 1, 1, 16, Op::Load), [1, 1, 1], [96, 1, 1]));
+    let mut modes = round_trip(&builtin::strided(64, 2, 0, 8, Op::Load), [1, 1, 1], [64, 1, 1]);
+    modes = add(modes, round_trip(&builtin::strided(96, 1, 1, 16, Op::Load), [1, 1, 1], [96, 1, 1]));
     // six blocks on a 3x2 grid, every op and width, partial warps (40 threads per block)
     let mut t = Trace::new("multi-block");
     let ops = [Op::Load, Op::Store, Op::Atomic, Op::Reduction, Op::Load, Op::Store];
     let widths = [4u8, 8, 4, 4, 16, 1];
     for b in 0..6u32 {
-        let g = gen::strided(40, b + 1, b, widths[b as usize], ops[b as usize]);
+        let g = builtin::strided(40, b + 1, b, widths[b as usize], ops[b as usize]);
         for (i, r) in g.records.iter().enumerate() {
             t.push(Record { block: b, ..*r });
             // a second step where lane 5 of each warp sits out (a mask with a hole)

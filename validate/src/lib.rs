@@ -55,6 +55,7 @@ pub mod kernel;
 pub mod measure;
 pub mod ops;
 pub mod record;
+pub mod suite;
 
 pub use error::{
     BindError, CalibrateError, CaptureError, DecodeError, GpuError, InstrumentError, MeasureError,

@@ -131,7 +131,7 @@ fn transpose32_matches_generator_and_is_32_way_unpadded_1_way_padded() {
     };
     for (file, pad, degree) in [("transpose32.wgsl", 0, 32), ("transpose32_pad1.wgsl", 1, 1)] {
         let c = run(gpu, file, [2, 2, 1], &[], &[]);
-        let want = per_block(&traces::gen::transpose(32, pad, 4).records, 4);
+        let want = per_block(&traces::builtin::transpose(32, pad, 4).records, 4);
         assert_same(file, &c.trace, &want);
         let (w, ideal) = wavefronts(&c.trace, Op::Load);
         assert_eq!(w, ideal * degree, "{file}: column reads should be {degree}-way");
@@ -144,7 +144,7 @@ fn tile16_pads_0_to_4_match_generator_and_degrees() {
     let Some(gpu) = open_for_tests("tile16_pads_0_to_4_match_generator_and_degrees") else { return };
     for (pad, degree) in [(0, 8), (1, 2), (2, 1), (3, 2), (4, 2)] {
         let c = run(gpu, "tile16.wgsl", [1, 1, 1], &[("PAD", pad as f64)], &[]);
-        let want = traces::spec::generate("tile", &params(&[("pad", pad)])).unwrap();
+        let want = traces::generators::generate("tile", &params(&[("pad", pad)])).unwrap();
         assert_same(&format!("tile16 pad {pad}"), &c.trace, &want);
         assert_eq!(c.shared_bytes, 16 * (16 + pad as u32) * 4, "override-sized array");
         let (w, ideal) = wavefronts(&c.trace, Op::Load);
@@ -154,7 +154,8 @@ fn tile16_pads_0_to_4_match_generator_and_degrees() {
 
 /// The reduction kernels: two stores, a barrier, the generator's tree, thread 0's load.
 fn reduction_expected(interleaved: bool, blocks: u32) -> Trace {
-    let tree = traces::spec::generate("reduction", &params(&[("interleaved", interleaved as i64)])).unwrap();
+    let tree =
+        traces::generators::generate("reduction", &params(&[("interleaved", interleaved as i64)])).unwrap();
     let mut one = Vec::new();
     for t in 0..256 {
         one.push(rec(t, 0, Op::Store, t * 4, 4));
@@ -188,7 +189,7 @@ fn reductions_match_generator_interleaved_conflicts_sequential_does_not() {
 /// The scan kernel: its two stores, the generator's up-sweep, thread 0 clearing the
 /// last element, the generator's down-sweep, a barrier and the two loads.
 fn scan_expected(padded: bool) -> Trace {
-    let gen = traces::spec::generate("scan", &params(&[("padded", padded as i64)])).unwrap();
+    let gen = traces::generators::generate("scan", &params(&[("padded", padded as i64)])).unwrap();
     let at = |i: u32| if padded { i + i / 32 } else { i } * 4;
     let up_steps = 4 * 9; // 9 rounds of barrier, load, load, store
     let mut one = Vec::new();
@@ -239,7 +240,8 @@ fn aos_and_soa_match_generator_and_degrees() {
         ("soa_k4.wgsl", 4, 1, 1),
     ] {
         let c = run(gpu, file, [2, 1, 1], &[], &[]);
-        let gen = traces::spec::generate("aos", &params(&[("k", k), ("soa", soa), ("threads", 64)])).unwrap();
+        let gen =
+            traces::generators::generate("aos", &params(&[("k", k), ("soa", soa), ("threads", 64)])).unwrap();
         let k = k as u32;
         let mut one: Vec<Record> = gen.records.iter().map(|r| Record { op: Op::Store, ..*r }).collect();
         one.extend((0..64).map(|t| bar(t, k)));
@@ -393,7 +395,7 @@ fn gemm_matches_formula_and_skew_removes_the_4_way_conflict() {
             "gemm skew {skew}: As column reads"
         );
         // the same read pattern as the gemm generator's loads of As
-        let gen = traces::spec::generate(
+        let gen = traces::generators::generate(
             "gemm",
             &params(&[
                 ("m", 64),

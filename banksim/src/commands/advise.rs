@@ -2,12 +2,12 @@
 //! conflicts (the search is [`crate::pipeline::layout`]); prints the ranking, and writes
 //! it as CSV and a PNG bar chart.
 
-use super::args::{hardware, HardwareArgs};
-use crate::output::rows::{self, CandidateRow};
-use crate::output::{write_atomically, write_csv};
-use crate::pipeline::layout::{self, Candidate};
+use crate::args::{hardware, with_feature, HardwareArgs};
 use anyhow::Result;
 use clap::Args;
+use pipeline::layout::{self, Candidate};
+use pipeline::output::rows::{self, CandidateRow};
+use pipeline::output::{write_atomically, write_csv, Inputs};
 use sim_core::layout::{ArrayShape, Layout};
 use sim_core::{Hardware, Op};
 use std::io::Write;
@@ -45,14 +45,14 @@ pub struct AdviseArgs {
 
 /// Runs `banksim advise`.
 pub fn run(args: &AdviseArgs) -> Result<()> {
-    #[cfg(not(feature = "charts"))]
     if args.png.is_some() {
-        return Err(super::args::needs_feature("`banksim advise --png`", "charts"));
+        with_feature!("charts", "`banksim advise --png`", Ok(()))?;
     }
-    let hw = hardware(&args.hw)?;
-    let (trace, gen_shape) = layout::load_input(&args.input)?;
+    let inputs = Inputs::new();
+    let hw = hardware(&args.hw, &inputs)?;
+    let (trace, gen_shape) = layout::load_input(&args.input, &inputs)?;
     // the checks `run` makes, on a file and a generator's trace alike
-    crate::pipeline::check::check_records(&trace, &hw, None)?;
+    pipeline::check::check_records(&trace, &hw, None)?;
     let shape = match &args.shape {
         Some(s) => layout::parse_shape(s)?,
         None => match gen_shape {
@@ -94,32 +94,17 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             blocks_per_sm: c.blocks_per_sm,
             cycles: c.cycles,
         });
-        write_atomically(path, |f| -> Result<()> { Ok(write_csv(f, rows::CANDIDATE_HEADER, rows)?) })?;
-    }
-    #[cfg(feature = "charts")]
-    if let Some(path) = &args.png {
-        let bars: Vec<(String, f64)> = std::iter::once(&base)
-            .chain(cands.iter().take(args.top.max(1)))
-            .map(|c| (c.layout.to_string(), c.wavefronts as f64))
-            .collect();
-        let labels = reports::Labels {
-            title: format!("{}: wavefronts per candidate layout", trace.source),
-            subtitle: format!(
-                "on {} · array of {} rows × {} elements of {} B · current layout first, then the best {}",
-                hw.name,
-                shape.rows,
-                shape.cols,
-                shape.elem,
-                bars.len() - 1
-            ),
-            x: "layout (pad N: N elements added per row; Swizzle<B,M,S>: CuTe-style XOR swizzle)".into(),
-            y: "wavefronts (whole trace, fewer is better)".into(),
-            legend: String::new(),
-        };
-        let reference = format!("current layout: {} wavefronts", base.wavefronts);
-        crate::output::write_via_path(path, |p| {
-            reports::bars(p, &labels, &bars, base.wavefronts as f64, &reference).map_err(anyhow::Error::from)
+        write_atomically(path, &inputs, |f| -> Result<()> {
+            Ok(write_csv(f, rows::CANDIDATE_HEADER, rows)?)
         })?;
+    }
+    if let Some(path) = &args.png {
+        with_feature!(
+            "charts",
+            "`banksim advise --png`",
+            crate::charts::advice(path, &inputs, &hw, &trace, &shape, &base, &cands, args.top),
+            uses: path
+        )?;
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! text trace, with `--per-request`; a binary trace, with `--cycles` and `--cycles
 //! --per-request`) of the same workload.
 
-use super::args::with_threads;
+use crate::args::with_threads;
 use anyhow::Result;
 use clap::Args;
 use sim_core::engine::{self, EngineOptions, Workload};
@@ -32,7 +32,7 @@ pub struct BenchArgs {
 pub fn run(args: &BenchArgs) -> Result<()> {
     let hw = configs::preset("h100")?;
     let mut out = std::io::stdout().lock();
-    let work = traces::gen::StrideBench::new(args.blocks, 256, args.iters, 1, 0);
+    let work = traces::builtin::StrideBench::new(args.blocks, 256, args.iters, 1, 0);
     let n = work.len() as f64;
     writeln!(
         out,
@@ -79,7 +79,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 /// workgroups written as a binary trace to a temporary file: the figures a user sees,
 /// beside the inner loops' above. Each figure is the best of 3 runs.
 fn whole_runs(out: &mut impl Write, args: &BenchArgs) -> Result<()> {
-    let work = traces::gen::StrideBench::new(args.run_blocks, 256, args.iters, 1, 0);
+    let work = traces::builtin::StrideBench::new(args.run_blocks, 256, args.iters, 1, 0);
     let dir = tempfile::tempdir()?;
     let trace = dir.path().join("sweep.bsim");
     let mut w =

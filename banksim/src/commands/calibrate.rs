@@ -1,10 +1,17 @@
 //! `banksim calibrate`: fit the timing model to measured kernel runs and report predicted
-//! against measured speedups. Glue and output only: the fit is in
-//! `validate::calibrate::predict_suite` (the `gpu` feature); the chart needs `charts`.
+//! against measured speedups (the `gpu` feature; the chart needs `charts`). Glue and
+//! output only: the files are read and written by `validate::suite`, the fit is
+//! `validate::calibrate::predict_suite`.
 
-use anyhow::Result;
+use crate::args::with_feature;
+use crate::progress;
+use anyhow::{bail, Result};
 use clap::Args;
-use std::path::PathBuf;
+use pipeline::output::{write_atomically, Inputs};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use validate::calibrate::{predict_suite, Occupancy, Role, SuiteCalibration};
+use validate::suite;
 
 /// Arguments of `banksim calibrate`.
 #[derive(Args)]
@@ -69,159 +76,35 @@ pub enum OccupancyArg {
 }
 
 /// Runs `banksim calibrate`.
-#[cfg_attr(not(all(feature = "gpu", feature = "charts")), allow(unused_variables))]
 pub fn run(args: &CalibrateArgs) -> Result<()> {
-    #[cfg(feature = "charts")]
+    let inputs = Inputs::new();
     if let Some(dir) = &args.redraw {
-        return redraw::run(dir, &args.config);
+        with_feature!("charts", "`banksim calibrate --redraw`", Ok(()))?;
+        return redraw(dir, &args.config, &inputs);
     }
-    #[cfg(not(feature = "charts"))]
-    if args.redraw.is_some() {
-        return Err(super::args::needs_feature("`banksim calibrate --redraw`", "charts"));
-    }
-    #[cfg(all(feature = "gpu", feature = "charts"))]
-    return run_fit(args);
-    #[cfg(not(feature = "gpu"))]
-    return Err(super::args::needs_feature("`banksim calibrate`", "gpu"));
-    #[cfg(all(feature = "gpu", not(feature = "charts")))]
-    return Err(super::args::needs_feature("`banksim calibrate`", "charts"));
+    with_feature!("charts", "`banksim calibrate`", Ok(()))?;
+    fit(args, &inputs)
 }
 
-#[cfg(all(feature = "gpu", feature = "charts"))]
-use crate::output::progress;
-#[cfg(all(feature = "gpu", feature = "charts"))]
-use crate::output::write_atomically;
-#[cfg(all(feature = "gpu", feature = "charts"))]
-use anyhow::{bail, Context};
-#[cfg(all(feature = "gpu", feature = "charts"))]
-use std::collections::HashMap;
-#[cfg(all(feature = "gpu", feature = "charts"))]
-use std::io::Write;
-#[cfg(all(feature = "gpu", feature = "charts"))]
-use std::path::Path;
-#[cfg(all(feature = "gpu", feature = "charts"))]
-use validate::calibrate::{predict_suite, Occupancy, Role, SuiteCalibration, Variant};
-
-#[cfg(all(feature = "gpu", feature = "charts"))]
-struct SuiteRow {
-    label: String,
-    family: String,
-    role: Role,
-    blocks: u32,
-    scale: f64,
+/// `banksim calibrate --redraw DIR`: DIR/predictions.csv to DIR/speedups.png.
+fn redraw(dir: &Path, config: &str, inputs: &Inputs) -> Result<()> {
+    let csv = dir.join("predictions.csv");
+    inputs.declare(&csv);
+    let points = suite::read_predictions(&csv)?;
+    let preset = suite::preset_of(&dir.join("calibration.ron")).unwrap_or_else(|| config.to_string());
+    let png = dir.join("speedups.png");
+    chart(&png, inputs, &preset, &points)?;
+    println!("wrote {} ({} variants from {})", png.display(), points.len(), csv.display());
+    Ok(())
 }
 
-#[cfg(all(feature = "gpu", feature = "charts"))]
-fn read_suite(path: &Path) -> Result<Vec<SuiteRow>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let mut rows = Vec::new();
-    let mut header = false;
-    for (n, line) in text.lines().enumerate() {
-        let at = || format!("{}:{}", path.display(), n + 1);
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        if !header {
-            if f != ["label", "family", "role", "blocks", "scale"] {
-                bail!("{}: expected the header `label,family,role,blocks,scale`, found `{line}`", at());
-            }
-            header = true;
-            continue;
-        }
-        if f.len() != 5 {
-            bail!("{}: expected 5 fields (label,family,role,blocks,scale), found {}", at(), f.len());
-        }
-        let role = match f[2] {
-            "fit" => Role::Fit,
-            "holdout" => Role::Holdout,
-            other => bail!("{}: role `{other}`: expected `fit` or `holdout`", at()),
-        };
-        let blocks: u32 = f[3]
-            .parse()
-            .ok()
-            .filter(|&b| b > 0)
-            .with_context(|| format!("{}: blocks `{}`: expected a positive integer", at(), f[3]))?;
-        let scale: f64 = f[4]
-            .parse()
-            .ok()
-            .filter(|s: &f64| s.is_finite() && *s > 0.0)
-            .with_context(|| format!("{}: scale `{}`: expected a positive number", at(), f[4]))?;
-        rows.push(SuiteRow { label: f[0].into(), family: f[1].into(), role, blocks, scale });
-    }
-    if rows.is_empty() {
-        bail!("{}: no variants", path.display());
-    }
-    Ok(rows)
+/// The calibration chart of `points` at `png`.
+fn chart(png: &Path, inputs: &Inputs, preset: &str, points: &[suite::Point]) -> Result<()> {
+    let points: Vec<(bool, f64, f64)> = points.iter().map(|p| (p.fit, p.measured, p.predicted)).collect();
+    with_feature!("charts", "`banksim calibrate`", crate::charts::calibration(png, inputs, preset, &points))
 }
 
-/// A row of `banksim measure --csv` output: the median time, and the workgroup's shared
-/// memory and the dispatch's buffers where the file has them.
-#[cfg(all(feature = "gpu", feature = "charts"))]
-#[derive(Clone, Copy)]
-struct Measured {
-    us: f64,
-    smem: Option<u32>,
-    global: Option<u64>,
-}
-
-#[cfg(all(feature = "gpu", feature = "charts"))]
-fn read_measured(path: &Path) -> Result<HashMap<String, Measured>> {
-    let mut r = csv::Reader::from_path(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let headers = r.headers().with_context(|| format!("{}: no header", path.display()))?.clone();
-    let col = |name: &str| {
-        headers.iter().position(|h| h == name).with_context(|| {
-            format!("{}: no `{name}` column (expected `banksim measure --csv` output)", path.display())
-        })
-    };
-    let (label, median) = (col("label")?, col("median_us")?);
-    // (older files have no `shared_bytes` or `global_bytes`: the trace's own extent and
-    // lines are used)
-    let shared = headers.iter().position(|h| h == "shared_bytes");
-    let global = headers.iter().position(|h| h == "global_bytes");
-    if global.is_none() {
-        eprintln!(
-            "warning: {}: no `global_bytes` column (an older `banksim measure`): a variant with global \
-             loads or stores takes its capture's distinct lines for its buffers, so the re-reads of \
-             its replicated workgroups count as L2 hits; measure again to record the buffers' size",
-            path.display()
-        );
-    }
-    let mut out = HashMap::new();
-    for (i, rec) in r.records().enumerate() {
-        let rec = rec.with_context(|| format!("{}:{}", path.display(), i + 2))?;
-        let t: f64 =
-            rec[median].parse().ok().filter(|t: &f64| t.is_finite() && *t > 0.0).with_context(|| {
-                format!(
-                    "{}:{}: median_us `{}`: expected a positive number",
-                    path.display(),
-                    i + 2,
-                    &rec[median]
-                )
-            })?;
-        let bytes = |column: Option<usize>, name: &str| -> Result<Option<u64>> {
-            match column.map(|c| &rec[c]) {
-                None | Some("") => Ok(None),
-                Some(s) => Ok(Some(s.parse::<u64>().ok().with_context(|| {
-                    format!("{}:{}: {name} `{s}`: expected a whole number of bytes", path.display(), i + 2)
-                })?)),
-            }
-        };
-        let smem = bytes(shared, "shared_bytes")?
-            .map(|b| {
-                u32::try_from(b)
-                    .with_context(|| format!("{}:{}: shared_bytes {b}: too large", path.display(), i + 2))
-            })
-            .transpose()?;
-        let global = bytes(global, "global_bytes")?;
-        out.insert(rec[label].to_string(), Measured { us: t, smem, global });
-    }
-    Ok(out)
-}
-
-#[cfg(all(feature = "gpu", feature = "charts"))]
-fn run_fit(args: &CalibrateArgs) -> Result<()> {
+fn fit(args: &CalibrateArgs, inputs: &Inputs) -> Result<()> {
     let (Some(measured_path), Some(traces_dir), Some(out_dir)) = (&args.measured, &args.traces, &args.out)
     else {
         bail!("--measured, --traces and --out are needed (or --redraw DIR)");
@@ -229,60 +112,19 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
     if !(args.clock_mhz.is_finite() && args.clock_mhz > 0.0) {
         bail!("--clock-mhz {}: expected a positive number", args.clock_mhz);
     }
-    crate::output::declare_inputs([args.suite.as_path(), measured_path.as_path(), Path::new(&args.config)]);
-    crate::output::declare_folder(traces_dir);
+    inputs.declare_all([args.suite.as_path(), measured_path.as_path(), Path::new(&args.config)]);
+    inputs.declare_folder(traces_dir);
     let hw = configs::load(&args.config)?;
     if hw.timing.is_none() {
         bail!("preset `{}` has no timing parameters", hw.name);
     }
-    let suite = read_suite(&args.suite)?;
-    let measured = read_measured(measured_path)?;
-    let mut variants = Vec::with_capacity(suite.len());
-    let mut families_seen = std::collections::HashSet::new();
-    for row in suite {
-        // a family's first variant is its reference and must be measured; the others
-        // without a measurement are predicted, never fitted to
-        let reference = families_seen.insert(row.family.clone());
-        let m = measured.get(&row.label).copied();
-        let (smem_bytes, global_bytes) = (m.and_then(|m| m.smem), m.and_then(|m| m.global));
-        let measured_time = m.map(|m| m.us).or((!reference).then_some(f64::NAN));
-        let Some(t) = measured_time else {
-            bail!(
-                "{}: `{}`, the reference of family `{}` in {} (its first variant), has no measurement: the family's other variants are predicted from its time",
-                measured_path.display(),
-                row.label,
-                row.family,
-                args.suite.display()
-            );
-        };
-        let path = ["csv", "bsim"]
-            .iter()
-            .map(|ext| traces_dir.join(format!("{}.{ext}", row.label)))
-            .find(|p| p.exists())
-            .with_context(|| {
-                format!(
-                    "{}: no trace {}.csv or {}.bsim for variant `{}`",
-                    traces_dir.display(),
-                    row.label,
-                    row.label,
-                    row.label
-                )
-            })?;
-        let trace = traces::read_any(&path)?;
-        let requests = traces::Requests::group(&trace, hw.warp)?;
-        variants.push(Variant {
-            label: row.label,
-            family: row.family,
-            role: row.role,
-            blocks: row.blocks,
-            scale: row.scale,
-            measured_us: t,
-            requests,
-            smem_bytes,
-            global_bytes,
-        });
+    let rows = suite::read_suite(&args.suite)?;
+    let (measured, warnings) = suite::read_measured(measured_path)?;
+    for w in warnings {
+        eprintln!("warning: {w}");
     }
-    std::fs::create_dir_all(out_dir).with_context(|| format!("{}: cannot create", out_dir.display()))?;
+    let variants = suite::variants(&rows, &measured, measured_path, &args.suite, traces_dir, hw.warp)?;
+    std::fs::create_dir_all(out_dir).map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", out_dir.display()))?;
 
     let families = variants.iter().map(|v| &v.family).collect::<std::collections::HashSet<_>>().len();
     if args.issue_per_op.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
@@ -306,22 +148,19 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
     drop(bar);
 
     let csv_path = out_dir.join("predictions.csv");
-    write_atomically(&csv_path, |w| -> Result<()> { Ok(write_predictions(w, &cal)?) })?;
+    write_atomically(&csv_path, inputs, |w| -> Result<()> { Ok(suite::write_predictions(w, &cal)?) })?;
     let ron_path = out_dir.join("calibration.ron");
-    let ron_text = calibration_ron(&hw, &cal, args)?;
-    write_atomically(&ron_path, |w| -> Result<()> { Ok(w.write_all(ron_text.as_bytes())?) })?;
+    let command = format!(
+        "banksim calibrate --suite {} --measured {} --traces DIR --config {} --clock-mhz {}",
+        args.suite.display(),
+        measured_path.display(),
+        args.config,
+        args.clock_mhz
+    );
+    let ron_text = suite::calibration_ron(&hw, &cal, &command)?;
+    write_atomically(&ron_path, inputs, |w| -> Result<()> { Ok(w.write_all(ron_text.as_bytes())?) })?;
     let png = out_dir.join("speedups.png");
-    let points: Vec<redraw::Point> = cal
-        .predictions
-        .iter()
-        .filter(|p| !p.reference && p.measured_us.is_finite())
-        .map(|p| redraw::Point {
-            fit: p.role == Role::Fit,
-            measured: p.measured_speedup,
-            predicted: p.predicted_speedup,
-        })
-        .collect();
-    redraw::chart(&png, &hw.name, &points)?;
+    chart(&png, inputs, &hw.name, &suite::points(&cal))?;
 
     let mut out = std::io::stdout().lock();
     print_summary(&mut out, &cal)?;
@@ -329,99 +168,6 @@ fn run_fit(args: &CalibrateArgs) -> Result<()> {
     Ok(())
 }
 
-/// A figure that needs a measurement: empty where the variant was not measured.
-#[cfg(all(feature = "gpu", feature = "charts"))]
-fn measured(v: f64, decimals: usize) -> String {
-    if v.is_finite() {
-        format!("{v:.decimals$}")
-    } else {
-        String::new()
-    }
-}
-
-#[cfg(all(feature = "gpu", feature = "charts"))]
-fn write_predictions(w: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
-    writeln!(
-    w,
-    "label,family,role,reference,cycles_per_op,engine_cycles,measured_us,predicted_us,measured_speedup,predicted_speedup,error,preset_us"
-)?;
-    for p in &cal.predictions {
-        writeln!(
-            w,
-            "{},{},{},{},{:.4},{:.0},{},{:.3},{},{:.4},{},{}",
-            p.label,
-            p.family,
-            if p.role == Role::Fit { "fit" } else { "holdout" },
-            p.reference as u8,
-            p.cycles_per_op,
-            p.engine_cycles,
-            measured(p.measured_us, 3),
-            p.predicted_us,
-            measured(p.measured_speedup, 4),
-            p.predicted_speedup,
-            measured(p.error, 4),
-            measured(p.preset_us, 3)
-        )?;
-    }
-    Ok(())
-}
-
-#[cfg(all(feature = "gpu", feature = "charts"))]
-fn calibration_ron(hw: &sim_core::Hardware, cal: &SuiteCalibration, args: &CalibrateArgs) -> Result<String> {
-    #[derive(serde::Serialize)]
-    struct Out<'a> {
-        preset: &'a str,
-        timing: &'a sim_core::Timing,
-        clock_mhz: f64,
-        overlap: f64,
-        dispatch_overhead_us: f64,
-        occupancy: String,
-        issue_per_op: f64,
-        issue_share: f64,
-        issue_search_sse: &'a [(f64, f64, f64)],
-        cycles_per_op: &'a [(String, f64)],
-        max_abs_speedup_error_fit: f64,
-        max_abs_speedup_error_holdout: f64,
-    }
-    let worst = |role| {
-        cal.predictions
-            .iter()
-            .filter(|p| p.role == role && !p.reference && p.error.is_finite())
-            .fold(0.0f64, |m, p| m.max(p.error.abs()))
-    };
-    let out = Out {
-        preset: &hw.name,
-        timing: hw.timing.as_ref().expect("checked"),
-        clock_mhz: cal.clock_mhz,
-        overlap: cal.overlap,
-        dispatch_overhead_us: cal.overhead_us,
-        occupancy: format!("{:?}", cal.model.occupancy),
-        issue_per_op: cal.model.issue_per_op,
-        issue_share: cal.model.issue_share,
-        issue_search_sse: &cal.search,
-        cycles_per_op: &cal.cycles_per_op,
-        max_abs_speedup_error_fit: worst(Role::Fit),
-        max_abs_speedup_error_holdout: worst(Role::Holdout),
-    };
-    let body = ron::ser::to_string_pretty(&out, ron::ser::PrettyConfig::default())?;
-    Ok(format!(
-        "// `banksim calibrate --suite {} --measured {} --traces DIR --config {} --clock-mhz {}`\n\
-     // timing: the preset's engine parameters (from the ncu and empty-kernel\n\
-     // microbenchmarks); cycles_per_op: cycles a warp spends per IR operation of other\n\
-     // work, solved per kernel family from its reference variant (pass it to `banksim run\n\
-     // --cycles --cycles-per-op` for a capture); issue_share and issue_per_op: the\n\
-     // share of an operation's cycles on the scheduler, and the most (searched, as\n\
-     // (issue_per_op, issue_share, squared error)); overlap: share of the engine's\n\
-     // predicted change that shows in the measured time; fitted on the `fit` families\n\
-     // only.\n{body}\n",
-        args.suite.display(),
-        args.measured.as_deref().unwrap_or(Path::new("-")).display(),
-        args.config,
-        args.clock_mhz
-    ))
-}
-
-#[cfg(all(feature = "gpu", feature = "charts"))]
 fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result<()> {
     writeln!(
     out,
@@ -500,6 +246,3 @@ fn print_summary(out: &mut dyn Write, cal: &SuiteCalibration) -> std::io::Result
     }
     Ok(())
 }
-
-#[cfg(feature = "charts")]
-mod redraw;

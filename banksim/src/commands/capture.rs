@@ -3,25 +3,12 @@
 //! (the `gpu` feature).
 
 use anyhow::Result;
-#[cfg(feature = "gpu")]
 use clap::Args;
 
-#[cfg(not(feature = "gpu"))]
-/// Arguments of `banksim capture` (not compiled in: see [`run`]).
-pub type CaptureArgs = super::args::Unavailable;
-
-#[cfg(not(feature = "gpu"))]
-/// Fails: this build has no `gpu` feature.
-pub fn run(_: &CaptureArgs) -> Result<()> {
-    Err(super::args::needs_feature("`banksim capture`", "gpu"))
-}
-
-#[cfg(feature = "gpu")]
-use super::kernel::KernelArgs;
-#[cfg(feature = "gpu")]
+use crate::args::kernel::{print_warnings, KernelArgs};
+use crate::args::{format_for, FormatArg};
 use std::path::PathBuf;
 
-#[cfg(feature = "gpu")]
 /// Arguments of `banksim capture`.
 #[derive(Args)]
 pub struct CaptureArgs {
@@ -33,7 +20,7 @@ pub struct CaptureArgs {
     /// Output format (default: from the output's extension: `.bsim`, `.bin` binary,
     /// else text).
     #[arg(long, value_enum)]
-    to: Option<TraceFormat>,
+    to: Option<FormatArg>,
     /// Also write the instrumented WGSL that runs.
     #[arg(long, value_name = "FILE.wgsl")]
     emit_wgsl: Option<PathBuf>,
@@ -46,34 +33,24 @@ pub struct CaptureArgs {
     capacity: u64,
 }
 
-#[cfg(feature = "gpu")]
-/// Runs `banksim capture`.
-pub fn run(args: &CaptureArgs) -> Result<()> {
-    run_gpu(args)
-}
-
-#[cfg(feature = "gpu")]
-use crate::output::{progress, write_atomically, write_trace, TraceFormat};
-#[cfg(feature = "gpu")]
+use crate::progress;
+use pipeline::output::{write_atomically, write_trace, Inputs};
 use anyhow::Context;
-#[cfg(feature = "gpu")]
 use std::io::Write;
-#[cfg(feature = "gpu")]
 use std::path::Path;
-#[cfg(feature = "gpu")]
 use validate::capture::CaptureOptions;
-#[cfg(feature = "gpu")]
 use validate::instrument::SiteKind;
 
-#[cfg(feature = "gpu")]
-fn run_gpu(args: &CaptureArgs) -> Result<()> {
-    let (src, kopts) = args.kernel.load()?;
+/// Runs `banksim capture`.
+pub fn run(args: &CaptureArgs) -> Result<()> {
+    let inputs = Inputs::new();
+    let (src, kopts) = args.kernel.load(&inputs)?;
     let file = args.kernel.kernel.display().to_string();
     let mut out = std::io::stdout().lock();
     if args.instrument_only {
         let (inst, wgsl, _) = validate::capture::prepare(&src, &file, &kopts)?;
         if let Some(p) = &args.emit_wgsl {
-            write_text(p, &wgsl)?;
+            write_text(p, &wgsl, &inputs)?;
         }
         writeln!(
             out,
@@ -104,13 +81,13 @@ fn run_gpu(args: &CaptureArgs) -> Result<()> {
     bar.say(format!("capturing {file}"));
     let c = validate::capture::capture(&gpu, &src, &file, &opts)?;
     if let Some(p) = &args.emit_wgsl {
-        write_text(p, &c.wgsl)?;
+        write_text(p, &c.wgsl, &inputs)?;
     }
     let path = args.out.as_ref().context("--out is required")?;
     bar.say(format!("writing {} records to {}", c.trace.len(), path.display()));
-    write_trace(&c.trace, TraceFormat::choose(args.to, Some(path)), path)?;
+    write_trace(&c.trace, format_for(args.to, Some(path)), path, &inputs)?;
     drop(bar);
-    super::kernel::print_warnings(&file, &c);
+    print_warnings(&file, &c);
     writeln!(out, "adapter: {}", c.adapter)?;
     writeln!(
         out,
@@ -139,9 +116,8 @@ fn run_gpu(args: &CaptureArgs) -> Result<()> {
 }
 
 /// Writes a text file (the instrumented WGSL) through [`write_atomically`].
-#[cfg(feature = "gpu")]
-fn write_text(p: &Path, text: &str) -> Result<()> {
-    write_atomically(p, |f| {
+fn write_text(p: &Path, text: &str, inputs: &Inputs) -> Result<()> {
+    write_atomically(p, inputs, |f| {
         f.write_all(text.as_bytes()).with_context(|| format!("{}: cannot write", p.display()))
     })
 }

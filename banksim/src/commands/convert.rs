@@ -5,14 +5,15 @@
 //! `.bin`: binary), else it is the other format than the input's. The output is written
 //! through [`AtomicFile`], so an interrupted conversion leaves no partial file.
 
-use super::args::MemoryArgs;
-use crate::output::AtomicFile;
-use crate::output::{is_stdio, progress};
-use crate::pipeline::{simulate, stream};
+use crate::args::{FormatArg, MemoryArgs};
+use crate::progress::{self, Bars};
 use anyhow::{Context, Result};
 use clap::Args;
+use pipeline::output::{is_stdio, AtomicFile, Inputs};
+use pipeline::stream;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use traces::TraceFormat;
 
 /// Arguments of `banksim convert`.
 #[derive(Args)]
@@ -27,50 +28,30 @@ pub struct ConvertArgs {
     output: PathBuf,
     /// Output format (default: from OUT's extension, else the other format than IN's).
     #[arg(long, value_enum)]
-    to: Option<Format>,
+    to: Option<FormatArg>,
     #[command(flatten)]
     memory: MemoryArgs,
-}
-
-/// A trace file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
-    /// CSV with a header (`block,thread,step,op,addr,bytes[,gap,dep]`).
-    Text,
-    /// banksim's compact binary format (see `traces::binary`).
-    Binary,
-}
-
-impl Format {
-    fn name(self) -> &'static str {
-        match self {
-            Format::Text => "text",
-            Format::Binary => "binary",
-        }
-    }
 }
 
 /// Runs `banksim convert`.
 pub fn run(args: &ConvertArgs) -> Result<()> {
     // opened once (`-`: standard input), its format told from its first bytes
-    let input = simulate::open_trace(&args.input)?;
-    let from = if input.is_binary() || input.looks_binary() { Format::Binary } else { Format::Text };
-    let by_ext =
-        match args.output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
-            Some("csv" | "txt") => Some(Format::Text),
-            Some("bsim" | "bin") => Some(Format::Binary),
-            _ => None,
-        };
-    let to = args.to.or(by_ext).unwrap_or(match from {
-        Format::Text => Format::Binary,
-        Format::Binary => Format::Text,
-    });
+    let inputs = Inputs::new();
+    inputs.declare(&args.input);
+    let input = stream::open(&args.input)?;
+    let from = input.format();
+    let to = args.to.map(TraceFormat::from).or_else(|| TraceFormat::from_extension(&args.output)).unwrap_or(
+        match from {
+            TraceFormat::Text => TraceFormat::Binary,
+            TraceFormat::Binary => TraceFormat::Text,
+        },
+    );
     let records = match (from, to) {
         // a text trace streams, sorted by block where its blocks are not in order
-        (Format::Text, Format::Binary) => {
-            stream_to_binary(&args.input, input, &args.output, args.memory.bytes())?
+        (TraceFormat::Text, TraceFormat::Binary) => {
+            stream_to_binary(input, &args.output, args.memory.bytes(), &inputs)?
         }
-        _ => convert_whole(input, &args.output, to)?,
+        _ => convert_whole(input, &args.output, to, &inputs)?,
     };
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     // (on standard error when the trace went to standard output)
@@ -91,43 +72,40 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
 }
 
 /// The output file, written under a temporary name until committed.
-fn create(output: &Path) -> Result<AtomicFile> {
-    Ok(AtomicFile::with_capacity(output, 1 << 20)?)
+fn create(output: &Path, inputs: &Inputs) -> Result<AtomicFile> {
+    Ok(AtomicFile::with_capacity(output, inputs, 1 << 20)?)
 }
 
 /// Reads the whole trace at `input` and writes it to `output` in format `to`; the records.
-fn convert_whole(input: traces::Input, output: &Path, to: Format) -> Result<u64> {
+fn convert_whole(input: traces::Input, output: &Path, to: TraceFormat, inputs: &Inputs) -> Result<u64> {
     let _bar = progress::spinner(&format!("converting {}", input.name()));
     let trace = traces::read_input(input)?;
-    let mut out = create(output)?;
-    match to {
-        Format::Text => traces::text::write(&trace, &mut out).map_err(anyhow::Error::from),
-        Format::Binary => traces::binary::write(&trace, &mut out).map(|_| ()).map_err(anyhow::Error::from),
-    }
-    .and_then(|()| out.flush().map_err(anyhow::Error::from))
-    .with_context(|| format!("{}: cannot write", output.display()))?;
+    let mut out = create(output, inputs)?;
+    pipeline::output::write_trace_to(&trace, to, &mut out)
+        .with_context(|| format!("{}: cannot write", output.display()))?;
     out.commit()?;
     Ok(trace.len() as u64)
 }
 
-/// Writes the text trace `input` (opened from `path`) to `output` in the binary format
-/// block by block, in block order (see [`stream::text_in_block_order`]: streamed, or
-/// sorted with about `sort_memory` bytes). A trace with the `wait` column is written
-/// with a wait after every gap (an empty one is stored as none).
-fn stream_to_binary(path: &Path, input: traces::Input, output: &Path, sort_memory: usize) -> Result<u64> {
+/// Writes the text trace `input` to `output` in the binary format block by block, in
+/// block order (see [`stream::text_in_block_order`]: streamed, or sorted with about
+/// `sort_memory` bytes). A trace with the `wait` column is written with a wait after
+/// every gap (an empty one is stored as none).
+fn stream_to_binary(input: traces::Input, output: &Path, sort_memory: usize, inputs: &Inputs) -> Result<u64> {
     use traces::binary::Writer;
     let name = input.name().to_string();
     let start = || Ok::<_, anyhow::Error>((None::<Writer<AtomicFile>>, 0u64));
+    let bars = Bars::new();
     let (writer, records) = stream::text_in_block_order(
-        path,
         input,
         sort_memory,
+        &bars,
         start,
         |(writer, records), columns, blocks| {
             let w = match writer.as_mut() {
                 Some(w) => w,
                 None => {
-                    let out = create(output)?;
+                    let out = create(output, inputs)?;
                     let w = if blocks.has_sites() {
                         Writer::with_sites(out, &name, &blocks.sites)?
                     } else {

@@ -1,14 +1,15 @@
 //! `banksim demo`: built-in traces (a 32x32 tile transpose, unpadded and padded), no files.
 
-use super::args::{hardware, HardwareArgs};
-use crate::output::tables;
-use crate::pipeline::simulate;
+use crate::args::{hardware, HardwareArgs};
+use crate::tables;
 use anyhow::Result;
+use pipeline::output::Inputs;
+use pipeline::simulate;
 use std::io::Write;
 
 /// Runs `banksim demo`.
 pub fn run(args: &HardwareArgs) -> Result<()> {
-    let hw = hardware(args)?;
+    let hw = hardware(args, &Inputs::new())?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "banksim demo: a 32x32 float tile transposed through shared memory on `{}`", hw.name)?;
     writeln!(
@@ -16,7 +17,7 @@ pub fn run(args: &HardwareArgs) -> Result<()> {
         "(each thread stores sh[ty][tx], barrier, loads sh[tx][ty]; rows are 32 + pad floats apart)\n"
     )?;
     for pad in [0, 1] {
-        let trace = traces::gen::transpose(32, pad, 4);
+        let trace = traces::builtin::transpose(32, pad, 4);
         let (requests, summary) = simulate::summarize_trace(&hw, &trace)?;
         tables::print_totals(
             &mut out,

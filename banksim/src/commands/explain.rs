@@ -1,29 +1,17 @@
 //! `banksim explain`: capture a WGSL kernel's trace in memory and print its source
 //! annotated per line (the report of `banksim run --by-line`). Glue over
-//! `validate::capture` and [`super::run::by_line`].
+//! `validate::capture` and `pipeline::by_line`.
 
+use crate::args::kernel::{print_warnings, KernelArgs};
+use crate::args::{hardware, ByLineArgs, DepArg, HardwareArgs};
+use crate::{progress, tables};
 use anyhow::Result;
-#[cfg(feature = "gpu")]
 use clap::Args;
+use pipeline::output::Inputs;
+use pipeline::{by_line, simulate};
+use sim_core::engine::EngineOptions;
+use sim_core::launch::Gaps;
 
-#[cfg(not(feature = "gpu"))]
-/// Arguments of `banksim explain` (not compiled in: see [`run`]).
-pub type ExplainArgs = super::args::Unavailable;
-
-#[cfg(not(feature = "gpu"))]
-/// Fails: this build has no `gpu` feature.
-pub fn run(_: &ExplainArgs) -> Result<()> {
-    Err(super::args::needs_feature("`banksim explain`", "gpu"))
-}
-
-#[cfg(feature = "gpu")]
-use super::args::{hardware, DepArg, HardwareArgs};
-#[cfg(feature = "gpu")]
-use super::kernel::KernelArgs;
-#[cfg(feature = "gpu")]
-use super::run::by_line::{self, ByLineArgs};
-
-#[cfg(feature = "gpu")]
 /// Arguments of `banksim explain`.
 #[derive(Args)]
 #[command(after_help = "Examples (kernels of the suite, validate/kernels/):
@@ -53,16 +41,14 @@ pub struct ExplainArgs {
     capacity: u64,
 }
 
-#[cfg(feature = "gpu")]
 /// Runs `banksim explain`.
 pub fn run(args: &ExplainArgs) -> Result<()> {
-    use crate::output::progress;
-    use sim_core::engine::{DepPolicy, EngineOptions};
-    let hw = hardware(&args.hw)?;
+    let inputs = Inputs::new();
+    let hw = hardware(&args.hw, &inputs)?;
     if args.cycles && hw.timing.is_none() {
         anyhow::bail!("--cycles: preset `{}` has no timing parameters", hw.name);
     }
-    let (src, kopts) = args.kernel.load()?;
+    let (src, kopts) = args.kernel.load(&inputs)?;
     let file = args.kernel.kernel.display().to_string();
     // a kernel that does not parse or cannot be instrumented says so before any GPU is opened
     validate::capture::prepare(&src, &file, &kopts)?;
@@ -75,22 +61,17 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
     bar.say(format!("capturing {file}"));
     let c = validate::capture::capture(&gpu, &src, &file, &opts)?;
     drop(bar);
-    super::kernel::print_warnings(&file, &c);
+    print_warnings(&file, &c);
     let trace = c.trace;
-    crate::pipeline::check::check_records(&trace, &hw, None)?;
-    let requests = traces::Requests::group(&trace, hw.warp)?;
+    let requests = simulate::checked_requests(&trace, &hw, None)?;
     let report = if args.cycles {
-        let dep_policy = match args.dep {
-            DepArg::PreviousLoad => DepPolicy::PreviousLoad,
-            DepArg::Independent => DepPolicy::Independent,
-        };
-        let opts = EngineOptions { dep_policy, per_request: true, ..Default::default() };
+        let opts = EngineOptions { dep_policy: args.dep.into(), per_request: true, ..Default::default() };
         // (gaps of a capture count IR operations: the preset's cost of one)
-        let gaps = sim_core::launch::Gaps::preset_ops(&hw).unwrap_or(sim_core::launch::Gaps::Cycles);
+        let gaps = Gaps::preset_ops(&hw).unwrap_or(Gaps::Cycles);
         Some(by_line::run_engine(&hw, &requests, gaps, &opts, Some(footprint))?)
     } else {
         None
     };
     let sources = [(file, src)].into_iter().collect();
-    by_line::report_by_line(&hw, &trace, &requests, report.as_ref(), &args.outputs, true, &sources)
+    tables::by_line::emit(&hw, &trace, &requests, report.as_ref(), &args.outputs, true, &sources, &inputs)
 }

@@ -1,9 +1,10 @@
 //! `banksim gen`: a synthetic trace from a generator (strided, tile, reduction, scan,
 //! aos, gemm, random).
 
-use crate::output::{write_trace, write_trace_to, TraceFormat};
+use crate::args::{format_for, FormatArg};
 use anyhow::{Context, Result};
 use clap::Args;
+use pipeline::output::{write_trace, write_trace_to, Inputs};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -22,7 +23,7 @@ pub struct GenArgs {
     /// Output format (default: from the output's extension: `.bsim`, `.bin` binary,
     /// else text).
     #[arg(long, value_enum)]
-    to: Option<TraceFormat>,
+    to: Option<FormatArg>,
     /// List the generators and their parameters.
     #[arg(long)]
     list: bool,
@@ -32,7 +33,7 @@ pub struct GenArgs {
 pub fn run(args: &GenArgs) -> Result<()> {
     if args.list {
         let mut out = std::io::stdout().lock();
-        for (name, what, params) in traces::spec::GENERATORS {
+        for (name, what, params) in traces::generators::GENERATORS {
             writeln!(out, "{name}: {what}")?;
             for (p, def, meaning) in *params {
                 writeln!(out, "    {p:<12} (default {def:>4})  {meaning}")?;
@@ -47,11 +48,11 @@ pub fn run(args: &GenArgs) -> Result<()> {
         let v: i64 = v.parse().with_context(|| format!("parameter `{p}`: `{v}` is not an integer"))?;
         params.insert(k.to_string(), v);
     }
-    let trace = traces::spec::generate(kind, &params)?;
-    let format = TraceFormat::choose(args.to, args.out.as_deref());
+    let trace = traces::generators::generate(kind, &params)?;
+    let format = format_for(args.to, args.out.as_deref());
     match &args.out {
         Some(path) => {
-            write_trace(&trace, format, path)?;
+            write_trace(&trace, format, path, &Inputs::new())?;
             eprintln!(
                 "wrote {} records of {} to {} ({})",
                 trace.len(),

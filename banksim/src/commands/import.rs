@@ -1,10 +1,11 @@
 //! `banksim import`: convert an Accel-Sim kernel trace or NVBit `mem_trace` output into
 //! banksim's text trace. Glue only: the formats live in `traces::import`.
 
-use super::args::MemoryArgs;
-use crate::output::{progress, StreamedTrace, TraceFormat};
+use crate::args::{format_for, FormatArg, MemoryArgs};
+use crate::progress;
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
+use pipeline::output::{Inputs, StreamedTrace};
 use sim_core::Op;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ pub struct ImportArgs {
     /// Output format (default: from the output's extension: `.bsim`, `.bin` binary,
     /// else text).
     #[arg(long, value_enum)]
-    to: Option<TraceFormat>,
+    to: Option<FormatArg>,
     /// Base of the shared-memory window in the generic address space (hex), instead of
     /// the Accel-Sim header's `-shmem base_addr`.
     #[arg(long, value_name = "HEX", value_parser = parse_base)]
@@ -67,7 +68,8 @@ pub fn run(args: &ImportArgs) -> Result<()> {
         bail!("--kernel applies to nvbit-memtrace only: an Accel-Sim kernel-N.traceg holds one kernel");
     }
     let opts = Options { shmem_base: args.shmem_base, kernel: args.kernel };
-    crate::output::declare_input(&args.input);
+    let inputs = Inputs::new();
+    inputs.declare(&args.input);
     let input = traces::Input::open(&args.input)
         .map_err(|source| import::ImportError::Io { path: args.input.clone(), source })?;
     let name = input.name().to_string();
@@ -82,7 +84,8 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     bar.say(format!("writing {}", args.out.display()));
     let mut out = StreamedTrace::create(
         &args.out,
-        TraceFormat::choose(args.to, Some(&args.out)),
+        &inputs,
+        format_for(args.to, Some(&args.out)),
         &name,
         false,
         &stats.sites,
@@ -161,7 +164,7 @@ fn print_stats(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::write_atomically;
+    use pipeline::output::write_atomically;
 
     fn sample(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/tests/data").join(name)
@@ -215,7 +218,7 @@ mod tests {
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
 
         // a writer that fails half way: no temporary file stays behind
-        let r = write_atomically(&out, |w| -> Result<()> {
+        let r = write_atomically(&out, &Inputs::new(), |w| -> Result<()> {
             w.write_all(b"partial")?;
             Err(std::io::Error::other("disk full").into())
         });

@@ -2,25 +2,11 @@
 //! queries. Glue only: the work is in `validate::measure` (the `gpu` feature).
 
 use anyhow::Result;
-#[cfg(feature = "gpu")]
 use clap::Args;
 
-#[cfg(not(feature = "gpu"))]
-/// Arguments of `banksim measure` (not compiled in: see [`run`]).
-pub type MeasureArgs = super::args::Unavailable;
-
-#[cfg(not(feature = "gpu"))]
-/// Fails: this build has no `gpu` feature.
-pub fn run(_: &MeasureArgs) -> Result<()> {
-    Err(super::args::needs_feature("`banksim measure`", "gpu"))
-}
-
-#[cfg(feature = "gpu")]
-use super::kernel::KernelArgs;
-#[cfg(feature = "gpu")]
+use crate::args::kernel::KernelArgs;
 use std::path::PathBuf;
 
-#[cfg(feature = "gpu")]
 /// Arguments of `banksim measure`.
 #[derive(Args)]
 pub struct MeasureArgs {
@@ -47,27 +33,19 @@ pub struct MeasureArgs {
     csv: Option<PathBuf>,
 }
 
-#[cfg(feature = "gpu")]
-/// Runs `banksim measure`.
-pub fn run(args: &MeasureArgs) -> Result<()> {
-    run_gpu(args)
-}
-
-#[cfg(feature = "gpu")]
-use crate::output::{append, write_atomically};
-#[cfg(feature = "gpu")]
+use pipeline::output::{append, write_atomically, Inputs};
 use std::io::Write;
-#[cfg(feature = "gpu")]
 use validate::measure::{MeasureOptions, Measurement};
 
-#[cfg(feature = "gpu")]
-fn run_gpu(args: &MeasureArgs) -> Result<()> {
+/// Runs `banksim measure`.
+pub fn run(args: &MeasureArgs) -> Result<()> {
     if args.reps == 0 {
         anyhow::bail!("--reps must be at least 1");
     }
-    let (src, kopts) = args.kernel.load()?;
+    let inputs = Inputs::new();
+    let (src, kopts) = args.kernel.load(&inputs)?;
     let file = args.kernel.kernel.display().to_string();
-    let bar = crate::output::progress::spinner("opening the GPU");
+    let bar = crate::progress::spinner("opening the GPU");
     let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
     bar.say(format!("measuring {file}: {} warm-up and {} timed runs", args.warmup, args.reps));
     let label = args.label.clone().unwrap_or_else(|| file.clone());
@@ -81,10 +59,10 @@ fn run_gpu(args: &MeasureArgs) -> Result<()> {
     let m = validate::measure::measure(&gpu, &src, &file, &opts)?;
     drop(bar);
     if let Some(p) = &args.json {
-        write_atomically(p, |w| -> Result<()> { Ok(serde_json::to_writer_pretty(w, &m)?) })?;
+        write_atomically(p, &inputs, |w| -> Result<()> { Ok(serde_json::to_writer_pretty(w, &m)?) })?;
     }
     if let Some(p) = &args.csv {
-        append(p, Measurement::CSV_HEADER, &format!("{}\n", m.csv_row()))?;
+        append(p, &inputs, Measurement::CSV_HEADER, &format!("{}\n", m.csv_row()))?;
     }
     let s = &m.stats;
     let mut out = std::io::stdout().lock();

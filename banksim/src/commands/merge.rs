@@ -1,9 +1,10 @@
 //! `banksim merge`: join the results of sweep shards into one results.csv and .json.
 
-use crate::study::results::{check_complete, write_results};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use configs::study::Study;
+use pipeline::output::Inputs;
+use pipeline::study::results::{check_complete, write_results};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -30,10 +31,11 @@ pub struct MergeArgs {
 pub fn run(args: &MergeArgs) -> Result<()> {
     let mut rows: BTreeMap<u64, Map<String, Value>> = BTreeMap::new();
     let mut first: Option<Value> = None;
-    crate::output::declare_inputs(
+    let inputs = Inputs::new();
+    inputs.declare_all(
         args.shards.iter().map(|d| d.join("results.json")).collect::<Vec<_>>().iter().map(|p| p.as_path()),
     );
-    crate::output::declare_inputs(args.study.as_deref());
+    inputs.declare_all(args.study.as_deref());
     for dir in &args.shards {
         let path = dir.join("results.json");
         let text = std::fs::read_to_string(&path)
@@ -91,6 +93,7 @@ pub fn run(args: &MergeArgs) -> Result<()> {
     let rows: Vec<_> = rows.into_values().collect();
     write_results(
         &args.out,
+        &inputs,
         doc["study"].as_str().unwrap_or_default(),
         doc["hash"].as_str().unwrap_or_default(),
         &columns,

@@ -1,25 +1,46 @@
 //! The subcommands, one module each, named as the command: its clap arguments and its
-//! `run`. Argument groups that several commands share are in [`args`].
+//! `run`. A command that needs a Cargo feature this build lacks is a stub whose `run`
+//! says which (`needs!`), one module at a time.
 
 pub mod advise;
-pub mod args;
 pub mod bench;
-pub mod calibrate;
-pub mod capture;
 pub mod convert;
 pub mod demo;
-pub mod explain;
 pub mod gen;
 pub mod import;
-#[cfg(feature = "gpu")]
-pub mod kernel;
-pub mod measure;
 pub mod merge;
-pub mod predict;
 pub mod presets;
-pub mod report;
 pub mod run;
-pub mod shader_stats;
 pub mod slurm;
 pub mod stridebench;
 pub mod sweep;
+
+/// Declares each command module `$name` that needs the Cargo feature `$feature`: the
+/// module itself where this build has the feature, else a stub whose arguments are
+/// taken as they come ([`crate::args::Unavailable`]) and whose `run` says which feature
+/// it needs.
+macro_rules! needs {
+    ($feature:literal: $($name:ident($args:ident, $what:literal)),* $(,)?) => {$(
+        #[cfg(feature = $feature)]
+        pub mod $name;
+        #[cfg(not(feature = $feature))]
+        pub mod $name {
+            #[doc = concat!("Arguments of ", $what, " (not compiled in).")]
+            pub type $args = crate::args::Unavailable;
+            #[doc = concat!("Fails: ", $what, " needs the `", $feature, "` feature.")]
+            pub fn run(_: &$args) -> anyhow::Result<()> {
+                Err(crate::args::needs_feature($what, $feature))
+            }
+        }
+    )*};
+}
+
+needs!("gpu":
+    calibrate(CalibrateArgs, "`banksim calibrate`"),
+    capture(CaptureArgs, "`banksim capture`"),
+    explain(ExplainArgs, "`banksim explain`"),
+    measure(MeasureArgs, "`banksim measure`"),
+    predict(PredictArgs, "`banksim predict`"),
+    shader_stats(ShaderStatsArgs, "`banksim shader-stats`"),
+);
+needs!("charts": report(ReportArgs, "`banksim report`"));

@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 use clap::Args;
+use pipeline::output::Inputs;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -14,40 +15,24 @@ pub struct ReportArgs {
     out: PathBuf,
 }
 
-/// Runs `banksim report`.
-#[cfg_attr(not(feature = "charts"), allow(unused_variables))]
-pub fn run(args: &ReportArgs) -> Result<()> {
-    #[cfg(feature = "charts")]
-    return run_charts(args);
-    #[cfg(not(feature = "charts"))]
-    return Err(super::args::needs_feature("`banksim report`", "charts"));
-}
-
-#[cfg(feature = "charts")]
-use crate::output::{write_atomically, write_via_path};
-#[cfg(feature = "charts")]
+use pipeline::output::{write_atomically, write_via_path};
 use anyhow::{bail, Context};
-#[cfg(feature = "charts")]
 use reports::HeatCell;
-#[cfg(feature = "charts")]
 use serde_json::Value;
-#[cfg(feature = "charts")]
 use std::collections::BTreeMap;
-#[cfg(feature = "charts")]
 use std::fmt::Write as _;
-#[cfg(feature = "charts")]
 use std::io::Write as _;
-#[cfg(feature = "charts")]
 use std::path::Path;
 
-#[cfg(feature = "charts")]
-fn run_charts(args: &ReportArgs) -> Result<()> {
-    crate::output::declare_folder(&args.input);
+/// Runs `banksim report`.
+pub fn run(args: &ReportArgs) -> Result<()> {
+    let inputs = Inputs::new();
+    inputs.declare_folder(&args.input);
     std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
     let items = if args.input.join("results.json").is_file() {
-        sweep_report(&args.input, &args.out)?
+        sweep_report(&args.input, &args.out, &inputs)?
     } else if args.input.join("requests.csv").is_file() {
-        run_report(&args.input, &args.out)?
+        run_report(&args.input, &args.out, &inputs)?
     } else {
         bail!(
         "{}: neither a sweep output (results.json) nor a run output (requests.csv from `banksim run --out`)",
@@ -65,11 +50,11 @@ fn run_charts(args: &ReportArgs) -> Result<()> {
     for (png, caption) in &items {
         writeln!(md, "## {caption}\n\n![{caption}]({png})\n")?;
     }
-    write_atomically(&args.out.join("index.md"), |f| {
+    write_atomically(&args.out.join("index.md"), &inputs, |f| {
         f.write_all(md.as_bytes()).with_context(|| format!("{}: cannot write", args.out.display()))
     })?;
     let html = index_html(&args.input.display().to_string(), &items);
-    write_atomically(&args.out.join("index.html"), |f| {
+    write_atomically(&args.out.join("index.html"), &inputs, |f| {
         f.write_all(html.as_bytes()).with_context(|| format!("{}: cannot write", args.out.display()))
     })?;
     eprintln!("wrote {} charts, index.md and index.html to {}", items.len(), args.out.display());
@@ -77,14 +62,12 @@ fn run_charts(args: &ReportArgs) -> Result<()> {
 }
 
 /// `s` with HTML's special characters escaped.
-#[cfg(feature = "charts")]
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// The index page for a browser: the same headings and charts as `index.md`, each PNG
 /// inline through a relative `<img>`.
-#[cfg(feature = "charts")]
 fn index_html(source: &str, items: &[(String, String)]) -> String {
     let mut h = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>banksim report</title>\n\
@@ -101,14 +84,12 @@ fn index_html(source: &str, items: &[(String, String)]) -> String {
     h
 }
 
-#[cfg(feature = "charts")]
 fn num(v: &Value) -> Option<f64> {
     v.as_f64().or_else(|| v.as_str().and_then(|s| s.parse().ok()))
 }
 
 /// One chart per (metric, workload group), one line per hardware configuration.
-#[cfg(feature = "charts")]
-fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
+fn sweep_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<(String, String)>> {
     let path = input.join("results.json");
     let doc: Value = serde_json::from_str(
         &std::fs::read_to_string(&path).with_context(|| format!("{}: cannot read", path.display()))?,
@@ -244,7 +225,7 @@ fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
                 y: reports::column_label(y),
                 legend: lines.iter().map(|c| reports::column_short(c)).collect::<Vec<_>>().join(", "),
             };
-            write_via_path(&out.join(&png), |p| {
+            write_via_path(&out.join(&png), inputs, |p| {
                 reports::line_chart(p, &labels, &series).map_err(anyhow::Error::from)
             })?;
             let question = doc["question"].as_str().unwrap_or_default();
@@ -255,7 +236,6 @@ fn sweep_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
 }
 
 /// The hardware of a run in words, from its summary: `preset h100 · 32 banks · warp 32`.
-#[cfg(feature = "charts")]
 fn hardware_words(summary: &Value) -> String {
     let mut parts = Vec::new();
     for (key, what) in [("hardware", "preset"), ("preset", "preset"), ("banks", "banks"), ("warp", "warp")] {
@@ -276,8 +256,7 @@ fn hardware_words(summary: &Value) -> String {
 
 /// Conflict-degree histogram, the worst request's bank x lane picture and, with cycles,
 /// the per-SM pipe timeline.
-#[cfg(feature = "charts")]
-fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
+fn run_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<(String, String)>> {
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(input.join("summary.json")).context("summary.json")?)?;
     let mut items = Vec::new();
@@ -316,7 +295,7 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
         hist.into_iter().map(|(op, m)| (op, m.into_iter().collect())).collect();
     let name = summary["trace"].as_str().unwrap_or("run");
     let hw_words = hardware_words(&summary);
-    write_via_path(&out.join("histogram.png"), |p| {
+    write_via_path(&out.join("histogram.png"), inputs, |p| {
         let labels = reports::Labels {
             title: format!("{name}: conflict degree of each warp request, by op"),
             subtitle: hw_words.clone(),
@@ -338,7 +317,7 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
             .collect::<Result<_>>()?;
         let banks = summary["banks"].as_u64().unwrap_or(32) as u32;
         let what = summary["picture"].as_str().unwrap_or("the request with the most wavefronts");
-        write_via_path(&out.join("heatmap.png"), |p| {
+        write_via_path(&out.join("heatmap.png"), inputs, |p| {
             let labels = reports::Labels {
                 title: format!("{name}: which lane uses which bank"),
                 subtitle: format!("{what} · {hw_words}"),
@@ -369,7 +348,7 @@ fn run_report(input: &Path, out: &Path) -> Result<Vec<(String, String)>> {
                 t = edge;
             }
         }
-        write_via_path(&out.join("timeline.png"), |p| {
+        write_via_path(&out.join("timeline.png"), inputs, |p| {
             let labels = reports::Labels {
                 title: format!("{name}: shared-memory pipe occupancy per SM"),
                 subtitle: hw_words.clone(),

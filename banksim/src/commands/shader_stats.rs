@@ -3,25 +3,11 @@
 //! in `validate::compiled` (the `gpu` feature).
 
 use anyhow::Result;
-#[cfg(feature = "gpu")]
 use clap::Args;
 
-#[cfg(not(feature = "gpu"))]
-/// Arguments of `banksim shader-stats` (not compiled in: see [`run`]).
-pub type ShaderStatsArgs = super::args::Unavailable;
-
-#[cfg(not(feature = "gpu"))]
-/// Fails: this build has no `gpu` feature.
-pub fn run(_: &ShaderStatsArgs) -> Result<()> {
-    Err(super::args::needs_feature("`banksim shader-stats`", "gpu"))
-}
-
-#[cfg(feature = "gpu")]
-use super::kernel::parse_override;
-#[cfg(feature = "gpu")]
+use crate::args::kernel::parse_override;
 use std::path::PathBuf;
 
-#[cfg(feature = "gpu")]
 /// Arguments of `banksim shader-stats`.
 ///
 /// The kernel is translated to SPIR-V as wgpu does for Vulkan (overrides set, bounds
@@ -60,16 +46,15 @@ pub struct ShaderStatsArgs {
     csv: Option<PathBuf>,
 }
 
-#[cfg(feature = "gpu")]
 /// The header of `--csv`.
 pub const CSV_HEADER: &str = "label,adapter,executable,statistic,value";
 
-#[cfg(feature = "gpu")]
 /// Runs `banksim shader-stats`.
 pub fn run(args: &ShaderStatsArgs) -> Result<()> {
-    use crate::output::{append, write_atomically};
+    use pipeline::output::{append, write_atomically, Inputs};
     use std::io::Write;
-    crate::output::declare_input(&args.kernel);
+    let inputs = Inputs::new();
+    inputs.declare(&args.kernel);
     let kernel = validate::kernel::load_file(&args.kernel, args.entry.as_deref(), &args.overrides)?;
     let compiled = validate::compiled::compile(&kernel, args.adapter.as_deref(), args.ir.is_some())?;
     let label = args.label.clone().unwrap_or_else(|| args.kernel.display().to_string());
@@ -94,7 +79,7 @@ pub fn run(args: &ShaderStatsArgs) -> Result<()> {
                     .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
                     .collect();
                 let path = dir.join(format!("{i}_{file}.txt"));
-                write_atomically(&path, |f| -> Result<()> { Ok(f.write_all(text.as_bytes())?) })?;
+                write_atomically(&path, &inputs, |f| -> Result<()> { Ok(f.write_all(text.as_bytes())?) })?;
                 written += 1;
             }
         }
@@ -102,7 +87,7 @@ pub fn run(args: &ShaderStatsArgs) -> Result<()> {
     }
     if let Some(p) = &args.csv {
         let rows = String::from_utf8(rows.into_inner()?)?;
-        append(p, CSV_HEADER, &rows)?;
+        append(p, &inputs, CSV_HEADER, &rows)?;
     }
     Ok(())
 }

@@ -26,10 +26,9 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use crate::output::rows::{self, PlanRow};
-use crate::output::{write_atomically, write_csv};
-use crate::study::journal::read_journal;
-use crate::study::Expanded;
+use pipeline::output::rows::{self, PlanRow};
+use pipeline::output::{write_atomically, write_csv, Inputs};
+use pipeline::study::Expanded;
 
 /// Tasks in the job array when `--array-size` is not given.
 const DEFAULT_ARRAY_SIZE: usize = 8;
@@ -84,6 +83,7 @@ pub fn run(
     out: &Path,
     threads: Option<usize>,
     fresh: bool,
+    inputs: &Inputs,
 ) -> Result<()> {
     let cells = ex.cells();
     let asked = match args.array_size {
@@ -156,9 +156,9 @@ pub fn run(
 
     let slurm_dir = out.join("slurm");
     let (sweep_script, merge_script) = (slurm_dir.join("sweep.sbatch"), slurm_dir.join("merge.sbatch"));
-    write_file(&sweep_script, &sweep_sbatch(&ex.study.name, n, &paths, &directives))?;
-    write_file(&merge_script, &merge_sbatch(&ex.study.name, n, &paths, &directives))?;
-    write_plan(&slurm_dir.join("plan.csv"), &plan, &states)?;
+    write_file(&sweep_script, &sweep_sbatch(&ex.study.name, n, &paths, &directives), inputs)?;
+    write_file(&merge_script, &merge_sbatch(&ex.study.name, n, &paths, &directives), inputs)?;
+    write_plan(&slurm_dir.join("plan.csv"), &plan, &states, inputs)?;
     print_plan(&ex.study.name, cells, &plan, &states);
     eprintln!("wrote {} and {}", sweep_script.display(), merge_script.display());
 
@@ -315,8 +315,8 @@ fn merge_sbatch(study: &str, n: usize, p: &Paths, directives: &[String]) -> Stri
     s
 }
 
-fn write_file(path: &Path, text: &str) -> Result<()> {
-    write_atomically(path, |f| {
+fn write_file(path: &Path, text: &str, inputs: &Inputs) -> Result<()> {
+    write_atomically(path, inputs, |f| {
         f.write_all(text.as_bytes()).with_context(|| format!("{}: cannot write", path.display()))
     })
 }
@@ -347,18 +347,18 @@ fn shard_state(dir: &Path, hash: &str, cells: &[usize]) -> Result<ShardState> {
         }
     }
     let wanted: BTreeSet<usize> = cells.iter().copied().collect();
-    let done = read_journal(&dir.join("cells.jsonl"), hash)?;
+    let done = super::sweep::resume(&dir.join("cells.jsonl"), hash)?;
     Ok(ShardState::Todo(done.keys().filter(|id| wanted.contains(id)).count()))
 }
 
-fn write_plan(path: &Path, plan: &ShardPlan, states: &[ShardState]) -> Result<()> {
+fn write_plan(path: &Path, plan: &ShardPlan, states: &[ShardState], inputs: &Inputs) -> Result<()> {
     let rows = states.iter().enumerate().map(|(i, state)| PlanRow {
         shard: i,
         cells: plan.cells(i).len(),
         estimated_cost: plan.cost[i],
         state: state_text(state),
     });
-    write_atomically(path, |f| -> Result<()> { Ok(write_csv(f, rows::PLAN_HEADER, rows)?) })
+    write_atomically(path, inputs, |f| -> Result<()> { Ok(write_csv(f, rows::PLAN_HEADER, rows)?) })
 }
 
 fn state_text(state: &ShardState) -> String {

@@ -1,11 +1,11 @@
 //! `banksim stridebench`: the cycle engine's prediction of the wgpu stride sweep
 //! (`validate/probe/wgpu_stridebench.rs`): cycles per stride and the ratio to stride 1.
 
-use super::args::{hardware, with_threads, HardwareArgs};
+use crate::args::{hardware, with_threads, HardwareArgs};
 use anyhow::Result;
 use clap::Args;
-use sim_core::engine::{self, EngineOptions};
-use sim_core::Hardware;
+use pipeline::output::Inputs;
+use pipeline::stridebench::{predict, Sweep};
 use std::io::Write;
 
 #[derive(Args)]
@@ -32,7 +32,7 @@ pub struct StridebenchArgs {
 
 /// Runs `banksim stridebench`: one line per stride, printed as it completes.
 pub fn run(args: &StridebenchArgs) -> Result<()> {
-    let hw = hardware(&args.hw)?;
+    let hw = hardware(&args.hw, &Inputs::new())?;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -57,59 +57,4 @@ pub fn run(args: &StridebenchArgs) -> Result<()> {
         out.flush()?;
     }
     Ok(())
-}
-
-/// One stride of the sweep: `blocks` workgroups of 256 invocations, `iters` chase steps
-/// at `stride`, `gap` cycles of other work per step ([`traces::gen::StrideBench`]).
-#[derive(Clone, Copy, Debug)]
-pub struct Sweep {
-    /// Workgroups.
-    pub blocks: u32,
-    /// Chase steps per invocation.
-    pub iters: u32,
-    /// Words between consecutive lanes' first addresses.
-    pub stride: u32,
-    /// Cycles of other work per chase step.
-    pub gap: u32,
-}
-
-/// The engine's figures for one stride.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Prediction {
-    /// Cycles of the whole dispatch.
-    pub cycles: u64,
-    /// Blocks resident on an SM at once.
-    pub blocks_per_sm: u32,
-    /// Busy cycles of the shared-memory pipe over the cycles of the SMs that ran blocks.
-    pub pipe_utilisation: f64,
-}
-
-/// The cycle engine's prediction of `sweep` on `hw`.
-///
-/// With `one_sm`, where the blocks divide evenly over the SMs (a multiple of the SMs,
-/// at least one each), one SM is simulated with its share of the blocks. That is exact:
-/// every block of the sweep makes the same requests (only its id differs, and the engine
-/// uses ids only to tell blocks apart), SMs are identical, and the dispatcher gives
-/// blocks to the SMs that free a slot first, tied SMs one block each in turn; so the
-/// initial fill and every later round give each SM the same number of blocks at the same
-/// cycle, every SM runs as that one does, and the cycles, blocks per SM and pipe
-/// utilisation are those of the whole dispatch. Otherwise (or without `one_sm`) the
-/// engine runs every block.
-pub fn predict(hw: &Hardware, sweep: &Sweep, one_sm: bool) -> Result<Prediction> {
-    let mut hw = hw.clone();
-    let mut blocks = sweep.blocks;
-    if let Some(t) = hw.timing.as_mut() {
-        if one_sm && t.sms > 0 && blocks >= t.sms && blocks.is_multiple_of(t.sms) {
-            blocks /= t.sms;
-            t.sms = 1;
-        }
-    }
-    let work = traces::gen::StrideBench::new(blocks, 256, sweep.iters, sweep.stride, sweep.gap);
-    let r = engine::run(&hw, &work, &EngineOptions::default())?;
-    let used = r.sms.iter().filter(|s| s.blocks > 0).count();
-    Ok(Prediction {
-        cycles: r.cycles,
-        blocks_per_sm: r.blocks_per_sm,
-        pipe_utilisation: r.total.pipe_busy as f64 / (r.cycles as f64 * used as f64),
-    })
 }

@@ -2,14 +2,15 @@
 //! resumable through its journal, one shard or all; with `--slurm`, as a Slurm job array
 //! (see [`super::slurm`]).
 
-use super::args::with_threads;
-use crate::output::progress;
-use crate::study::journal::read_journal;
-use crate::study::results::{write_results, Columns};
-use crate::study::{metrics, Expanded};
+use crate::args::with_threads;
+use crate::progress;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use configs::study::{ShardPlan, WorkloadCell};
+use pipeline::output::Inputs;
+use pipeline::study::journal::{read_journal, Resumed};
+use pipeline::study::results::{write_results, Columns};
+use pipeline::study::{metrics, Expanded};
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -48,10 +49,11 @@ struct Cell {
 
 /// Runs `banksim sweep`.
 pub fn run(args: &SweepArgs) -> Result<()> {
-    let ex = Expanded::read(&args.study)?;
+    let inputs = Inputs::new();
+    let ex = Expanded::read(&args.study, &inputs)?;
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("sweep-{}", ex.study.name)));
     if args.slurm.slurm {
-        return super::slurm::run(&args.slurm, &ex, &args.study, &out, args.threads, args.fresh);
+        return super::slurm::run(&args.slurm, &ex, &args.study, &out, args.threads, args.fresh, &inputs);
     }
     let (shard, shards) = parse_shard(args.shard.as_deref())?;
     std::fs::create_dir_all(&out)
@@ -63,7 +65,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     if args.fresh {
         let _ = std::fs::remove_file(&journal_path);
     }
-    let mut done = read_journal(&journal_path, &hash)?;
+    let mut done = resume(&journal_path, &hash)?;
     let plan = ShardPlan::balance(&costs, shards);
     let cells: Vec<Cell> = (0..hardware.len())
         .flat_map(|hw| (0..workloads.len()).map(move |work| (hw, work)))
@@ -92,11 +94,10 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     let traces: Vec<Option<Trace>> = generated;
     for cell in &todo {
         if let WorkloadCell::File(path) = &workloads[cell.work] {
-            crate::output::declare_input(std::path::Path::new(path));
             std::fs::metadata(path).with_context(|| format!("{path}: cannot read"))?;
         }
     }
-    crate::output::check_target(&journal_path)?;
+    inputs.check_target(&journal_path)?;
     let journal = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -144,7 +145,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     })?;
     drop(bar);
     results.into_iter().collect::<Result<Vec<()>>>()?;
-    done = read_journal(&journal_path, &hash)?;
+    done = resume(&journal_path, &hash)?;
     let rows: Vec<Map<String, Value>> = cells
         .iter()
         .map(|c| {
@@ -153,9 +154,30 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             })
         })
         .collect::<Result<_>>()?;
-    write_results(&out, &study.name, &hash, &columns.names, &rows, &study, Some(costs.len() as u64))?;
+    write_results(
+        &out,
+        &inputs,
+        &study.name,
+        &hash,
+        &columns.names,
+        &rows,
+        &study,
+        Some(costs.len() as u64),
+    )?;
     eprintln!("wrote {} and {}", out.join("results.csv").display(), out.join("results.json").display());
     Ok(())
+}
+
+/// The finished cells of the journal at `path` (a torn last line cut off, and said so).
+pub fn resume(
+    path: &std::path::Path,
+    hash: &str,
+) -> Result<std::collections::BTreeMap<usize, Map<String, Value>>> {
+    let Resumed { cells, torn } = read_journal(path, hash)?;
+    if let Some(bytes) = torn {
+        eprintln!("{}: dropped a torn last line ({bytes} bytes; an interrupted write)", path.display());
+    }
+    Ok(cells)
 }
 
 fn parse_shard(s: Option<&str>) -> Result<(usize, usize)> {

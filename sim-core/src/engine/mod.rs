@@ -53,5 +53,5 @@ pub use costed::Costed;
 pub use driver::{run, run_window, Layout, Window};
 pub use occupancy::request_extent;
 pub use options::{DepPolicy, EngineError, EngineOptions};
-pub use report::{Cycle, EngineReport, RequestTiming, SmStats, Stalls};
+pub use report::{Cycle, EngineReport, RequestTiming, SmStats, Stall, Stalls};
 pub use workload::{EngineRequest, Workload};

@@ -23,14 +23,106 @@ pub struct Stalls {
     pub global: Cycle,
 }
 
+/// A cause of stall cycles: the fields of [`Stalls`], in their order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stall {
+    /// [`Stalls::issue`].
+    Issue,
+    /// [`Stalls::latency`].
+    Latency,
+    /// [`Stalls::pipe_queue`].
+    PipeQueue,
+    /// [`Stalls::bank_conflict`].
+    BankConflict,
+    /// [`Stalls::barrier`].
+    Barrier,
+    /// [`Stalls::global`].
+    Global,
+}
+
+impl Stall {
+    /// Every cause, in the order of [`Stalls`]' fields.
+    pub const ALL: [Stall; 6] =
+        [Stall::Issue, Stall::Latency, Stall::PipeQueue, Stall::BankConflict, Stall::Barrier, Stall::Global];
+
+    /// Its name in tables: `issue`, `latency`, `pipe queue`, `bank conflict`, `barrier`,
+    /// `global`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stall::Issue => "issue",
+            Stall::Latency => "latency",
+            Stall::PipeQueue => "pipe queue",
+            Stall::BankConflict => "bank conflict",
+            Stall::Barrier => "barrier",
+            Stall::Global => "global",
+        }
+    }
+
+    /// Its name as a CSV column: `stall_issue`, ..., `stall_global`.
+    pub fn column(self) -> &'static str {
+        match self {
+            Stall::Issue => "stall_issue",
+            Stall::Latency => "stall_latency",
+            Stall::PipeQueue => "stall_pipe_queue",
+            Stall::BankConflict => "stall_bank_conflict",
+            Stall::Barrier => "stall_barrier",
+            Stall::Global => "stall_global",
+        }
+    }
+
+    /// What a warp waits for, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Stall::Issue => "issue (other work and issue slots)",
+            Stall::Latency => "latency (waiting for loaded data)",
+            Stall::PipeQueue => "shared-memory pipe queue",
+            Stall::BankConflict => "bank-conflict wavefronts",
+            Stall::Barrier => "barriers",
+            Stall::Global => "global-memory bandwidth",
+        }
+    }
+}
+
 impl Stalls {
     pub(super) fn merge(&mut self, o: &Stalls) {
-        self.issue += o.issue;
-        self.latency += o.latency;
-        self.pipe_queue += o.pipe_queue;
-        self.bank_conflict += o.bank_conflict;
-        self.barrier += o.barrier;
-        self.global += o.global;
+        for (c, n) in o.iter() {
+            *self.get_mut(c) += n;
+        }
+    }
+
+    /// The stall cycles of cause `c`.
+    pub fn get(&self, c: Stall) -> Cycle {
+        match c {
+            Stall::Issue => self.issue,
+            Stall::Latency => self.latency,
+            Stall::PipeQueue => self.pipe_queue,
+            Stall::BankConflict => self.bank_conflict,
+            Stall::Barrier => self.barrier,
+            Stall::Global => self.global,
+        }
+    }
+
+    /// The stall cycles of cause `c`, to change.
+    pub fn get_mut(&mut self, c: Stall) -> &mut Cycle {
+        match c {
+            Stall::Issue => &mut self.issue,
+            Stall::Latency => &mut self.latency,
+            Stall::PipeQueue => &mut self.pipe_queue,
+            Stall::BankConflict => &mut self.bank_conflict,
+            Stall::Barrier => &mut self.barrier,
+            Stall::Global => &mut self.global,
+        }
+    }
+
+    /// Every cause with its stall cycles, in [`Stall::ALL`]'s order: what every table,
+    /// CSV and sum of stalls goes through, so that none leaves a cause out.
+    pub fn iter(&self) -> impl Iterator<Item = (Stall, Cycle)> + '_ {
+        Stall::ALL.into_iter().map(|c| (c, self.get(c)))
+    }
+
+    /// Stall cycles of every cause, summed.
+    pub fn total(&self) -> Cycle {
+        self.iter().map(|(_, n)| n).sum()
     }
 }
 

@@ -1,16 +1,18 @@
 //! `banksim run`: simulate a trace file and print wavefronts and conflicts by op; with
 //! options, the cycle engine, per-request and per-SM CSV and a run folder for `report`.
 
-pub mod by_line;
 mod sink;
 
-use super::args::{hardware, with_threads, DepArg, EngineArgs, HardwareArgs, MemoryArgs};
-use crate::output::rows::{self, SmRow, TimedRequestRow};
-use crate::output::{progress, tables, write_atomically, write_csv, AtomicFile};
-use crate::pipeline::{simulate, stream, window};
+use crate::args::{hardware, with_threads, EngineArgs, HardwareArgs, MemoryArgs, RunByLineArgs};
+use crate::progress::{self, Bars};
+use crate::tables;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use sim_core::engine::{self, Costed, DepPolicy, EngineOptions, EngineReport, RequestTiming, Workload};
+use pipeline::output::rows::{self, SmRow, TimedRequestRow};
+use pipeline::output::{write_atomically, write_csv, AtomicFile, Inputs};
+use pipeline::stream::{self, Reading};
+use pipeline::{by_line, simulate, window};
+use sim_core::engine::{self, Costed, EngineOptions, EngineReport, RequestTiming, Workload};
 use sim_core::launch::{Gaps, Launch, LaunchReport};
 use sim_core::Hardware;
 use sink::RequestSink;
@@ -41,7 +43,7 @@ pub struct RunArgs {
     #[arg(long)]
     no_mmap: bool,
     #[command(flatten)]
-    by_line: by_line::RunByLineArgs,
+    by_line: RunByLineArgs,
     /// The trace: text CSV (`block,thread,step,op,addr,bytes[,gap,dep[,wait]]`) or
     /// binary (`banksim convert`), told apart by its first bytes.
     ///
@@ -55,30 +57,32 @@ pub struct RunArgs {
 
 /// Runs `banksim run`.
 pub fn run(args: &RunArgs) -> Result<()> {
-    let hw = hardware(&args.hw)?;
+    let inputs = Inputs::new();
+    let hw = hardware(&args.hw, &inputs)?;
     if args.by_line.wanted() {
-        return run_by_line(args, hw);
+        return run_by_line(args, hw, &inputs);
     }
     let e = &args.engine;
     // the trace is opened once (`-`: standard input) and its format told from its first bytes
-    let input = simulate::open_trace(&args.trace)?;
-    let binary = input.is_binary() || input.looks_binary();
-    let (tpb, map, sort) = (e.threads_per_block, !args.no_mmap, args.memory.bytes());
+    inputs.declare(&args.trace);
+    let input = stream::open(&args.trace)?;
+    let bars = Bars::new();
+    let how = Reading {
+        threads_per_block: e.threads_per_block,
+        map: !args.no_mmap,
+        sort_memory: args.memory.bytes(),
+        progress: &bars,
+    };
     if !e.cycles {
         // the bank model alone streams, whatever the trace's size and order
         let (source, records, requests, summary) = if args.per_request.is_none() && args.out.is_none() {
-            let t = if binary {
-                with_threads(e.threads, || stream::run_binary(input, &hw, tpb, map))??
-            } else {
-                with_threads(e.threads, || stream::run_text(&args.trace, input, &hw, tpb, sort))??
-            };
+            let t = with_threads(e.threads, || stream::totals(input, &hw, &how))??;
             (t.source, t.records, t.requests, t.summary)
         } else {
             // (a fresh sink if the reader starts over: a text trace found out of order)
-            let start = || RequestSink::create(args.per_request.as_deref(), args.out.as_deref());
+            let start = || RequestSink::create(args.per_request.as_deref(), args.out.as_deref(), &inputs);
             let (sink, source, records) = with_threads(e.threads, || {
-                let how = stream::Reading { threads_per_block: tpb, map, sort_memory: sort };
-                stream::for_each_evaluated(&args.trace, input, &hw, &how, start, |sink, part| sink.take(part))
+                stream::for_each_evaluated(input, &hw, &how, start, |sink, part| sink.take(part))
             })??;
             let (summary, requests) = sink.finish(&source, &hw)?;
             (source, records, requests, summary)
@@ -92,17 +96,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
     // need every request at once
     let gaps = e.gaps(&hw)?;
     let plain = args.per_request.is_none() && args.out.is_none() && e.grid.is_none() && gaps == Gaps::Cycles;
+    let binary = input.format() == traces::TraceFormat::Binary;
     if plain && input.file_len().is_some_and(|len| held_bytes(len, binary) >= args.memory.bytes() as u64) {
-        return run_windowed(args, hw, input, binary);
+        return run_windowed(args, hw, input, &how, &inputs);
     }
     // a binary trace is split into requests chunk by chunk, a text trace's records are
     // grouped; where no output needs the requests' lanes, they are held as the engine
     // needs them, each costed as it is loaded
     if args.per_request.is_none() && args.out.is_none() {
-        let loaded = with_threads(e.threads, || match binary {
-            true => stream::load_binary::<Costed>(input, &hw, tpb, map),
-            false => stream::load_text::<Costed>(&args.trace, input, &hw, tpb, sort),
-        })??;
+        let loaded = with_threads(e.threads, || stream::load::<Costed>(input, &hw, &how))??;
         let report = launch(args, &hw, &loaded.requests)?;
         // (costed requests come with their totals: none for a trace of no requests)
         let summary = loaded.summary.unwrap_or_default();
@@ -114,13 +116,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
             loaded.requests.len(),
             &summary,
             &report,
+            &inputs,
         );
     }
-    let loaded = if binary {
-        with_threads(e.threads, || stream::load_binary(input, &hw, tpb, map))??
-    } else {
-        with_threads(e.threads, || stream::load_text(&args.trace, input, &hw, tpb, sort))??
-    };
+    let loaded = with_threads(e.threads, || stream::load::<Requests>(input, &hw, &how))??;
     let (source, records, requests) = (loaded.source, loaded.records, loaded.requests);
     let loaded_summary = loaded.summary;
     // (gaps in IR operations change what a request waits, not which requests run)
@@ -130,16 +129,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let report = launch(args, &hw, &requests)?;
     let timings = Some(report.engine.requests.as_slice());
     let summary = match &args.per_request {
-        Some(path) => write_atomically(path, |f| write_requests(f, &hw, &requests, timings))?,
+        Some(path) => write_atomically(path, &inputs, |f| write_requests(f, &hw, &requests, timings))?,
         None => match loaded_summary {
             Some(summary) => summary,
             None => simulate::summarize(&hw, &requests, |_, _, _| {}),
         },
     };
     if let Some(dir) = &args.out {
-        write_run_folder(dir, &source, &hw, &requests, timings, Some(&report.engine))?;
+        write_run_folder(dir, &source, &hw, &requests, timings, Some(&report.engine), &inputs)?;
     }
-    print_cycles(args, &hw, &source, records, requests.len(), &summary, &report)
+    print_cycles(args, &hw, &source, records, requests.len(), &summary, &report, &inputs)
 }
 
 /// The cycle engine's launch of `work` as `run --cycles` asks for it (after the check of
@@ -157,6 +156,7 @@ fn launch<W: Workload + ?Sized>(args: &RunArgs, hw: &Hardware, work: &W) -> Resu
 }
 
 /// Prints the totals and the engine's report of a `run --cycles`, and writes --per-sm.
+#[allow(clippy::too_many_arguments)]
 fn print_cycles(
     args: &RunArgs,
     hw: &Hardware,
@@ -165,26 +165,27 @@ fn print_cycles(
     requests: usize,
     summary: &sim_core::stats::Summary,
     report: &LaunchReport,
+    inputs: &Inputs,
 ) -> Result<()> {
     let mut out = std::io::stdout().lock();
     tables::print_totals(&mut out, source, records, requests as u64, hw, summary)?;
     tables::print_engine(&mut out, report)?;
     if let Some(path) = &args.engine.per_sm {
-        write_atomically(path, |f| write_per_sm(f, &report.engine))?;
+        write_atomically(path, inputs, |f| write_per_sm(f, &report.engine))?;
     }
     Ok(())
 }
 
 /// `banksim run --by-line`: the whole trace read and grouped, the cycle engine with
 /// per-request timings where `--cycles`, then the report ([`by_line`]).
-fn run_by_line(args: &RunArgs, hw: Hardware) -> Result<()> {
+fn run_by_line(args: &RunArgs, hw: Hardware, inputs: &Inputs) -> Result<()> {
     let e = &args.engine;
     if args.per_request.is_some() || args.out.is_some() || e.grid.is_some() {
         bail!("--by-line reports the trace's own requests: it does not combine with --per-request, --out or --grid");
     }
-    crate::output::declare_input(&args.trace);
+    inputs.declare(&args.trace);
     let trace = traces::read_any(&args.trace)?;
-    crate::pipeline::check::check_records(&trace, &hw, e.threads_per_block)?;
+    pipeline::check::check_records(&trace, &hw, e.threads_per_block)?;
     let requests = Requests::group(&trace, hw.warp)?;
     let report = if e.cycles {
         let gaps = e.gaps(&hw)?;
@@ -196,7 +197,16 @@ fn run_by_line(args: &RunArgs, hw: Hardware) -> Result<()> {
     };
     let sources = by_line::read_sources(&trace, args.trace.parent());
     let print = args.by_line.by_line;
-    by_line::report_by_line(&hw, &trace, &requests, report.as_ref(), &args.by_line.outputs, print, &sources)
+    tables::by_line::emit(
+        &hw,
+        &trace,
+        &requests,
+        report.as_ref(),
+        &args.by_line.outputs,
+        print,
+        &sources,
+        inputs,
+    )
 }
 
 /// `run --cycles` on a file with the engine holding a window of blocks at a time
@@ -204,29 +214,18 @@ fn run_by_line(args: &RunArgs, hw: Hardware) -> Result<()> {
 /// streamed pass, the blocks' layout in another, then the engine reading the file again.
 /// A text trace is written to a temporary binary trace (in block order) in the first
 /// pass.
-fn run_windowed(args: &RunArgs, hw: Hardware, input: traces::Input, binary: bool) -> Result<()> {
+fn run_windowed(
+    args: &RunArgs,
+    hw: Hardware,
+    input: traces::Input,
+    how: &Reading,
+    inputs: &Inputs,
+) -> Result<()> {
     let e = &args.engine;
     let source = input.name().to_string();
     let dir = tempfile::Builder::new().prefix("banksim-run-").tempdir()?;
     // the totals and the checks (a text trace's naming its lines), in a streamed pass
-    let (path, t) = if binary {
-        let t =
-            with_threads(e.threads, || stream::run_binary(input, &hw, e.threads_per_block, !args.no_mmap))??;
-        (args.trace.clone(), t)
-    } else {
-        let path = dir.path().join("trace.bsim");
-        let t = with_threads(e.threads, || {
-            stream::run_text_to_binary(
-                &args.trace,
-                input,
-                &hw,
-                e.threads_per_block,
-                args.memory.bytes(),
-                &path,
-            )
-        })??;
-        (path, t)
-    };
+    let (t, path) = with_threads(e.threads, || stream::totals_to_binary_file(input, &hw, how, dir.path()))??;
     let (layout, longest, traffic) = window::scan(&path, hw.warp)?;
     // the bandwidth of the dispatch's lines, as `sim_core::launch::run` gives it
     let mut hw = hw;
@@ -246,7 +245,7 @@ fn run_windowed(args: &RunArgs, hw: Hardware, input: traces::Input, binary: bool
     let launch = LaunchReport { memory, ..launch_report(&hw, report, &layout) };
     tables::print_engine(&mut out, &launch)?;
     if let Some(path) = &e.per_sm {
-        write_atomically(path, |f| write_per_sm(f, &launch.engine))?;
+        write_atomically(path, inputs, |f| write_per_sm(f, &launch.engine))?;
     }
     Ok(())
 }
@@ -267,10 +266,7 @@ fn held_bytes(len: u64, binary: bool) -> u64 {
 fn engine_options(args: &RunArgs) -> EngineOptions {
     let e = &args.engine;
     EngineOptions {
-        dep_policy: match e.dep {
-            DepArg::PreviousLoad => DepPolicy::PreviousLoad,
-            DepArg::Independent => DepPolicy::Independent,
-        },
+        dep_policy: e.dep.into(),
         threads_per_block: e.threads_per_block,
         smem_per_block: e.smem_per_block,
         per_request: args.per_request.is_some() || args.out.is_some(),
@@ -334,21 +330,8 @@ fn write_requests(
 }
 
 fn write_per_sm(f: &mut AtomicFile, r: &EngineReport) -> Result<()> {
-    let rows = r.sms.iter().enumerate().map(|(sm, s)| SmRow {
-        sm,
-        blocks: s.blocks,
-        requests: s.requests,
-        wavefronts: s.wavefronts,
-        cycles: s.cycles,
-        pipe_busy: s.pipe_busy,
-        pipe_utilisation: format!("{:.6}", s.pipe_utilisation()),
-        stall_issue: s.stalls.issue,
-        stall_latency: s.stalls.latency,
-        stall_pipe_queue: s.stalls.pipe_queue,
-        stall_bank_conflict: s.stalls.bank_conflict,
-        stall_barrier: s.stalls.barrier,
-    });
-    Ok(write_csv(f, rows::SM_HEADER, rows)?)
+    let rows = r.sms.iter().enumerate().map(|(sm, s)| SmRow::new(sm, s));
+    Ok(write_csv(f, &SmRow::header(), rows)?)
 }
 
 /// The run folder `banksim report` reads, with the engine's timings.
@@ -359,11 +342,14 @@ fn write_run_folder(
     requests: &Requests,
     timings: Option<&[RequestTiming]>,
     report: Option<&EngineReport>,
+    inputs: &Inputs,
 ) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
-    write_atomically(&dir.join("requests.csv"), |f| write_requests(f, hw, requests, timings).map(|_| ()))?;
+    write_atomically(&dir.join("requests.csv"), inputs, |f| {
+        write_requests(f, hw, requests, timings).map(|_| ())
+    })?;
     let worst = simulate::worst_request(hw, requests).map(|i| requests.get(i));
-    sink::write_folder_rest(dir, source, hw, worst, report.map(|r| r.cycles))
+    sink::write_folder_rest(dir, source, hw, worst, report.map(|r| r.cycles), inputs)
 }
 
 /// That every request's gap (and wait), in cycles at `cycles_per_op`, fits the engine's

@@ -2,10 +2,10 @@
 //! `--per-request` CSV and the run folder (`--out`), written request by request, so
 //! memory stays bounded whatever the trace's size.
 
-use crate::output::rows::{self, PictureRow, RequestRow};
-use crate::output::{write_atomically, write_csv, AtomicFile};
-use crate::pipeline::stream::Evaluated;
 use anyhow::{Context, Result};
+use pipeline::output::rows::{self, PictureRow, RequestRow};
+use pipeline::output::{write_atomically, write_csv, AtomicFile, Inputs};
+use pipeline::stream::Evaluated;
 use sim_core::{stats::Summary, BankModel, Hardware, Outcome};
 use std::path::{Path, PathBuf};
 use traces::{RequestRef, Requests};
@@ -32,6 +32,8 @@ pub struct RequestSink {
     files: Vec<csv::Writer<AtomicFile>>,
     /// The run folder.
     folder: Option<PathBuf>,
+    /// The command's inputs, which the run folder's other files may not replace.
+    inputs: Inputs,
     summary: Summary,
     requests: u64,
     /// The first request with the most wavefronts (for the run folder's picture).
@@ -41,7 +43,7 @@ pub struct RequestSink {
 impl RequestSink {
     /// A sink that writes a row per request to `per_request` and, with `folder`, a run
     /// folder for `banksim report` there.
-    pub fn create(per_request: Option<&Path>, folder: Option<&Path>) -> Result<RequestSink> {
+    pub fn create(per_request: Option<&Path>, folder: Option<&Path>, inputs: &Inputs) -> Result<RequestSink> {
         let mut paths: Vec<PathBuf> = per_request.map(Path::to_path_buf).into_iter().collect();
         if let Some(dir) = folder {
             std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
@@ -49,15 +51,18 @@ impl RequestSink {
         }
         let mut files = Vec::new();
         for path in paths {
-            let mut w = csv::WriterBuilder::new()
-                .has_headers(false)
-                .from_writer(AtomicFile::with_capacity(&path, 1 << 20)?);
+            let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(AtomicFile::with_capacity(
+                &path,
+                inputs,
+                1 << 20,
+            )?);
             w.write_record(rows::REQUEST_HEADER)?;
             files.push(w);
         }
         Ok(RequestSink {
             files,
             folder: folder.map(Path::to_path_buf),
+            inputs: inputs.clone(),
             summary: Summary::default(),
             requests: 0,
             worst: None,
@@ -91,7 +96,7 @@ impl RequestSink {
         }
         if let Some(dir) = &self.folder {
             let worst = self.worst.as_ref().map(|(_, one)| one.get(0));
-            write_folder_rest(dir, source, hw, worst, None)?;
+            write_folder_rest(dir, source, hw, worst, None, &self.inputs)?;
         }
         Ok((self.summary, self.requests))
     }
@@ -105,6 +110,7 @@ pub fn write_folder_rest(
     hw: &Hardware,
     worst: Option<RequestRef<'_>>,
     cycles: Option<u64>,
+    inputs: &Inputs,
 ) -> Result<()> {
     let mut what = String::new();
     if let Some(r) = worst {
@@ -119,7 +125,7 @@ pub fn write_folder_rest(
             lane: c.lane,
             word: c.word,
         });
-        write_atomically(&dir.join("picture.csv"), |f| {
+        write_atomically(&dir.join("picture.csv"), inputs, |f| {
             Ok::<_, anyhow::Error>(write_csv(f, rows::PICTURE_HEADER, rows)?)
         })?;
     }
@@ -132,7 +138,7 @@ pub fn write_folder_rest(
         "cycles": cycles,
         "picture": what,
     });
-    write_atomically(&dir.join("summary.json"), |f| {
+    write_atomically(&dir.join("summary.json"), inputs, |f| {
         Ok::<_, anyhow::Error>(serde_json::to_writer_pretty(f, &summary)?)
     })
 }

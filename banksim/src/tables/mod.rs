@@ -1,0 +1,133 @@
+//! The text tables the tool prints: a run's totals by op and the cycle engine's summary
+//! (here), the by-line report's annotated source ([`by_line`]).
+
+pub mod by_line;
+
+use sim_core::engine::{self, Stall};
+use sim_core::launch::LaunchReport;
+use sim_core::{stats::Summary, Hardware, Op};
+use std::io::Write;
+
+/// The header line and the totals by op (memory ops with requests, then the total; then
+/// barriers and global accesses, if any).
+pub fn print_totals(
+    out: &mut dyn Write,
+    source: &str,
+    records: u64,
+    requests: u64,
+    hw: &Hardware,
+    s: &Summary,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}: {} records, {} warp requests, warp {} on {} ({} banks x {} B)",
+        source, records, requests, hw.warp, hw.name, hw.banks, hw.bank_bytes
+    )?;
+    writeln!(
+        out,
+        "{:<6}{:>10} {:>9} {:>11} {:>9} {:>10} {:>8}",
+        "op", "requests", "lanes", "wavefronts", "ideal", "conflicts", "ratio"
+    )?;
+    let mut row = |name: &str, t: &sim_core::stats::OpTotals| {
+        let ratio = if t.ideal == 0 { 0.0 } else { t.wavefronts as f64 / t.ideal as f64 };
+        writeln!(
+            out,
+            // a space between columns even when a count outgrows its width
+            "{:<6}{:>10} {:>9} {:>11} {:>9} {:>10} {:>8.2}",
+            name, t.requests, t.lanes, t.wavefronts, t.ideal, t.conflicts, ratio
+        )
+    };
+    for op in Op::ALL.into_iter().filter(|op| op.is_memory()) {
+        let t = s.op(op);
+        if t.requests > 0 {
+            row(op.name(), t)?;
+        }
+    }
+    row("total", &s.memory_total())?;
+    let bars = s.op(Op::Barrier).requests;
+    if bars > 0 {
+        writeln!(out, "({bars} warp barriers)")?;
+    }
+    for op in [Op::GlobalLoad, Op::GlobalStore] {
+        let t = s.op(op);
+        if t.requests > 0 {
+            writeln!(
+                out,
+                "({} global {}s: {} lanes, {} 128-byte lines through the pipe)",
+                t.requests,
+                if op == Op::GlobalLoad { "load" } else { "store" },
+                t.lanes,
+                t.wavefronts
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The cycle engine's totals: cycles, occupancy, cycles per SM, pipe utilisation, stalls.
+pub fn print_engine(out: &mut dyn Write, launch: &LaunchReport) -> std::io::Result<()> {
+    let r = &launch.engine;
+    let sms = r.sms.len();
+    let active: Vec<&engine::SmStats> = r.sms.iter().filter(|s| s.blocks > 0).collect();
+    let mut cycles: Vec<u64> = active.iter().map(|s| s.cycles).collect();
+    cycles.sort_unstable();
+    let util: Vec<f64> = active.iter().map(|s| s.pipe_utilisation()).collect();
+    // (a fold from 0.0: the sum of no floats is -0.0)
+    let mean_util = util.iter().fold(0.0, |a, b| a + b) / util.len().max(1) as f64;
+    writeln!(out, "\ncycle engine: {} cycles", r.cycles)?;
+    if launch.overhead_cycles > 0 || launch.clock_mhz > 0.0 {
+        write!(out, "  dispatch: {} cycles with its fixed {}", launch.cycles(), launch.overhead_cycles)?;
+        match launch.micros() {
+            Some(us) => writeln!(out, ", {us:.2} us at {} MHz", launch.clock_mhz)?,
+            None => writeln!(out)?,
+        }
+    }
+    if launch.one_sm {
+        writeln!(
+            out,
+            "  one SM simulated for all {} blocks: every block is the same and they divide evenly over the SMs (exact)",
+            launch.blocks
+        )?;
+    }
+    writeln!(
+        out,
+        "  occupancy: {} blocks/SM resident ({} warps/block, {} B shared memory/block); {} of {sms} SMs used",
+        r.blocks_per_sm,
+        r.warps_per_block,
+        r.smem_per_block,
+        active.len()
+    )?;
+    if let (Some(min), Some(max)) = (cycles.first(), cycles.last()) {
+        writeln!(out, "  cycles per SM: min {min}, median {}, max {max}", cycles[cycles.len() / 2])?;
+    }
+    let max_util = util.iter().cloned().fold(0.0, f64::max);
+    writeln!(out, "  shared-memory pipe utilisation: mean {mean_util:.3}, max {max_util:.3}")?;
+    // (global-memory stalls only where the trace has global accesses)
+    let stalls: Vec<String> = r
+        .total
+        .stalls
+        .iter()
+        .filter(|&(c, n)| c != Stall::Global || n > 0)
+        .map(|(c, n)| format!("{} {n}", c.name()))
+        .collect();
+    writeln!(out, "  stall cycles (summed over requests): {}", stalls.join(", "))?;
+    if let Some(m) = &launch.memory {
+        writeln!(out, "  {}", memory_line(m))?;
+    }
+    Ok(())
+}
+
+/// What a dispatch's global lines moved and where from (`run --cycles`, `predict`).
+pub fn memory_line(m: &sim_core::memory::MemoryShare) -> String {
+    let mb = |b: u64| b as f64 / 1e6;
+    format!(
+        "global memory: {:.1} MB moved (in {:.1} MB of lines) over {:.1} MB of buffers: {:.1} MB from DRAM, {:.1} MB from the L2 ({:.0} B/cycle of lines; a load waits {} cycles)",
+        mb(m.bytes),
+        mb(m.line_bytes),
+        mb(m.footprint),
+        mb(m.dram_bytes),
+        mb(m.bytes - m.dram_bytes),
+        m.bytes_per_cycle,
+        m.latency
+    )
+}

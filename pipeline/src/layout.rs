@@ -1,0 +1,232 @@
+//! The layout search behind `banksim advise`: padding, XOR swizzles and AoS -> SoA
+//! candidates for a shared array, each re-simulated on the whole transformed trace
+//! (loads and stores, and the cycle engine when asked), so the advice is never a guess.
+
+use super::error::{Error, Result};
+use rayon::prelude::*;
+use sim_core::engine::{self, EngineOptions};
+use sim_core::layout::{ArrayShape, Layout};
+use sim_core::{BankModel, Hardware, Op};
+use std::collections::BTreeMap;
+use std::path::Path;
+use traces::{Requests, Trace};
+
+/// One evaluated layout.
+pub struct Candidate {
+    /// The layout.
+    pub layout: Layout,
+    /// Wavefronts of the shared-memory requests.
+    pub wavefronts: u64,
+    /// Wavefronts without conflicts.
+    pub ideal: u64,
+    /// Extra wavefronts from bank conflicts.
+    pub conflicts: u64,
+    /// Bytes the layout adds to the array.
+    pub extra_bytes: u32,
+    /// Shared memory a block touches.
+    pub smem_per_block: u32,
+    /// Resident blocks per SM (with the engine).
+    pub blocks_per_sm: Option<u32>,
+    /// Cycles of the whole trace (with the engine).
+    pub cycles: Option<u64>,
+    /// Conflicts per hot group (step, op, bytes).
+    pub groups: BTreeMap<(u32, Op, u8), u64>,
+    /// Conflicts per site (see [`traces::site`]; `NO_SITE` for requests without one).
+    pub sites: BTreeMap<u32, u64>,
+}
+
+/// Every valid layout of `shape` for accesses of `width` bytes, identity first, each
+/// evaluated (with the cycle engine when `cycles`); the identity, then the others best
+/// first (fewest conflicts, then fewest extra bytes, then fewest cycles).
+pub fn search(
+    hw: &Hardware,
+    trace: &Trace,
+    shape: &ArrayShape,
+    max_pad: u32,
+    cycles: bool,
+) -> Result<(Candidate, Vec<Candidate>)> {
+    let width = trace
+        .records
+        .iter()
+        .filter(|r| r.op.is_memory() && r.addr >= shape.base && r.addr - shape.base < shape.bytes())
+        .map(|r| r.bytes as u32)
+        .max()
+        .ok_or_else(|| Error::Input("no access of the trace falls inside the array; check --shape".into()))?;
+    let mut layouts = vec![Layout::Identity];
+    layouts.extend((1..=max_pad).map(|elems| Layout::Pad { elems }));
+    for bits in 1..=5 {
+        for base in 0..=4 {
+            for shift in bits..=8 {
+                layouts.push(Layout::Swizzle { bits, base, shift });
+            }
+        }
+    }
+    layouts.push(Layout::Transpose);
+    layouts.retain(|l| l.valid_for(shape, width));
+    let mut cands: Vec<Candidate> =
+        layouts.par_iter().map(|l| evaluate(hw, trace, shape, *l, cycles)).collect::<Result<_>>()?;
+    let base = cands.remove(0);
+    cands.sort_by(|a, b| {
+        (a.conflicts, a.extra_bytes, a.cycles, a.layout.to_string()).cmp(&(
+            b.conflicts,
+            b.extra_bytes,
+            b.cycles,
+            b.layout.to_string(),
+        ))
+    });
+    Ok((base, cands))
+}
+
+/// The baseline's most conflicted request group (step, op, width).
+pub fn hot_group(base: &Candidate) -> Option<(u32, Op, u8)> {
+    base.groups.iter().max_by_key(|(k, n)| (**n, std::cmp::Reverse(**k))).map(|(k, _)| *k)
+}
+
+/// One layout re-simulated on the whole transformed trace.
+pub fn evaluate(
+    hw: &Hardware,
+    trace: &Trace,
+    shape: &ArrayShape,
+    layout: Layout,
+    cycles: bool,
+) -> Result<Candidate> {
+    let mut t = trace.clone();
+    for r in t.records.iter_mut().filter(|r| r.op.is_memory()) {
+        r.addr = layout.map(shape, r.addr);
+    }
+    let requests = Requests::group(&t, hw.warp)?;
+    let mut model = BankModel::new(hw);
+    let (mut wavefronts, mut ideal, mut conflicts) = (0, 0, 0);
+    let mut groups = BTreeMap::new();
+    let mut sites = BTreeMap::new();
+    let mut smem = 0u32;
+    // shared-memory requests only: global accesses (captures have them) are no layout's
+    // concern, though the engine below runs them
+    for r in requests.iter().filter(|r| r.op.is_memory()) {
+        let o = model.evaluate(&r.warp_request());
+        wavefronts += o.wavefronts as u64;
+        ideal += o.ideal as u64;
+        conflicts += o.conflicts() as u64;
+        *groups.entry((r.step, r.op, r.bytes)).or_insert(0) += o.conflicts() as u64;
+        *sites.entry(r.site).or_insert(0) += o.conflicts() as u64;
+        for &a in r.addrs {
+            smem = smem.max(a + r.bytes as u32);
+        }
+    }
+    let (mut blocks_per_sm, mut cyc) = (None, None);
+    if cycles {
+        let rep =
+            engine::run(hw, &requests, &EngineOptions { smem_per_block: Some(smem), ..Default::default() })
+                .map_err(|e| Error::Input(e.to_string()))?;
+        blocks_per_sm = Some(rep.blocks_per_sm);
+        cyc = Some(rep.cycles);
+    }
+    Ok(Candidate {
+        layout,
+        wavefronts,
+        ideal,
+        conflicts,
+        extra_bytes: layout.extra_bytes(shape),
+        smem_per_block: smem,
+        blocks_per_sm,
+        cycles: cyc,
+        groups,
+        sites,
+    })
+}
+
+/// A trace file, or `KIND[:NAME=VALUE,...]` for a generator (with the array shape the
+/// generator implies). A file read is declared one of `inputs`.
+pub fn load_input(input: &str, inputs: &crate::output::Inputs) -> Result<(Trace, Option<ArrayShape>)> {
+    if input == "-" || Path::new(input).is_file() {
+        inputs.declare(Path::new(input));
+        return Ok((traces::read_any(Path::new(input))?, None));
+    }
+    let (kind, rest) = input.split_once(':').unwrap_or((input, ""));
+    let mut params = BTreeMap::new();
+    for kv in rest.split(',').filter(|s| !s.is_empty()) {
+        let (k, v) =
+            kv.split_once('=').ok_or_else(|| Error::Input(format!("`{kv}`: expected NAME=VALUE")))?;
+        let v = v.parse::<i64>().map_err(|e| Error::Input(format!("`{kv}`: not an integer: {e}")))?;
+        params.insert(k.to_string(), v);
+    }
+    if traces::generators::params_of(kind).is_none() && !input.contains(':') {
+        return Err(Error::Input(format!(
+            "`{input}`: no such trace file, and not a generator (KIND[:NAME=VALUE,...]; see `banksim gen --list`)"
+        )));
+    }
+    let trace = traces::generators::generate(kind, &params)?;
+    let p = |name: &str| -> u32 {
+        let def = traces::generators::params_of(kind)
+            .and_then(|ps| ps.iter().find(|p| p.0 == name))
+            .map_or(0, |p| p.1);
+        params.get(name).copied().unwrap_or(def) as u32
+    };
+    let shape = match kind {
+        "tile" => Some(ArrayShape { base: 0, rows: p("rows"), cols: p("cols") + p("pad"), elem: p("width") }),
+        "gemm" => Some(ArrayShape { base: 0, rows: p("m"), cols: p("k") + p("skew"), elem: 4 }),
+        "scan" if p("padded") == 0 => {
+            Some(ArrayShape { base: 0, rows: p("n").div_ceil(32), cols: 32, elem: 4 })
+        }
+        "reduction" => Some(ArrayShape { base: 0, rows: p("tile").div_ceil(32), cols: 32, elem: 4 }),
+        "aos" if p("soa") == 0 => Some(ArrayShape { base: 0, rows: p("threads"), cols: p("k"), elem: 4 }),
+        _ => None,
+    };
+    Ok((trace, shape))
+}
+
+/// `ROWSxCOLSxBYTES[@BASE]`, e.g. `32x33x4`.
+pub fn parse_shape(s: &str) -> Result<ArrayShape> {
+    let bad = || Error::Input(format!("--shape `{s}`: expected ROWSxCOLSxBYTES[@BASE], e.g. 32x33x4"));
+    let (dims, base) = match s.split_once('@') {
+        Some((d, b)) => (d, b.parse::<u32>().map_err(|_| bad())?),
+        None => (s, 0),
+    };
+    let v: Vec<u32> =
+        dims.split('x').map(|x| x.parse::<u32>()).collect::<Result<_, _>>().map_err(|_| bad())?;
+    match v[..] {
+        [rows, cols, elem] if rows > 0 && cols > 0 && sim_core::is_valid_width(elem as u8) => {
+            Ok(ArrayShape { base, rows, cols, elem })
+        }
+        _ => Err(bad()),
+    }
+}
+
+/// Rows of `stride` elements, `stride` being the most common address step between
+/// neighbouring lanes of the most conflicted request (else one row of banks).
+pub fn infer_shape(trace: &Trace, hw: &Hardware) -> Result<ArrayShape> {
+    infer_shape_where(trace, hw, |_| true)
+}
+
+/// [`infer_shape`] from the most conflicted of the requests that `which` accepts (those
+/// of one source line, say).
+pub fn infer_shape_where(
+    trace: &Trace,
+    hw: &Hardware,
+    which: impl Fn(&traces::RequestRef<'_>) -> bool,
+) -> Result<ArrayShape> {
+    let requests = Requests::group(trace, hw.warp)?;
+    let mut model = BankModel::new(hw);
+    let worst = requests
+        .iter()
+        .filter(|r| r.op.is_memory() && which(r))
+        .max_by_key(|r| model.evaluate(&r.warp_request()).conflicts())
+        .ok_or_else(|| Error::Input("the trace has no memory access".into()))?;
+    let elem = worst.bytes as u32;
+    let mut steps: BTreeMap<u32, u32> = BTreeMap::new();
+    for w in worst.addrs.windows(2) {
+        if w[1] > w[0] {
+            *steps.entry((w[1] - w[0]) / elem).or_default() += 1;
+        }
+    }
+    let row_of_banks = (hw.banks * hw.bank_bytes / elem).max(1);
+    let cols = steps
+        .iter()
+        .max_by_key(|(s, n)| (**n, **s))
+        .map(|(s, _)| *s)
+        .filter(|&s| s > 1)
+        .unwrap_or(row_of_banks);
+    let end =
+        trace.records.iter().filter(|r| r.op.is_memory()).map(|r| r.addr + r.bytes as u32).max().unwrap_or(0);
+    Ok(ArrayShape { base: 0, rows: end.div_ceil(cols * elem).max(1), cols, elem })
+}

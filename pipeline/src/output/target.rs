@@ -1,0 +1,160 @@
+//! What may be written: the checks every output path passes before anything is written.
+//!
+//! A command lists the files it reads in its own [`Inputs`]; a target is refused when it
+//! is one of them (the same canonical path, or the same device and inode: a hard link),
+//! or when it exists and is not a regular file (a device, a FIFO, a socket, a symbolic
+//! link or a folder), which renaming a file over it would replace. `-` is standard
+//! output.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The path that means standard output (or input, where a trace is read).
+pub const STDIO: &str = "-";
+
+/// Whether `path` is `-`.
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == STDIO
+}
+
+/// A file read: its canonical path and (on Unix) device and inode.
+struct Input {
+    canonical: PathBuf,
+    id: Option<(u64, u64)>,
+}
+
+/// The files one command reads, which no output of it may replace. Cloned handles share
+/// the list (an output file keeps one, to check its target again when it is renamed into
+/// place); it goes when the command's last handle does.
+#[derive(Clone, Default)]
+pub struct Inputs(Arc<Mutex<Vec<Input>>>);
+
+/// Device and inode of the file at `path` (following links), where it exists.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+impl Inputs {
+    /// No inputs yet.
+    pub fn new() -> Inputs {
+        Inputs::default()
+    }
+
+    /// Records that the command reads `path` (a file, or a folder whose files it reads):
+    /// no output may replace it. `-` and paths that do not exist are ignored.
+    pub fn declare(&self, path: &Path) {
+        if is_stdio(path) {
+            return;
+        }
+        let Ok(canonical) = std::fs::canonicalize(path) else { return };
+        let id = file_id(path);
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(Input { canonical, id });
+    }
+
+    /// [`Inputs::declare`] for each of `paths`.
+    pub fn declare_all<'a>(&self, paths: impl IntoIterator<Item = &'a Path>) {
+        for p in paths {
+            self.declare(p);
+        }
+    }
+
+    /// [`Inputs::declare`] for `dir` and every file directly inside it (a folder of
+    /// inputs: a run or sweep output read by `report`, a shard read by `merge`).
+    pub fn declare_folder(&self, dir: &Path) {
+        self.declare(dir);
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for e in entries.flatten() {
+                if e.file_type().is_ok_and(|t| t.is_file()) {
+                    self.declare(&e.path());
+                }
+            }
+        }
+    }
+
+    /// Whether the output `path` may be written: `-`, a new file, or an existing regular
+    /// file that is not one of these inputs.
+    pub fn check_target(&self, path: &Path) -> Result<(), TargetError> {
+        if is_stdio(path) {
+            return Ok(());
+        }
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            // does not exist (or cannot be seen: creating it will say why)
+            return Ok(());
+        };
+        if !meta.file_type().is_file() {
+            return Err(TargetError::NotRegular { path: path.into(), kind: kind_of(meta.file_type()) });
+        }
+        let canonical = std::fs::canonicalize(path).ok();
+        let id = file_id(path);
+        let inputs = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let same = inputs
+            .iter()
+            .any(|i| canonical.as_ref().is_some_and(|c| *c == i.canonical) || (id.is_some() && id == i.id));
+        if same {
+            return Err(TargetError::IsInput { path: path.into() });
+        }
+        Ok(())
+    }
+
+    /// How many inputs are listed.
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Why `path` cannot be written to.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    /// It is a file this command reads.
+    #[error("{}: refusing to write over an input of this command (choose another output path)", path.display())]
+    IsInput {
+        /// The target.
+        path: PathBuf,
+    },
+    /// It exists and is not a regular file.
+    #[error("{}: refusing to replace a {kind} with an output file (only regular files are replaced; use `-` for standard output)", path.display())]
+    NotRegular {
+        /// The target.
+        path: PathBuf,
+        /// What it is.
+        kind: &'static str,
+    },
+}
+
+/// What kind of file `t` is, in words.
+fn kind_of(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "device";
+        }
+        if t.is_socket() {
+            return "socket";
+        }
+    }
+    if t.is_symlink() {
+        "symbolic link"
+    } else if t.is_dir() {
+        "folder"
+    } else {
+        "special file"
+    }
+}

@@ -1,0 +1,396 @@
+//! Parametric trace generators for the access patterns people study, addressed by name
+//! and integer parameters so that the command line (`banksim gen tile pad=1`) and
+//! sweeps (`pad: "0..=32"`) build them the same way, without writing files.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! let params = BTreeMap::from([("pad".to_string(), 1)]);
+//! let trace = traces::generators::generate("tile", &params).unwrap();
+//! assert_eq!(trace.source, "tile(rows=16, cols=16, pad=1, width=4, column=1, swizzle=0)");
+//! assert!(traces::generators::generate("tile", &BTreeMap::from([("padding".into(), 1)])).is_err());
+//! ```
+
+use crate::record::{Record, Trace};
+use sim_core::Op;
+use std::collections::BTreeMap;
+
+/// A generator's parameter: name, default, meaning.
+pub type Param = (&'static str, i64, &'static str);
+
+/// Every generator with its parameters and their defaults.
+pub const GENERATORS: &[(&str, &str, &[Param])] = &[
+    (
+        "strided",
+        "one warp request per step: lane t accesses element offset + t*stride",
+        &[
+            ("threads", 32, "threads in the block"),
+            ("stride", 1, "elements between consecutive threads"),
+            ("offset", 0, "first element"),
+            ("width", 4, "bytes per access (1, 2, 4, 8, 16)"),
+            ("store", 0, "1: stores instead of loads"),
+        ],
+    ),
+    (
+        "tile",
+        "a rows x cols tile stored row-wise (sh[ty][tx]), a barrier, then read column-wise (sh[tx][ty]) or row-wise",
+        &[
+            ("rows", 16, "tile rows (threads = rows * cols, tx = t % cols, ty = t / cols)"),
+            ("cols", 16, "tile columns"),
+            ("pad", 0, "elements of padding per row (pitch = cols + pad)"),
+            ("width", 4, "bytes per element"),
+            ("column", 1, "1: read sh[tx][ty] (column access), 0: read sh[ty][tx]"),
+            ("swizzle", 0, "XOR-swizzle bits: column index ^= row mod 2^swizzle"),
+        ],
+    ),
+    (
+        "reduction",
+        "tree reduction of a tile in shared memory, every step with its barrier",
+        &[
+            ("tile", 512, "elements (threads = tile / 2)"),
+            ("interleaved", 1, "1: index = 2*s*tid (interleaved), 0: index = tid (sequential)"),
+        ],
+    ),
+    (
+        "scan",
+        "Blelloch work-efficient scan (up-sweep and down-sweep) of n elements",
+        &[("n", 512, "elements (threads = n / 2)"), ("padded", 0, "1: index + index / 32 (CONFLICT_FREE_OFFSET)")],
+    ),
+    (
+        "aos",
+        "each thread reads every field of its struct of k 4-byte words, one field per step",
+        &[
+            ("k", 4, "4-byte words per struct"),
+            ("soa", 0, "1: structure of arrays (field f of thread t at f*threads + t)"),
+            ("threads", 32, "threads in the block"),
+        ],
+    ),
+    (
+        "gemm",
+        "tiled GEMM shared-tile loader: As[m][k + skew] filled with width-byte vectors, then read down its columns; Bs[k][n + skew] filled and read along rows",
+        &[
+            ("m", 64, "rows of As (tile M)"),
+            ("n", 64, "columns of Bs (tile N)"),
+            ("k", 16, "columns of As / rows of Bs (tile K)"),
+            ("skew", 0, "elements of padding per row"),
+            ("width", 16, "bytes per access: 4 or 16 (128-bit)"),
+            ("threads", 256, "threads in the block"),
+        ],
+    ),
+    (
+        "random",
+        "uniformly random element indices",
+        &[
+            ("threads", 32, "threads in the block"),
+            ("range", 1024, "elements to draw from"),
+            ("width", 4, "bytes per access"),
+            ("steps", 1, "requests per thread"),
+            ("seed", 1, "random seed"),
+        ],
+    ),
+];
+
+/// A generator could not be built from its name and parameters.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GenError {
+    /// No generator has this name.
+    #[error("unknown generator `{kind}`: known generators are {}", known.join(", "))]
+    UnknownKind {
+        /// The name asked for.
+        kind: String,
+        /// The known names.
+        known: Vec<&'static str>,
+    },
+    /// The generator has no such parameter.
+    #[error("generator `{kind}` has no parameter `{param}`: its parameters are {}", known.join(", "))]
+    UnknownParam {
+        /// Generator.
+        kind: String,
+        /// The parameter given.
+        param: String,
+        /// Its parameters.
+        known: Vec<&'static str>,
+    },
+    /// A parameter value is out of range.
+    #[error("generator `{kind}`: `{param}` = {value}: {expected}")]
+    BadValue {
+        /// Generator.
+        kind: String,
+        /// Parameter.
+        param: &'static str,
+        /// Value given.
+        value: i64,
+        /// What is allowed.
+        expected: String,
+    },
+}
+
+/// The parameters of generator `kind`.
+pub fn params_of(kind: &str) -> Option<&'static [Param]> {
+    GENERATORS.iter().find(|g| g.0 == kind).map(|g| g.2)
+}
+
+/// Builds generator `kind` with `params` (missing ones take their defaults).
+pub fn generate(kind: &str, params: &BTreeMap<String, i64>) -> Result<Trace, GenError> {
+    let spec = params_of(kind).ok_or_else(|| GenError::UnknownKind {
+        kind: kind.into(),
+        known: GENERATORS.iter().map(|g| g.0).collect(),
+    })?;
+    if let Some(p) = params.keys().find(|p| !spec.iter().any(|s| s.0 == p.as_str())) {
+        return Err(GenError::UnknownParam {
+            kind: kind.into(),
+            param: p.clone(),
+            known: spec.iter().map(|s| s.0).collect(),
+        });
+    }
+    let get = |name: &'static str, lo: i64, hi: i64| -> Result<u32, GenError> {
+        let def = spec.iter().find(|s| s.0 == name).expect("declared parameter").1;
+        let value = params.get(name).copied().unwrap_or(def);
+        if value < lo || value > hi {
+            return Err(GenError::BadValue {
+                kind: kind.into(),
+                param: name,
+                value,
+                expected: format!("expected {lo} to {hi}"),
+            });
+        }
+        Ok(value as u32)
+    };
+    let width = |name| -> Result<u32, GenError> {
+        let w = get(name, 1, 16)?;
+        if !sim_core::is_valid_width(w as u8) {
+            return Err(GenError::BadValue {
+                kind: kind.into(),
+                param: name,
+                value: w as i64,
+                expected: "expected 1, 2, 4, 8 or 16".into(),
+            });
+        }
+        Ok(w)
+    };
+    let name = format!(
+        "{kind}({})",
+        spec.iter()
+            .map(|s| format!("{}={}", s.0, params.get(s.0).copied().unwrap_or(s.1)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut g = Builder { trace: Trace::new(name) };
+    match kind {
+        "strided" => {
+            let (threads, stride, offset, w) = (
+                get("threads", 1, 4096)?,
+                get("stride", 0, 1 << 20)?,
+                get("offset", 0, 1 << 20)?,
+                width("width")?,
+            );
+            let op = if get("store", 0, 1)? == 1 { Op::Store } else { Op::Load };
+            for t in 0..threads {
+                g.access(t, 0, op, (offset + t * stride) * w, w);
+            }
+        }
+        "tile" => {
+            let (rows, cols, pad, w) =
+                (get("rows", 1, 64)?, get("cols", 1, 64)?, get("pad", 0, 256)?, width("width")?);
+            let (column, swizzle) = (get("column", 0, 1)?, get("swizzle", 0, 10)?);
+            let pitch = cols + pad;
+            let mask = (1u32 << swizzle) - 1;
+            let at = |row: u32, col: u32| (row * pitch + (col ^ (row & mask)) % cols) * w;
+            for t in 0..rows * cols {
+                let (tx, ty) = (t % cols, t / cols);
+                g.access(t, 0, Op::Store, at(ty, tx), w);
+                g.barrier(t, 1);
+                let addr = if column == 1 { at(tx % rows, ty % cols) } else { at(ty, tx) };
+                g.access(t, 2, Op::Load, addr, w);
+            }
+        }
+        "reduction" => {
+            let tile = get("tile", 2, 1 << 16)?;
+            let interleaved = get("interleaved", 0, 1)? == 1;
+            let threads = tile / 2;
+            // every thread runs the same program: steps are program positions, a thread
+            // that skips an instruction has no record for its step
+            let mut step = 0;
+            let mut s = if interleaved { 1 } else { tile / 2 };
+            while (interleaved && s < tile) || (!interleaved && s > 0) {
+                for t in 0..threads {
+                    let idx = if interleaved { 2 * s * t } else { t };
+                    let active = if interleaved { idx + s < tile } else { t < s };
+                    if active {
+                        g.access(t, step, Op::Load, idx * 4, 4);
+                        g.access(t, step + 1, Op::Load, (idx + s) * 4, 4);
+                        g.access(t, step + 2, Op::Store, idx * 4, 4);
+                    }
+                    g.barrier(t, step + 3);
+                }
+                step += 4;
+                s = if interleaved { s * 2 } else { s / 2 };
+            }
+        }
+        "scan" => {
+            let n = get("n", 2, 1 << 16)?;
+            if !n.is_power_of_two() {
+                return Err(GenError::BadValue {
+                    kind: kind.into(),
+                    param: "n",
+                    value: n as i64,
+                    expected: "expected a power of two".into(),
+                });
+            }
+            let padded = get("padded", 0, 1)? == 1;
+            let idx = |x: u32| if padded { x + x / 32 } else { x } * 4;
+            let threads = n / 2;
+            let mut step = 0;
+            let mut offset = 1;
+            let mut d = n / 2;
+            while d > 0 {
+                for t in 0..threads {
+                    g.barrier(t, step);
+                    if t < d {
+                        let (ai, bi) = (offset * (2 * t + 1) - 1, offset * (2 * t + 2) - 1);
+                        g.access(t, step + 1, Op::Load, idx(ai), 4);
+                        g.access(t, step + 2, Op::Load, idx(bi), 4);
+                        g.access(t, step + 3, Op::Store, idx(bi), 4);
+                    }
+                }
+                step += 4;
+                offset *= 2;
+                d /= 2;
+            }
+            let mut d = 1;
+            while d < n {
+                offset /= 2;
+                for t in 0..threads {
+                    g.barrier(t, step);
+                    if t < d {
+                        let (ai, bi) = (offset * (2 * t + 1) - 1, offset * (2 * t + 2) - 1);
+                        g.access(t, step + 1, Op::Load, idx(ai), 4);
+                        g.access(t, step + 2, Op::Load, idx(bi), 4);
+                        g.access(t, step + 3, Op::Store, idx(ai), 4);
+                        g.access(t, step + 4, Op::Store, idx(bi), 4);
+                    }
+                }
+                step += 5;
+                d *= 2;
+            }
+        }
+        "aos" => {
+            let (k, soa, threads) = (get("k", 1, 64)?, get("soa", 0, 1)? == 1, get("threads", 1, 4096)?);
+            for t in 0..threads {
+                for f in 0..k {
+                    let elem = if soa { f * threads + t } else { t * k + f };
+                    g.access(t, f, Op::Load, elem * 4, 4);
+                }
+            }
+        }
+        "gemm" => {
+            let (m, n, kk) = (get("m", 1, 256)?, get("n", 1, 256)?, get("k", 1, 256)?);
+            let (skew, w, threads) = (get("skew", 0, 64)?, width("width")?, get("threads", 1, 1024)?);
+            let v = w / 4;
+            // the error blames the first parameter that is wrong
+            let bad = [
+                ("width", w as i64, !(w == 4 || w == 16)),
+                ("k", kk as i64, kk % v != 0),
+                ("n", n as i64, n % v != 0),
+                ("skew", skew as i64, skew % v != 0),
+            ];
+            if let Some(&(param, value, _)) = bad.iter().find(|b| b.2) {
+                return Err(GenError::BadValue {
+                    kind: kind.into(),
+                    param,
+                    value,
+                    expected: if param == "width" {
+                        "expected 4 or 16 (bytes per access)".into()
+                    } else {
+                        format!("expected a multiple of {v} elements, so that {w}-byte vectors stay aligned")
+                    },
+                });
+            }
+            let (pa, pb) = (kk + skew, n + skew);
+            let b_base = m * pa;
+            // fill As and Bs with v-float vectors: vector j of a tile goes to thread
+            // j mod threads, in round j / threads (its step)
+            let mut step = 0;
+            for (rows, cols, pitch, base) in [(m, kk, pa, 0), (kk, n, pb, b_base)] {
+                let vectors = rows * cols / v;
+                for j in 0..vectors {
+                    let e = j * v;
+                    g.access(
+                        j % threads,
+                        step + j / threads,
+                        Op::Store,
+                        (base + (e / cols) * pitch + e % cols) * 4,
+                        w,
+                    );
+                }
+                step += vectors.div_ceil(threads);
+            }
+            for t in 0..threads {
+                g.barrier(t, step);
+            }
+            step += 1;
+            // compute: for each k-vector, read As[t % m][kv..kv+v] (down the columns of As)
+            // and Bs[kv][(t * v) % n ..] (along a row of Bs)
+            for kv in (0..kk).step_by(v as usize) {
+                for t in 0..threads {
+                    g.access(t, step, Op::Load, ((t % m) * pa + kv) * 4, w);
+                    g.access(t, step + 1, Op::Load, (b_base + kv * pb + (t * v) % n) * 4, w);
+                }
+                step += 2;
+            }
+        }
+        "random" => {
+            let (threads, range, w) = (get("threads", 1, 4096)?, get("range", 1, 1 << 20)?, width("width")?);
+            let (steps, seed) = (get("steps", 1, 4096)?, get("seed", 0, i64::from(u32::MAX))?);
+            let mut x = (seed as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            for t in 0..threads {
+                for s in 0..steps {
+                    // xorshift64*: deterministic across platforms
+                    x ^= x >> 12;
+                    x ^= x << 25;
+                    x ^= x >> 27;
+                    let r = (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) % range as u64;
+                    g.access(t, s, Op::Load, r as u32 * w, w);
+                }
+            }
+        }
+        _ => unreachable!("kinds are checked above"),
+    }
+    Ok(g.trace)
+}
+
+struct Builder {
+    trace: Trace,
+}
+
+impl Builder {
+    fn access(&mut self, thread: u32, step: u32, op: Op, addr: u32, bytes: u32) {
+        self.trace.push(Record {
+            block: 0,
+            thread,
+            step,
+            op,
+            addr,
+            bytes: bytes as u8,
+            gap: 0,
+            dep: None,
+            wait: None,
+            site: crate::NO_SITE,
+        });
+    }
+
+    fn barrier(&mut self, thread: u32, step: u32) {
+        self.trace.push(Record {
+            block: 0,
+            thread,
+            step,
+            op: Op::Barrier,
+            addr: 0,
+            bytes: 0,
+            gap: 0,
+            dep: None,
+            wait: None,
+            site: crate::NO_SITE,
+        });
+    }
+}

@@ -5,8 +5,8 @@
 //! ([`window`]), added up per source line ([`by_line`]), and searched for a better
 //! layout ([`layout`]); studies expand into cells whose metrics are journalled and
 //! written as results ([`study`]); every file is written complete or not at all
-//! ([`output`]). With the `gpu` feature, [`kernel`] captures a WGSL kernel into checked
-//! requests and predicts its time.
+//! ([`output`]). With the `gpu` feature, [`kernel`] predicts the time of a captured WGSL
+//! kernel's dispatch.
 //!
 //! ```
 //! use pipeline::{check, simulate};

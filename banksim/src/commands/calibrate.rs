@@ -3,14 +3,14 @@
 //! output only: the files are read and written by `validate::suite`, the fit is
 //! `validate::calibrate::predict_suite`.
 
+use anyhow::{Result, bail};
+use clap::Args;
 use crate::args::with_feature;
 use crate::progress;
-use anyhow::{bail, Result};
-use clap::Args;
-use pipeline::output::{write_atomically, Inputs};
+use pipeline::output::{Inputs, write_atomically};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use validate::calibrate::{predict_suite, Occupancy, Role, SuiteCalibration};
+use validate::calibrate::{Occupancy, Role, SuiteCalibration, predict_suite};
 use validate::suite;
 
 /// Arguments of `banksim calibrate`.

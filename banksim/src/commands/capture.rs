@@ -2,12 +2,16 @@
 //! workgroup-memory access, and write the trace. Glue only: the work is in `validate`
 //! (the `gpu` feature).
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
-
-use crate::args::kernel::{print_warnings, KernelArgs};
-use crate::args::{format_for, FormatArg};
-use std::path::PathBuf;
+use crate::args::kernel::{KernelArgs, print_warnings};
+use crate::args::{FormatArg, format_for};
+use crate::progress;
+use pipeline::output::{Inputs, write_atomically, write_trace};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use validate::capture::CaptureOptions;
+use validate::instrument::SiteKind;
 
 /// Arguments of `banksim capture`.
 #[derive(Args)]
@@ -32,14 +36,6 @@ pub struct CaptureArgs {
     #[arg(long, value_name = "N", default_value_t = 1 << 20)]
     capacity: u64,
 }
-
-use crate::progress;
-use pipeline::output::{write_atomically, write_trace, Inputs};
-use anyhow::Context;
-use std::io::Write;
-use std::path::Path;
-use validate::capture::CaptureOptions;
-use validate::instrument::SiteKind;
 
 /// Runs `banksim capture`.
 pub fn run(args: &CaptureArgs) -> Result<()> {

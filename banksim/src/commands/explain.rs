@@ -2,11 +2,11 @@
 //! annotated per line (the report of `banksim run --by-line`). Glue over
 //! `validate::capture` and `pipeline::by_line`.
 
-use crate::args::kernel::{print_warnings, KernelArgs};
-use crate::args::{hardware, ByLineArgs, DepArg, HardwareArgs};
-use crate::{progress, tables};
 use anyhow::Result;
 use clap::Args;
+use crate::args::kernel::{KernelArgs, print_warnings};
+use crate::args::{ByLineArgs, DepArg, HardwareArgs, hardware};
+use crate::{progress, tables};
 use pipeline::output::Inputs;
 use pipeline::{by_line, simulate};
 use sim_core::engine::EngineOptions;

@@ -3,9 +3,11 @@
 
 use anyhow::Result;
 use clap::Args;
-
 use crate::args::kernel::KernelArgs;
+use pipeline::output::{Inputs, append, write_atomically};
+use std::io::Write;
 use std::path::PathBuf;
+use validate::measure::{MeasureOptions, Measurement};
 
 /// Arguments of `banksim measure`.
 #[derive(Args)]
@@ -32,10 +34,6 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "OUT.csv")]
     csv: Option<PathBuf>,
 }
-
-use pipeline::output::{append, write_atomically, Inputs};
-use std::io::Write;
-use validate::measure::{MeasureOptions, Measurement};
 
 /// Runs `banksim measure`.
 pub fn run(args: &MeasureArgs) -> Result<()> {

@@ -4,11 +4,11 @@
 //! only: capture is `validate::capture`, the prediction `pipeline::kernel::predict`
 //! (the cycles of `sim_core::launch`, what `run --cycles` and `calibrate` use).
 
-use crate::args::kernel::{parse_override, print_warnings, KernelArgs};
-use crate::args::{hardware, HardwareArgs};
-use crate::{progress, tables};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
+use crate::args::kernel::{KernelArgs, parse_override, print_warnings};
+use crate::args::{HardwareArgs, hardware};
+use crate::{progress, tables};
 use pipeline::kernel::{Dispatch, Extent, Prediction};
 use pipeline::output::Inputs;
 use sim_core::engine::Stall;

@@ -1,9 +1,14 @@
 //! `banksim report`: PNGs and an index page from a sweep's or a run's output folder.
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
 use clap::Args;
-use pipeline::output::Inputs;
-use std::path::PathBuf;
+use pipeline::output::{Inputs, write_atomically, write_via_path};
+use reports::HeatCell;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 /// Arguments of `banksim report`.
@@ -14,15 +19,6 @@ pub struct ReportArgs {
     #[arg(short, long, value_name = "DIR")]
     out: PathBuf,
 }
-
-use pipeline::output::{write_atomically, write_via_path};
-use anyhow::{bail, Context};
-use reports::HeatCell;
-use serde_json::Value;
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
-use std::io::Write as _;
-use std::path::Path;
 
 /// Runs `banksim report`.
 pub fn run(args: &ReportArgs) -> Result<()> {

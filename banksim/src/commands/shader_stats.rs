@@ -4,7 +4,6 @@
 
 use anyhow::Result;
 use clap::Args;
-
 use crate::args::kernel::parse_override;
 use std::path::PathBuf;
 

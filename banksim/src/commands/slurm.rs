@@ -28,6 +28,7 @@ use std::process::Command;
 
 use pipeline::output::rows::{self, PlanRow};
 use pipeline::output::{write_atomically, write_csv, Inputs};
+use pipeline::study::journal::{read_journal, Resumed};
 use pipeline::study::Expanded;
 
 /// Tasks in the job array when `--array-size` is not given.
@@ -347,7 +348,11 @@ fn shard_state(dir: &Path, hash: &str, cells: &[usize]) -> Result<ShardState> {
         }
     }
     let wanted: BTreeSet<usize> = cells.iter().copied().collect();
-    let done = super::sweep::resume(&dir.join("cells.jsonl"), hash)?;
+    let journal = dir.join("cells.jsonl");
+    let Resumed { cells: done, torn } = read_journal(&journal, hash)?;
+    if let Some(bytes) = torn {
+        eprintln!("{}: dropped a torn last line ({bytes} bytes; an interrupted write)", journal.display());
+    }
     Ok(ShardState::Todo(done.keys().filter(|id| wanted.contains(id)).count()))
 }
 

@@ -169,7 +169,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
 }
 
 /// The finished cells of the journal at `path` (a torn last line cut off, and said so).
-pub fn resume(
+fn resume(
     path: &std::path::Path,
     hash: &str,
 ) -> Result<std::collections::BTreeMap<usize, Map<String, Value>>> {

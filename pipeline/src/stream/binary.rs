@@ -213,7 +213,7 @@ pub(super) fn load<R: Held>(input: Input, hw: &Hardware, how: &Reading) -> Resul
     Ok(total)
 }
 
-/// What [`load`] fills, chunk by chunk in parallel: requests in (block, warp,
+/// What [`super::load`] fills, chunk by chunk in parallel: requests in (block, warp,
 /// step) order.
 pub trait Held: Send + Sized {
     /// No requests, of `warp`-lane warps.

@@ -16,7 +16,7 @@ mod parts;
 mod text;
 
 pub use binary::{slice_outcome, Held};
-pub use parts::{Evaluated, Reading, Streamed};
+pub use parts::{open, Evaluated, Reading, Streamed};
 pub use text::text_in_block_order;
 
 use crate::error::{Error, Result};
@@ -24,12 +24,6 @@ use crate::simulate::Loaded;
 use sim_core::Hardware;
 use std::path::{Path, PathBuf};
 use traces::{Input, TraceFormat};
-
-/// Opens the trace at `path` (`-`: standard input) once, its first bytes read to tell
-/// its format.
-pub fn open(path: &Path) -> Result<Input> {
-    Input::open(path).map_err(|source| traces::TraceError::Io { path: path.into(), source }.into())
-}
 
 /// The bank-model totals of the trace `input` (either format), checked as it streams by.
 pub fn totals(input: Input, hw: &Hardware, how: &Reading) -> Result<Streamed> {

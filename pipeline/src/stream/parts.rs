@@ -32,6 +32,12 @@ pub(super) struct Part {
     pub(super) requests: u64,
 }
 
+/// Opens the trace at `path` (`-`: standard input) once, its first bytes read to tell
+/// its format.
+pub fn open(path: &std::path::Path) -> crate::Result<Input> {
+    Input::open(path).map_err(|source| traces::TraceError::Io { path: path.into(), source }.into())
+}
+
 /// The phase of reading `input`, over its bytes where its length is known.
 pub(super) fn reading<'a>(input: &Input, progress: &'a dyn Progress) -> Phase<'a> {
     Phase::begin(progress, &format!("reading {}", input.name()), input.file_len(), Unit::Bytes)

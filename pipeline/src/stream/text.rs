@@ -228,7 +228,7 @@ pub(super) fn for_each_evaluated<S: Send, E: From<Error> + From<traces::TraceErr
 /// column count, at least once (a trace of no records is one empty set); `blocks`
 /// works on a state that `start` makes. Memory stays bounded whatever the trace's size:
 /// - a file whose blocks come in order (block ids never go down, as `capture`,
-///   `convert` and `gen` write them) streams as it is read ([`text_blocks`]);
+///   `convert` and `gen` write them) streams as it is read (`text_blocks`);
 /// - a file whose blocks are not in order is read again from its start, with a fresh
 ///   state (the first is dropped: whatever it wrote goes with it), its records sorted
 ///   by block with about `sort_memory` bytes of buffer and sorted runs spilled to a
@@ -249,7 +249,7 @@ pub fn text_in_block_order<S: Send, E: From<Error> + From<traces::TraceError> + 
                 return Ok(state);
             }
             drop(state);
-            super::open(&path)?
+            super::parts::open(&path)?
         }
         None => input,
     };

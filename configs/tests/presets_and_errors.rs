@@ -341,3 +341,16 @@ fn h200_is_the_h100_with_its_faster_memory_and_l2() {
     (t.dram_bytes_per_cycle, t.l2_bytes_per_cycle) = (t100.dram_bytes_per_cycle, t100.l2_bytes_per_cycle);
     assert_eq!(h200, h100);
 }
+
+#[test]
+fn every_preset_written_as_ron_reads_back_the_same() {
+    use configs::{to_ron, RonStyle};
+    for name in preset_names() {
+        let hw = preset(name).unwrap();
+        let file = to_ron(&hw, RonStyle::File).unwrap();
+        assert_eq!(parse_config(&file, name).unwrap(), hw, "{name}:\n{file}");
+        let line = to_ron(&hw, RonStyle::Line).unwrap();
+        assert!(!line.contains('\n') && line.contains(", ") && !line.contains(",)"), "{line}");
+        assert_eq!(parse_config(&line, name).unwrap(), hw, "{name}: {line}");
+    }
+}

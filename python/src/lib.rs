@@ -14,8 +14,8 @@
 //!   through the library tier the command runs (`pipeline::stream`), which holds no
 //!   state between calls.
 
-use pipeline::{check, stream};
 use numpy::{PyArray1, PyReadonlyArray2};
+use pipeline::{check, stream};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

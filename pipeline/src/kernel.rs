@@ -71,7 +71,14 @@ impl Prediction {
 /// the preset's cost of an IR operation, or, given `reference` (a measured variant and
 /// its time in microseconds), with the cost solved from that time, the target's time
 /// being the reference's plus the engine's difference between the two.
-pub fn predict(hw: &Hardware, target: Dispatch, reference: Option<(Dispatch, f64)>) -> Result<Prediction> {
+/// With `full`, every block of each dispatch is simulated (see
+/// [`EngineOptions::full`]).
+pub fn predict(
+    hw: &Hardware,
+    target: Dispatch,
+    reference: Option<(Dispatch, f64)>,
+    full: bool,
+) -> Result<Prediction> {
     let timing = hw.timing.as_ref().ok_or_else(|| {
         Error::Input(format!("preset `{}` has no timing parameters: nothing to predict with", hw.name))
     })?;
@@ -88,15 +95,15 @@ pub fn predict(hw: &Hardware, target: Dispatch, reference: Option<(Dispatch, f64
     let overhead = timing.dispatch_overhead_cycles as f64;
     let v = variant(target, "kernel");
     let launch = |c: f64, no_conflicts: bool| -> Result<LaunchReport> {
-        let options = EngineOptions { no_conflicts, ..Default::default() };
+        let options = EngineOptions { no_conflicts, full, ..Default::default() };
         Ok(dispatch_launch(hw, &model, &v, c, options)?)
     };
     match reference {
         Some((r, us)) => {
             let rv = variant(r, "reference");
-            let c = solve_cycles_per_op(hw, &model, &rv, (us * clock - overhead).max(0.0))?;
+            let c = solve_cycles_per_op(hw, &model, &rv, (us * clock - overhead).max(0.0), full)?;
             let report = launch(c, false)?;
-            let (k, rk) = (report.engine.cycles as f64, dispatch_cycles(hw, &model, &rv, c)?);
+            let (k, rk) = (report.engine.cycles as f64, dispatch_cycles(hw, &model, &rv, c, full)?);
             let predicted = us + overlap * (k - rk) / clock;
             let free = launch(c, true)?;
             let saved = overlap * (k - free.engine.cycles as f64) / clock;

@@ -10,13 +10,15 @@
 //! re-reads of a footprint it holds, [`crate::memory`]), and its fixed dispatch overhead
 //! and clock (added here, outside the engine).
 //!
-//! Where every block of the dispatch is the same to the engine and the blocks divide
-//! evenly over the SMs, one SM with its share of the blocks stands for all of them: SMs
-//! are identical, and the dispatcher hands blocks to the SMs that free a slot first
-//! (tied SMs one block each in turn), so every SM runs as that one does. That shortcut
-//! is exact, and taken only then.
+//! Where every block of the dispatch is the same to the engine, one SM with its share of
+//! the blocks stands for all of them: SMs are identical and share nothing but the
+//! dispatcher, which fills them breadth-first (block b to SM b mod S) and then hands
+//! blocks to the SMs that free a slot first (tied SMs one block each, in SM order), so
+//! with `B = q S + r` blocks the first `r` SMs run as one SM with `q + 1` blocks does and
+//! the others as one with `q`: two small runs. That shortcut is exact, and taken only
+//! then (and never with [`EngineOptions::full`]).
 
-use crate::engine::{self, EngineError, EngineOptions, EngineReport, Stalls, Workload};
+use crate::engine::{self, EngineError, EngineOptions, EngineReport, SmStats, Workload};
 use crate::memory::{MemoryShare, Traffic};
 use crate::replicate::Replicated;
 use crate::{BankModel, Hardware};
@@ -129,15 +131,26 @@ pub fn run<W: Workload + ?Sized>(
     let mut options = launch.options.clone();
     let one_sm = !options.per_request
         && sms > 1
-        && blocks >= sms
-        && blocks.is_multiple_of(sms)
+        && blocks > 0
+        && !options.full
         && whole.identical_blocks(&mut BankModel::new(&hw));
     let engine = if one_sm {
+        // SM s gets blocks s, s + S, ... (the breadth-first fill, then ties in SM order):
+        // the first `blocks mod S` SMs run one block more than the others
+        let (q, r) = (blocks / sms, blocks % sms);
         let timing = hw.timing.as_mut().expect("checked above");
         timing.sms = 1;
-        options.bandwidth_sms = Some(options.bandwidth_sms.unwrap_or(sms));
-        let share = Replicated::new(work, Some(blocks / sms), launch.gaps.cycles_per_op());
-        every_sm(engine::run(&hw, &share, &options)?, sms)
+        options.bandwidth_sms = Some(options.bandwidth_sms.unwrap_or(sms.min(blocks)));
+        let one = |n: u32| -> Result<Option<EngineReport>, EngineError> {
+            if n == 0 {
+                return Ok(None);
+            }
+            let share = Replicated::new(work, Some(n), launch.gaps.cycles_per_op());
+            engine::run(&hw, &share, &options).map(Some)
+        };
+        let more = one(q + (r > 0) as u32)?.expect("at least one block");
+        let fewer = if r > 0 { one(q)? } else { None };
+        every_sm(more, if r > 0 { r } else { sms }, fewer, if r > 0 { sms - r } else { 0 })
     } else {
         engine::run(&hw, &whole, &options)?
     };
@@ -171,18 +184,30 @@ fn dispatch_traffic<W: Workload + ?Sized>(work: &W, blocks: u32) -> Traffic {
     traffic
 }
 
-/// The report of a whole dispatch from that of one SM run with its share: every SM ran
-/// as that one did.
-fn every_sm(mut one: EngineReport, sms: u32) -> EngineReport {
-    let Some(sm) = one.sms.first().cloned() else { return one };
-    let n = sms as u64;
-    let t = &mut one.total;
-    (t.pipe_busy, t.blocks, t.requests, t.wavefronts) =
-        (sm.pipe_busy * n, sm.blocks * n, sm.requests * n, sm.wavefronts * n);
-    t.stalls = Stalls::default();
-    for (c, cycles) in sm.stalls.iter() {
-        *t.stalls.get_mut(c) = cycles * n;
+/// The report of a whole dispatch from those of one SM run with each share: `n_more` SMs
+/// ran as `more` did (the first, in SM order), `n_fewer` as `fewer` (or ran no block, with
+/// `None`).
+fn every_sm(more: EngineReport, n_more: u32, fewer: Option<EngineReport>, n_fewer: u32) -> EngineReport {
+    let Some(first) = more.sms.first().cloned() else { return more };
+    let other = fewer.and_then(|f| f.sms.first().cloned()).unwrap_or_default();
+    let mut out = EngineReport { sms: Vec::with_capacity((n_more + n_fewer) as usize), ..more };
+    out.total = SmStats::default();
+    for (sm, n) in [(&first, n_more), (&other, n_fewer)] {
+        let n64 = n as u64;
+        let t = &mut out.total;
+        if n > 0 {
+            t.cycles = t.cycles.max(sm.cycles);
+        }
+        (t.pipe_busy, t.blocks, t.requests, t.wavefronts) = (
+            t.pipe_busy + sm.pipe_busy * n64,
+            t.blocks + sm.blocks * n64,
+            t.requests + sm.requests * n64,
+            t.wavefronts + sm.wavefronts * n64,
+        );
+        for (c, cycles) in sm.stalls.iter() {
+            *t.stalls.get_mut(c) += cycles * n64;
+        }
+        out.sms.extend(std::iter::repeat_n(sm.clone(), n as usize));
     }
-    one.sms = vec![sm; sms as usize];
-    one
+    out
 }

@@ -54,15 +54,15 @@ fn blocks(seed: u64, warps: u32, copies: u32, vary: bool) -> traces::Requests {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
-    /// Where every block is the same and the blocks divide evenly over the SMs, one SM
-    /// stands for all: the launch's report is the one of simulating every SM.
+    /// Where every block is the same, one SM with its share stands for all (two, where
+    /// the blocks do not divide evenly over the SMs): the launch's report is the one of
+    /// simulating every SM.
     #[test]
-    fn one_sm_is_every_sm(seed in any::<u64>(), warps in 1u32..5, per_sm in 1u32..6, template in 1u32..4,
+    fn one_sm_is_every_sm(seed in any::<u64>(), warps in 1u32..5, dispatch in 1u32..25, template in 1u32..4,
                           bandwidth in prop_oneof![Just(0.0), 4.0f64..200.0], cpo in 0.5f64..6.0) {
         let mut hw = h100();
         hw.timing.as_mut().unwrap().dram_bytes_per_cycle = bandwidth;
         let work = blocks(seed, warps, template, false);
-        let dispatch = 4 * per_sm;
         let gaps = Gaps::Ops { cycles_per_op: cpo, issue_per_op: 1.0, issue_share: 1.0 };
         let l = launch::run(&hw, &work, &Launch { blocks: Some(dispatch), gaps, options: EngineOptions::default(), footprint: None }).unwrap();
         prop_assert!(l.one_sm);
@@ -113,26 +113,25 @@ proptest! {
         }
     }
 
-    /// A block that costs differently, or blocks that do not divide evenly, and every SM
-    /// is simulated.
+    /// A block that costs differently, and a short dispatch is simulated whole; so is
+    /// any dispatch with `full`.
     #[test]
     fn blocks_that_differ_run_every_sm(seed in any::<u64>(), warps in 1u32..4) {
         let hw = h100();
-        let launch_of = |blocks| Launch { blocks: Some(blocks), gaps: Gaps::Cycles, options: EngineOptions::default(), footprint: None };
+        let launch_of = |blocks, full| Launch { blocks: Some(blocks), gaps: Gaps::Cycles, options: EngineOptions { full, ..Default::default() }, footprint: None };
         let varied = blocks(seed, warps, 2, true);
         let has_load = (0..varied.len()).any(|i| varied.get(i).op == Op::Load);
-        let l = launch::run(&hw, &varied, &launch_of(8)).unwrap();
+        let l = launch::run(&hw, &varied, &launch_of(8, false)).unwrap();
         prop_assert_eq!(l.one_sm, !has_load);
-        let same = blocks(seed, warps, 2, false);
-        let l = launch::run(&hw, &same, &launch_of(6)).unwrap();
-        prop_assert!(!l.one_sm);
-        let mut hw = hw.clone();
+        let mut whole_hw = hw.clone();
         if let Some(m) = l.memory {
-            let t = hw.timing.as_mut().unwrap();
+            let t = whole_hw.timing.as_mut().unwrap();
             (t.dram_bytes_per_cycle, t.global_latency) = (m.bytes_per_cycle, m.latency);
         }
-        let full = engine::run(&hw, &Replicated::new(&same, Some(6), 1.0), &EngineOptions::default()).unwrap();
+        let full = engine::run(&whole_hw, &Replicated::new(&varied, Some(8), 1.0), &EngineOptions::default()).unwrap();
         prop_assert_eq!(l.engine.cycles, full.cycles);
+        let same = blocks(seed, warps, 2, false);
+        prop_assert!(!launch::run(&hw, &same, &launch_of(6, true)).unwrap().one_sm);
     }
 }
 

@@ -165,14 +165,15 @@ pub struct Model {
 }
 
 /// Engine cycles of `v`'s timed dispatch at `cycles_per_op` (times its scale): see
-/// [`dispatch_launch`].
+/// [`dispatch_launch`] (`full`: every block simulated, [`EngineOptions::full`]).
 pub fn dispatch_cycles(
     hw: &Hardware,
     model: &Model,
     v: &Variant,
     cycles_per_op: f64,
+    full: bool,
 ) -> Result<f64, EngineError> {
-    let r = dispatch_launch(hw, model, v, cycles_per_op, EngineOptions::default())?;
+    let r = dispatch_launch(hw, model, v, cycles_per_op, EngineOptions { full, ..Default::default() })?;
     Ok(r.engine.cycles as f64 * v.scale)
 }
 
@@ -204,14 +205,16 @@ pub fn dispatch_launch(
 
 /// The cycles per operation at which `v`'s dispatch takes `target` cycles: the
 /// smallest within 0.1% when the engine's time grows with it; 0 when even no other work
-/// is too slow. Regula falsi (Illinois) on a bracket that doubles until it holds.
+/// is too slow. Regula falsi (Illinois) on a bracket that doubles until it holds
+/// (`full` as in [`dispatch_cycles`]).
 pub fn solve_cycles_per_op(
     hw: &Hardware,
     model: &Model,
     v: &Variant,
     target: f64,
+    full: bool,
 ) -> Result<f64, EngineError> {
-    let f = |c: f64| dispatch_cycles(hw, model, v, c).map(|e| e - target);
+    let f = |c: f64| dispatch_cycles(hw, model, v, c, full).map(|e| e - target);
     let (mut a, mut fa) = (0.0, f(0.0)?);
     if fa >= 0.0 {
         return Ok(0.0);
@@ -387,13 +390,13 @@ fn predict_with(
                 });
             }
             let target = (r.measured_us * clock_mhz - overhead).max(0.0);
-            let c = solve_cycles_per_op(hw, model, r, target).map_err(|e| engine_err(&r.label, e))?;
+            let c = solve_cycles_per_op(hw, model, r, target, false).map_err(|e| engine_err(&r.label, e))?;
             progress(&r.label);
             let cycles = members
                 .iter()
                 .map(|&i| {
                     let v = &variants[i];
-                    let e = dispatch_cycles(hw, model, v, c).map_err(|e| engine_err(&v.label, e));
+                    let e = dispatch_cycles(hw, model, v, c, false).map_err(|e| engine_err(&v.label, e));
                     progress(&v.label);
                     e
                 })
@@ -422,7 +425,7 @@ fn predict_with(
             variants
                 .par_iter()
                 .map(|v| {
-                    let e = dispatch_cycles(hw, &preset, v, ops.cycles_per_op)
+                    let e = dispatch_cycles(hw, &preset, v, ops.cycles_per_op, false)
                         .map_err(|e| engine_err(&v.label, e));
                     progress(&v.label);
                     e.map(|e| (e + overhead) / clock_mhz)

@@ -65,7 +65,7 @@ fn recovers_cycles_per_op_and_predicts_variants_made_by_the_same_model() {
     // the dispatch's fixed overhead
     for v in &mut vs {
         let c = if v.family == "a" { 2.5 } else { 1.5 };
-        v.measured_us = (dispatch_cycles(&hw, &truth, v, c).unwrap() + overhead) / clock;
+        v.measured_us = (dispatch_cycles(&hw, &truth, v, c, false).unwrap() + overhead) / clock;
     }
     let issue = [(0.0, 1.0), (1.0, 1.0), (2.0, 1.0), (1.0, 0.25)];
     let cal = predict_suite(&hw, &vs, clock, &Occupancy::Limits, &issue, &|_| {}).unwrap();

@@ -81,6 +81,11 @@ pub struct EngineArgs {
     /// (2.0 on the H100); with gaps in cycles, the preset's `gap_issue_fraction`.
     #[arg(long, value_name = "CYCLES", requires = "cycles")]
     pub issue_per_op: Option<f64>,
+    /// Simulate every block of the dispatch. By default, where every block is the same to
+    /// the engine, one SM with its share of the blocks stands for all (exact: SMs share
+    /// only the dispatcher; see `sim_core::launch`); this runs the whole, to check it.
+    #[arg(long, requires = "cycles")]
+    pub full: bool,
     /// Share of each operation's cycles that holds its scheduler, up to --issue-per-op
     /// (0 < S <= 1). Default: the preset's `timing.ops.issue_share` (0.25 on the H100).
     #[arg(long, value_name = "S", requires = "cycles")]

@@ -53,6 +53,15 @@ pub struct PredictArgs {
     /// Repeatable.
     #[arg(long = "reference-override", value_name = "NAME=VALUE", value_parser = parse_override)]
     reference_overrides: Vec<(String, f64)>,
+    /// Also write the prediction as JSON (`-`: standard output, instead of the text): the
+    /// time, the time with no bank conflicts and what they cost, where the warps wait,
+    /// the dispatch, the global memory, and the reference's figures where one was given.
+    #[arg(long, value_name = "OUT.json")]
+    json: Option<PathBuf>,
+    /// Simulate every block of the dispatch, not one SM standing for all where every
+    /// block is the same to the engine (exact; this checks it).
+    #[arg(long)]
+    full: bool,
 }
 
 /// Runs `banksim predict`.
@@ -82,7 +91,10 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     if let Some(us) = args.reference_us.filter(|us| !(us.is_finite() && *us > 0.0)) {
         bail!("--reference-us {us}: expected a positive number of microseconds");
     }
-    let mut out = std::io::stdout().lock();
+    // (with `--json -` the JSON is the standard output, the text goes nowhere)
+    let json_to_stdout = args.json.as_deref().is_some_and(pipeline::output::is_stdio);
+    let mut out: Box<dyn Write> =
+        if json_to_stdout { Box::new(std::io::sink()) } else { Box::new(std::io::stdout().lock()) };
     let (target, gpu) = open(args, &args.kernel, &hw, None, &mut out, &inputs)?;
     let target = Dispatch { requests: target.0, extent: target.1, blocks };
     let reference = match (&args.reference, args.reference_us) {
@@ -98,9 +110,56 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         }
         _ => None,
     };
-    let p = pipeline::kernel::predict(&hw, target, reference)?;
+    let p = pipeline::kernel::predict(&hw, target, reference, args.full)?;
     print_prediction(&mut out, &hw, &p, timing.block_launch_cycles)?;
+    if let Some(path) = &args.json {
+        let doc = json(args, &hw, &p);
+        pipeline::output::write_atomically(path, &inputs, |f| -> Result<()> {
+            serde_json::to_writer_pretty(&mut *f, &doc)?;
+            Ok(f.write_all(b"\n")?)
+        })?;
+    }
     Ok(())
+}
+
+/// The prediction as `--json` writes it.
+fn json(args: &PredictArgs, hw: &sim_core::Hardware, p: &Prediction) -> serde_json::Value {
+    use serde_json::json;
+    let e = &p.report.engine;
+    let stalls: serde_json::Map<String, serde_json::Value> =
+        e.total.stalls.iter().map(|(c, n)| (c.column().trim_start_matches("stall_").to_string(), json!(n))).collect();
+    let memory = p.report.memory.as_ref().map(|m| {
+        json!({
+            "bytes": m.bytes, "line_bytes": m.line_bytes, "footprint": m.footprint,
+            "dram_bytes": m.dram_bytes, "bytes_per_cycle": m.bytes_per_cycle, "load_latency": m.latency,
+        })
+    });
+    let reference = p.reference.as_ref().map(|r| {
+        json!({
+            "kernel": args.reference.as_ref().map(|k| k.display().to_string()),
+            "measured_us": r.us, "engine_cycles": r.reference_cycles, "overlap": r.overlap,
+            "speedup": r.us / p.us,
+        })
+    });
+    json!({
+        "kernel": args.kernel.kernel.display().to_string(),
+        "dispatch": args.kernel.dispatch,
+        "preset": hw.name,
+        "predicted_us": p.us,
+        "no_conflicts_us": p.free_us,
+        "conflict_us": p.conflict_us(),
+        "conflict_share": p.conflict_us() / p.us,
+        "cycles_per_op": p.cycles_per_op,
+        "cycles_per_op_from": if p.reference.is_some() { "reference" } else { "preset" },
+        "engine": {
+            "cycles": e.cycles, "dispatch_cycles": p.report.cycles(), "overhead_cycles": p.report.overhead_cycles,
+            "clock_mhz": p.report.clock_mhz, "blocks": p.report.blocks, "blocks_per_sm": e.blocks_per_sm,
+            "warps_per_block": e.warps_per_block, "smem_per_block": e.smem_per_block,
+            "one_sm": p.report.one_sm, "stall_cycles": stalls,
+        },
+        "global_memory": memory,
+        "reference": reference,
+    })
 }
 
 /// Prints `p`: the cost of an operation and where it came from, where the time goes,
@@ -150,6 +209,17 @@ fn print_prediction(
                 p.report.overhead_cycles
             )?;
         }
+    }
+    if p.conflict_us() < 0.0 {
+        // (the engine is not monotone in wavefronts: without the conflicts the requests
+        // reach the pipe, DRAM or the barriers in another order)
+        return writeln!(
+            out,
+            "with no bank conflicts: {:.2} us, {:.2} us longer: the conflicts cost this kernel no time; what limits it is \
+             elsewhere (see where the warps wait), and without them its requests only meet those limits in another order",
+            p.free_us,
+            -p.conflict_us()
+        );
     }
     writeln!(
         out,

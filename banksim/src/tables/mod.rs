@@ -85,7 +85,7 @@ pub fn print_engine(out: &mut dyn Write, launch: &LaunchReport) -> std::io::Resu
     if launch.one_sm {
         writeln!(
             out,
-            "  one SM simulated for all {} blocks: every block is the same and they divide evenly over the SMs (exact)",
+            "  one SM with its share simulated for all {} blocks: every block is the same to the engine (exact; --full runs them all)",
             launch.blocks
         )?;
     }

@@ -31,6 +31,9 @@ pub struct EngineOptions {
     /// run blocks. A run standing for a larger dispatch (one SM with its share of the
     /// blocks) gives the dispatch's.
     pub bandwidth_sms: Option<u32>,
+    /// Simulate every block of a launch (`sim_core::launch::run`), never one SM standing
+    /// for all (the shortcut for identical blocks): what checks the shortcut.
+    pub full: bool,
 }
 
 /// Why the engine cannot run.

@@ -272,6 +272,7 @@ fn engine_options(args: &RunArgs) -> EngineOptions {
         per_request: args.per_request.is_some() || args.out.is_some(),
         no_conflicts: false,
         bandwidth_sms: None,
+        full: e.full,
     }
 }
 

@@ -65,6 +65,20 @@
 #                       them, its statistics (shader_stats.csv) of the loop with a trip
 #                       count of 0 (run time), 1, 4, 16 and 64 known when compiled: a
 #                       binary that grows with the trip count is an unrolled loop
+#   atom_collide.wgsl   shared-memory atomicAdd by collision structure: LANES lanes of a warp on
+#                       one word (1 to 32), STRIDE words between a warp's words (1: distinct
+#                       banks; 32: one bank), the old value used (RET=1) or not; 8 or 16 per
+#                       loop iteration (REP), at 132 workgroups (latency) and 1056 (the pipe);
+#                       rows atom_collide_l<LANES>_s<STRIDE>_r<RET>_rep<REP>_n<workgroups>.
+#                       ATOMS_ONLY=1 runs these rows alone
+#   dead_load.wgsl      a global load whose value is used (USE=1) or deleted by the compiler
+#                       (USE=0), 2^24 invocations over 64 MiB; rows dead_load_use<USE>
+#   aos_global.wgsl     structs of K = 1 to 4 floats in a storage buffer read field by field,
+#                       and vec4<f32> loads (VEC=1), 2^24 invocations; rows aos_global_k<K>,
+#                       aos_global_vec4. COMPILER_ONLY=1 runs these two kernels' rows and the
+#                       op_cost.wgsl rows of divisions, remainders and multiplies by a constant
+#                       (OP=5, 6, 9 at C = 7 and 8), integer multiplies (7) and float
+#                       multiply-adds (8)
 #
 # Usage:  validate/run_micro.sh OUTDIR      (writes OUTDIR/micro.csv and OUTDIR/json/)
 # Env:    BANKSIM (default target/release/banksim), REPS (default 20), WARMUP (default 5),
@@ -73,7 +87,8 @@
 #         RUNS_ONLY=1 (only the run_copy.wgsl rows), DRAM_ONLY=1 (only global_chase_dram),
 #         TILE_ONLY=1 (only the tile32.wgsl rows), MLP_ONLY=1 (only the load_mlp.wgsl rows),
 #         CONFLICT_ONLY=1 (only the wide_conflict.wgsl and phase_conflict.wgsl rows),
-#         BARRIER_ONLY=1 (only the barrier_cost.wgsl rows),
+#         BARRIER_ONLY=1 (only the barrier_cost.wgsl rows), ATOMS_ONLY=1 (only the
+#         atom_collide.wgsl rows), COMPILER_ONLY=1 (only the compiler-effect rows above),
 #         L2_MIB (l2_read buffer sizes in MiB, default "1 4 16 32 256")
 set -euo pipefail
 case "${1:-}" in
@@ -116,6 +131,55 @@ load_mlp() {
     done
 }
 [ "${MLP_ONLY:-0}" = 1 ] && { load_mlp; echo "done: $OUT/micro.csv"; exit 0; }
+atoms() {
+    local sms=${SMS:-132} n b lanes stride ret rep
+    for b in 1 8; do
+        n=$((sms * b))
+        for lanes in 1 2 4 8 32; do
+            for stride in 1 32; do
+                [ "$lanes" = 32 ] && [ "$stride" = 32 ] && continue
+                for ret in 1 0; do
+                    for rep in 8 16; do
+                        m "atom_collide_l${lanes}_s${stride}_r${ret}_rep${rep}_n$n" atom_collide.wgsl "$n" \
+                            --override "LANES=$lanes" --override "STRIDE=$stride" --override "RET=$ret" \
+                            --override "REP=$rep" --bind "0.0=u32:${ATOM_ITERS:-256}" --bind "0.1=zeros:$((n * 256))"
+                    done
+                done
+            done
+        done
+    done
+}
+[ "${ATOMS_ONLY:-0}" = 1 ] && { atoms; echo "done: $OUT/micro.csv"; exit 0; }
+compiler() {
+    local use k n op c rep
+    for use in 1 0; do
+        m "dead_load_use$use" dead_load.wgsl 65536 --override "USE=$use" --bind 0.0=zeros:16777216 \
+            --bind 0.1=zeros:16777216
+    done
+    for k in 1 2 3 4; do
+        m "aos_global_k$k" aos_global.wgsl 65536 --override "K=$k" --bind "0.0=zeros:1" \
+            --bind 0.1=zeros:16777216 --bind "0.$((k + 1))=zeros:$((k * 16777216))"
+    done
+    m aos_global_vec4 aos_global.wgsl 65536 --override VEC=1 --bind "0.0=zeros:1" \
+        --bind 0.1=zeros:16777216 --bind 0.6=zeros:67108864
+    for n in 132 1056; do
+        for op in 7 8; do
+            for rep in 8 16; do
+                m "op_cost_op${op}_rep${rep}_n$n" op_cost.wgsl "$n" --override "OP=$op" --override "REP=$rep" \
+                    --bind "0.0=u32:7,${OP_ITERS:-4096}"
+            done
+        done
+        for op in 5 6 9; do
+            for c in 7 8; do
+                for rep in 8 16; do
+                    m "op_cost_op${op}_c${c}_rep${rep}_n$n" op_cost.wgsl "$n" --override "OP=$op" \
+                        --override "C=$c" --override "REP=$rep" --bind "0.0=u32:7,${OP_ITERS:-4096}"
+                done
+            done
+        done
+    done
+}
+[ "${COMPILER_ONLY:-0}" = 1 ] && { compiler; echo "done: $OUT/micro.csv"; exit 0; }
 conflicts() {
     local sms=${SMS:-132} w s a b
     for w in 1:4:"1 2 4 8 16 32" 2:8:"1 2 4 8 16" 4:16:"1 2 4 8"; do

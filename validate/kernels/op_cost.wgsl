@@ -6,6 +6,11 @@
 //   2  u32 remainder    x = x % d + 2^30 + k
 //   3  f32 divide       y = y / f + 1
 //   4  i32 divide       z = z / i32(d) + 2^30
+//   5  u32 divide by a constant        x = x / C + 2^30        (C: an override, 7 or 8)
+//   6  u32 remainder by a constant     x = x % C + 2^30 + k
+//   7  u32 multiply                    x = x * (d | 1) + k
+//   8  f32 fused multiply-add          y = fma(y, f, 1)
+//   9  u32 multiply by a constant      x = x * C + k
 // The time of 8 operations is the difference between REP=16 and REP=8 (the loop's own
 // cost cancels). With TRIP > 0 the loop runs TRIP iterations, a trip count known when
 // the shader is compiled: `banksim shader-stats`' binary size then tells whether the
@@ -15,6 +20,7 @@
 override OP: u32 = 0;
 override REP: u32 = 8;
 override TRIP: u32 = 0;
+override C: u32 = 7;
 struct Params { d: u32, iters: u32, }
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;
@@ -28,6 +34,11 @@ fn step(s: S, d: u32, f: f32, k: u32) -> S {
         case 1u: { r.x = r.x / d + 0x40000000u; }
         case 2u: { r.x = r.x % d + 0x40000000u + k; }
         case 3u: { r.y = r.y / f + 1.0; }
+        case 5u: { r.x = r.x / C + 0x40000000u; }
+        case 6u: { r.x = r.x % C + 0x40000000u + k; }
+        case 7u: { r.x = r.x * (d | 1u) + k; }
+        case 8u: { r.y = fma(r.y, f, 1.0); }
+        case 9u: { r.x = r.x * C + k; }
         default: { r.z = r.z / i32(d) + 0x40000000; }
     }
     return r;

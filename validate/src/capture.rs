@@ -153,7 +153,9 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
                 bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
             let raw = decode::raw_records(&words[..(count * RECORD_WORDS as u64) as usize]);
             let name = format!("{file} dispatch {}x{}x{}", d[0], d[1], d[2]);
-            let trace = decode::decode(raw, &inst.sites, blocks as u32, threads, &name)?;
+            let mut trace = decode::decode(raw, &inst.sites, blocks as u32, threads, &name)?;
+            // neighbouring global accesses the GPU's compiler merges into wider ones
+            crate::vectorize::merge_global_accesses(&mut trace);
             let warnings = past_the_end(&trace, &inst.resources, &contents).into_iter().collect();
             return Ok(Capture {
                 trace,

@@ -1,4 +1,6 @@
-//! Loops that run no iteration, removed before the operation count.
+//! Code a constant decides, removed before the operation count: loops that run no
+//! iteration, and the side of a branch (or the cases of a switch) that a constant does
+//! not take.
 //!
 //! `for (var j = 0u; j < ALU; j++) { ... }` with `ALU = 0` never enters its body, and
 //! the GPU's compiler removes it, loop bounding and counter included. The operation
@@ -20,10 +22,13 @@ enum Value {
     Bool(bool),
 }
 
-/// Removes every loop of `module` whose first test leaves it (see the module
+/// Removes every loop of `module` whose first test leaves it, and replaces every `if`
+/// and `switch` a constant decides by the block it takes (see the module
 /// documentation); whether any was.
 pub fn remove(module: &mut naga::Module) -> bool {
     let mut any = false;
+    let results: Vec<Option<Handle<naga::Type>>> =
+        module.functions.iter().map(|(_, f)| f.result.as_ref().map(|r| r.ty)).collect();
     let functions = module.functions.iter_mut().map(|(_, f)| f);
     for f in functions.chain(module.entry_points.iter_mut().map(|e| &mut e.function)) {
         let body = std::mem::take(&mut f.body);
@@ -31,9 +36,42 @@ pub fn remove(module: &mut naga::Module) -> bool {
         let entry = f.local_variables.iter().filter_map(|(v, l)| Some((v, eval(f, l.init?, &[])?))).collect();
         let (body, removed) = in_block(f, body, entry);
         f.body = body;
+        if removed {
+            orphans_to_zero(f, &results);
+        }
         any |= removed;
     }
     any
+}
+
+/// The results of calls, atomics and uniform loads whose statement went with removed
+/// code, made zero values of their types: nothing uses them any more, but the validator
+/// wants every such expression made by its statement.
+fn orphans_to_zero(f: &mut Function, results: &[Option<Handle<naga::Type>>]) {
+    let mut made = std::collections::HashSet::new();
+    crate::deps::each_statement(&f.body, &mut |s| match *s {
+        Statement::Call { result: Some(r), .. }
+        | Statement::Atomic { result: Some(r), .. }
+        | Statement::WorkGroupUniformLoad { result: r, .. } => {
+            made.insert(r);
+        }
+        _ => {}
+    });
+    let orphans: Vec<(Handle<Expression>, Handle<naga::Type>)> = f
+        .expressions
+        .iter()
+        .filter(|(h, _)| !made.contains(h))
+        .filter_map(|(h, e)| match *e {
+            Expression::CallResult(fun) => Some((h, results.get(fun.index()).copied().flatten()?)),
+            Expression::AtomicResult { ty, .. } | Expression::WorkGroupUniformLoadResult { ty } => {
+                Some((h, ty))
+            }
+            _ => None,
+        })
+        .collect();
+    for (h, ty) in orphans {
+        *f.expressions.get_mut(h) = Expression::ZeroValue(ty);
+    }
 }
 
 /// `block` with its loops that leave at once removed; `locals`: the values local
@@ -44,7 +82,7 @@ fn in_block(
     mut locals: Vec<(Handle<naga::LocalVariable>, Value)>,
 ) -> (Block, bool) {
     let mut out = Block::with_capacity(block.len());
-    let mut removed = false;
+    let (mut removed, mut folded) = (false, false);
     for (stmt, span) in block.span_into_iter() {
         // a block, a branch or a case begins with the values known here; a loop's body
         // and continuing run again after changes
@@ -63,18 +101,34 @@ fn in_block(
                 Statement::Loop { body: nested(body, &none), continuing: nested(continuing, &none), break_if }
             }
             Statement::Block(b) => Statement::Block(nested(b, &locals)),
-            Statement::If { condition, accept, reject } => {
-                Statement::If { condition, accept: nested(accept, &locals), reject: nested(reject, &locals) }
-            }
-            Statement::Switch { selector, cases } => Statement::Switch {
-                selector,
-                cases: cases
-                    .into_iter()
-                    .map(|mut c| {
-                        c.body = nested(c.body, &locals);
-                        c
-                    })
-                    .collect(),
+            // a branch a constant decides: the taken side alone, as a block
+            Statement::If { condition, accept, reject } => match eval(f, condition, &locals) {
+                Some(Value::Bool(c)) => {
+                    folded = true;
+                    Statement::Block(nested(if c { accept } else { reject }, &locals))
+                }
+                _ => Statement::If {
+                    condition,
+                    accept: nested(accept, &locals),
+                    reject: nested(reject, &locals),
+                },
+            },
+            Statement::Switch { selector, cases } => match taken_case(f, selector, &cases, &locals) {
+                Some(k) => {
+                    folded = true;
+                    let body = cases.into_iter().nth(k).expect("a case of the switch").body;
+                    Statement::Block(nested(body, &locals))
+                }
+                None => Statement::Switch {
+                    selector,
+                    cases: cases
+                        .into_iter()
+                        .map(|mut c| {
+                            c.body = nested(c.body, &locals);
+                            c
+                        })
+                        .collect(),
+                },
             },
             s => s,
         };
@@ -94,7 +148,7 @@ fn in_block(
         }
         out.push(stmt, span);
     }
-    (out, removed)
+    (out, removed || folded)
 }
 
 /// The local variable `stmt` stores to, where it is a store to a whole local.
@@ -136,6 +190,25 @@ fn stored(f: &Function, stmt: &Statement) -> Option<Vec<Handle<naga::LocalVariab
         }
     }
     Some(vars)
+}
+
+/// The case a switch on a selector known here takes, where it does not fall through.
+fn taken_case(
+    f: &Function,
+    selector: Handle<Expression>,
+    cases: &[naga::SwitchCase],
+    locals: &[(Handle<naga::LocalVariable>, Value)],
+) -> Option<usize> {
+    let Value::Int(v) = eval(f, selector, locals)? else { return None };
+    let k = cases
+        .iter()
+        .position(|c| match c.value {
+            naga::SwitchValue::I32(x) => x as i64 == v,
+            naga::SwitchValue::U32(x) => x as i64 == v,
+            naga::SwitchValue::Default => false,
+        })
+        .or_else(|| cases.iter().position(|c| c.value == naga::SwitchValue::Default))?;
+    (!cases[k].fall_through).then_some(k)
 }
 
 /// Whether a loop with this body leaves at its first test: an `if` on a condition known
@@ -182,6 +255,40 @@ fn eval(
             let (a, b) = (eval(f, left, locals)?, eval(f, right, locals)?);
             match (a, b) {
                 (Int(a), Int(b)) => match op {
+                    // arithmetic only where both the operands and the result stay within
+                    // the non-negative `i32` range, which `u32` and `i32` read alike
+                    BinaryOperator::Add
+                    | BinaryOperator::Subtract
+                    | BinaryOperator::Multiply
+                    | BinaryOperator::Divide
+                    | BinaryOperator::Modulo
+                    | BinaryOperator::And
+                    | BinaryOperator::InclusiveOr
+                    | BinaryOperator::ExclusiveOr
+                    | BinaryOperator::ShiftLeft
+                    | BinaryOperator::ShiftRight => {
+                        let small = |x: i64| (0..1 << 31).contains(&x);
+                        if !small(a) || !small(b) {
+                            return None;
+                        }
+                        let r = match op {
+                            BinaryOperator::Add => a + b,
+                            BinaryOperator::Subtract => a - b,
+                            BinaryOperator::Multiply => a * b,
+                            BinaryOperator::Divide if b > 0 => a / b,
+                            BinaryOperator::Modulo if b > 0 => a % b,
+                            BinaryOperator::And => a & b,
+                            BinaryOperator::InclusiveOr => a | b,
+                            BinaryOperator::ExclusiveOr => a ^ b,
+                            BinaryOperator::ShiftLeft if b < 31 => a << b,
+                            BinaryOperator::ShiftRight if b < 31 => a >> b,
+                            _ => return None,
+                        };
+                        if !small(r) {
+                            return None;
+                        }
+                        Int(r)
+                    }
                     BinaryOperator::Less => Bool(a < b),
                     BinaryOperator::LessEqual => Bool(a <= b),
                     BinaryOperator::Greater => Bool(a > b),
@@ -265,5 +372,39 @@ mod tests {
             }";
         // the first loop's test needs `li`; the second runs (0 < 1)
         assert_eq!(loops_left(src, &[]), 2);
+    }
+
+    #[test]
+    fn a_branch_or_a_switch_a_constant_decides_keeps_its_taken_side_alone() {
+        let src = "
+            override USE: u32 = 0;
+            override MODE: u32 = 0;
+            @group(0) @binding(0) var<storage, read> src: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) li: u32) {
+                let v = src[li];
+                var r = li;
+                if (USE % 2u == 1u) { r = v; }
+                switch MODE { case 1u: { r += 3u; } default: { r += 5u; } }
+                dst[li] = r;
+            }";
+        let branches = |overrides: &[(&str, f64)]| {
+            let o: Vec<(String, f64)> = overrides.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+            let module = crate::kernel::load(src, "k.wgsl", None, &o).unwrap().module;
+            let f = &module.entry_points[0].function;
+            let mut n = 0;
+            crate::deps::each_statement(&f.body, &mut |s| {
+                n += matches!(s, naga::Statement::If { .. } | naga::Statement::Switch { .. }) as usize
+            });
+            // and whether the load of `src` is live
+            let live = crate::liveness::live(f, &module.global_variables);
+            let src_load =
+                f.expressions.iter().find(|(_, e)| matches!(e, naga::Expression::Load { .. })).unwrap().0;
+            (n, live[src_load.index()])
+        };
+        // USE = 0: the branch goes and `v` is dead; USE = 3: the branch is taken, `v` live
+        assert_eq!(branches(&[("USE", 0.0), ("MODE", 1.0)]), (0, false));
+        assert_eq!(branches(&[("USE", 3.0), ("MODE", 7.0)]), (0, true));
     }
 }

@@ -52,10 +52,12 @@ pub mod error;
 pub mod gpu;
 pub mod instrument;
 pub mod kernel;
+pub mod liveness;
 pub mod measure;
 pub mod ops;
 pub mod record;
 pub mod suite;
+pub mod vectorize;
 
 pub use error::{
     BindError, CalibrateError, CaptureError, DecodeError, GpuError, InstrumentError, MeasureError,

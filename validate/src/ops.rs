@@ -60,6 +60,15 @@ pub const U32_DIVISION_OPS: u32 = 20;
 /// Operations an `i32` division or remainder by a value known only at run time costs.
 pub const I32_DIVISION_OPS: u32 = 38;
 
+/// Operations an integer division by a constant that is not a power of two costs: a
+/// multiply-high by the constant's reciprocal and a shift (see the module
+/// documentation).
+pub const CONSTANT_DIVISION_OPS: u32 = 2;
+
+/// Operations an integer remainder by a constant that is not a power of two costs: the
+/// division's, a multiply back and a subtract.
+pub const CONSTANT_REMAINDER_OPS: u32 = 4;
+
 /// What the cost of a function's expressions depends on beyond each expression itself,
 /// by handle index: whether it is known when the shader is compiled ([`constants`]), and
 /// the cost of an integer division or remainder by a run-time value (0 for any other
@@ -67,6 +76,8 @@ pub const I32_DIVISION_OPS: u32 = 38;
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
     consts: Vec<bool>,
+    /// Whether the value reaches anything the kernel does ([`crate::liveness`]).
+    live: Vec<bool>,
     divisions: Vec<u32>,
     /// An operation with its identity (`x * 1`, `x + 0`, `x | 0`, `x << 0`...), which
     /// the compiler removes.
@@ -74,23 +85,33 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// The facts of `f`, whose validation info is `info` (types of its expressions).
+    /// The facts of `f`, whose validation info is `info` (types of its expressions), in a
+    /// module whose global variables are `globals`.
     pub fn of(
         f: &Function,
         info: &naga::valid::FunctionInfo,
         types: &naga::UniqueArena<naga::Type>,
+        globals: &naga::Arena<GlobalVariable>,
     ) -> Facts {
         let consts = constants(f);
-        let divisions =
-            f.expressions
-                .iter()
-                .map(|(h, e)| match *e {
-                    Expression::Binary {
-                        op: BinaryOperator::Divide | BinaryOperator::Modulo, right, ..
-                    } if !consts[right.index()] => division_ops(info[h].ty.inner_with(types)),
-                    _ => 0,
-                })
-                .collect();
+        let divisions = f
+            .expressions
+            .iter()
+            .map(|(h, e)| match *e {
+                Expression::Binary {
+                    op: op @ (BinaryOperator::Divide | BinaryOperator::Modulo),
+                    right,
+                    ..
+                } => {
+                    let ty = info[h].ty.inner_with(types);
+                    match consts[right.index()] {
+                        false => division_ops(ty),
+                        true => constant_division_ops(op, int_literal(f, right), ty),
+                    }
+                }
+                _ => 0,
+            })
+            .collect();
         let free = f
             .expressions
             .iter()
@@ -99,7 +120,14 @@ impl Facts {
                 _ => false,
             })
             .collect();
-        Facts { consts, divisions, free }
+        let live = crate::liveness::live(f, globals);
+        Facts { consts, live, divisions, free }
+    }
+
+    /// Whether expression `h`'s value reaches anything the kernel does (appended
+    /// expressions: yes).
+    pub fn live(&self, h: Handle<Expression>) -> bool {
+        self.live.get(h.index()).copied().unwrap_or(true)
     }
 
     /// Whether expression `h` is known when the shader is compiled.
@@ -166,6 +194,28 @@ fn annihilated(
         B::Multiply | B::And => l == Some(0) || r == Some(0),
         B::Modulo => r == Some(1),
         _ => false,
+    }
+}
+
+/// The cost of an integer division or remainder (`op`) of type `ty` by a value known when
+/// compiled (`value`, where it is a literal): a shift or a mask by a power of two (the
+/// ordinary 1), else a multiply-high and a shift ([`CONSTANT_DIVISION_OPS`]), and for a
+/// remainder the multiply back and a subtract ([`CONSTANT_REMAINDER_OPS`]); per
+/// component (0: not integer, or 1 where the ordinary cost applies).
+fn constant_division_ops(op: BinaryOperator, value: Option<i64>, ty: &naga::TypeInner) -> u32 {
+    let (scalar, n) = match *ty {
+        naga::TypeInner::Scalar(s) => (s, 1),
+        naga::TypeInner::Vector { size, scalar } => (scalar, size as u32),
+        _ => return 0,
+    };
+    if !matches!(scalar.kind, naga::ScalarKind::Uint | naga::ScalarKind::Sint) {
+        return 0;
+    }
+    let power_of_two = value.is_some_and(|v| v > 0 && (v as u64).is_power_of_two());
+    match (power_of_two, op) {
+        (true, _) => 0,
+        (false, BinaryOperator::Modulo) => CONSTANT_REMAINDER_OPS * n,
+        (false, _) => CONSTANT_DIVISION_OPS * n,
     }
 }
 
@@ -320,7 +370,7 @@ pub fn expression_cost(
     facts: &Facts,
     h: Handle<Expression>,
 ) -> u32 {
-    if facts.known(h) || facts.free(h) {
+    if facts.known(h) || facts.free(h) || !facts.live(h) {
         return 0;
     }
     let division = facts.division(h);
@@ -409,7 +459,12 @@ mod tests {
         )
         .validate(&module)
         .expect("the module validates");
-        let facts = Facts::of(&module.entry_points[0].function, info.get_entry_point(0), &module.types);
+        let facts = Facts::of(
+            &module.entry_points[0].function,
+            info.get_entry_point(0),
+            &module.types,
+            &module.global_variables,
+        );
         let mut f = std::mem::take(&mut module.entry_points[0].function);
         count_function(&mut f, &module.global_variables, &facts, counter);
         let mut out = Vec::new();
@@ -487,14 +542,20 @@ mod tests {
                 }}"
             )
         };
-        // against `u32(li)`: the uniform load, out's index and the conversion
-        let cost = |expr: &str| costs(&body(expr))[0] - costs(&body("li"))[0];
+        // against `u32(li)`: the uniform load (kept live by `+ d * 0u`, whose add costs
+        // 1 in both), out's index and the conversion
+        let with_d = |expr: &str| format!("u32({expr}) + d * 0u");
+        let cost = |expr: &str| costs(&body(&with_d(expr)))[0] - costs(&body(&with_d("li")))[0];
         assert_eq!(cost("li / d"), U32_DIVISION_OPS);
         assert_eq!(cost("li % d"), U32_DIVISION_OPS);
         assert_eq!(cost("i32(li) / i32(d)"), 2 + I32_DIVISION_OPS); // two conversions
         assert_eq!(cost("(vec2(li) / vec2(d, 1u)).x"), 2 * U32_DIVISION_OPS); // per component
-                                                                              // by a constant: a multiply and shift, like any operation; float division: 1
-        assert_eq!(cost("li / 7u"), 1);
+                                                                              // by a constant: a multiply-high and a shift (and for a remainder a multiply back
+                                                                              // and a subtract), by a power of two a shift or a mask; float division: 1
+        assert_eq!(cost("li / 7u"), CONSTANT_DIVISION_OPS);
+        assert_eq!(cost("li % 7u"), CONSTANT_REMAINDER_OPS);
+        assert_eq!(cost("li / 8u"), 1);
+        assert_eq!(cost("li % 8u"), 1);
         assert_eq!(cost("f32(li) / f32(d)"), 3); // two conversions
     }
 
@@ -554,7 +615,12 @@ mod tests {
         let cost = |k: f64| {
             let kernel = crate::kernel::load(src, "k.wgsl", None, &[("K".to_string(), k)]).unwrap();
             let f = &kernel.module.entry_points[0].function;
-            let facts = Facts::of(f, kernel.info.get_entry_point(0), &kernel.module.types);
+            let facts = Facts::of(
+                f,
+                kernel.info.get_entry_point(0),
+                &kernel.module.types,
+                &kernel.module.global_variables,
+            );
             f.body.iter().map(|s| statement_cost(f, &kernel.module.global_variables, &facts, s)).sum::<u32>()
         };
         // the index into out, `*` and `+`; with K = 1 the multiply goes, with K = 0 the

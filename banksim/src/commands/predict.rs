@@ -39,8 +39,10 @@ pub struct PredictArgs {
     hw: HardwareArgs,
     /// Workgroups captured: block b of the dispatch does what captured workgroup b mod N
     /// did (its shared-memory accesses; only global addresses depend on the workgroup).
-    #[arg(long, value_name = "N", default_value_t = 8)]
-    capture_workgroups: u32,
+    /// Default: 2, and 8 where those two differ to the engine (in their requests, gaps
+    /// or costs).
+    #[arg(long, value_name = "N")]
+    capture_workgroups: Option<u32>,
     /// A measured variant of the kernel (WGSL; the kernel itself with other
     /// --reference-override values): the other work's cost per IR operation is solved
     /// from its time instead of taken from the preset.
@@ -74,7 +76,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     let blocks = args.kernel.dispatch.iter().try_fold(1u32, |a, &d| a.checked_mul(d)).with_context(|| {
         format!("--dispatch {:?}: more than {} workgroups", args.kernel.dispatch, u32::MAX)
     })?;
-    if args.capture_workgroups == 0 {
+    if args.capture_workgroups == Some(0) {
         bail!("--capture-workgroups 0: expected at least one workgroup");
     }
     // (what would stop the prediction is said before the capture)
@@ -254,27 +256,40 @@ fn open(
     // the buffers of the whole dispatch (not of the few workgroups captured): the global
     // memory it can touch, for the L2's share of its lines
     let footprint = validate::capture::buffer_bytes(&src, &file, &kopts)?;
-    kopts.dispatch = [blocks.min(args.capture_workgroups), 1, 1];
     let bar = progress::spinner("opening the GPU");
     let gpu = match gpu {
         Some(g) => g,
         None => validate::gpu::Gpu::open(k.adapter.as_deref())?,
     };
-    bar.say(format!("capturing {file}"));
-    let c = validate::capture::capture(&gpu, &src, &file, &validate::capture::CaptureOptions::new(kopts))?;
+    // two workgroups where they are the same to the engine (every later block repeats
+    // them), else eight
+    let mut n = blocks.min(args.capture_workgroups.unwrap_or(2));
+    let (c, requests) = loop {
+        bar.say(format!("capturing {n} workgroups of {file}"));
+        kopts.dispatch = [n, 1, 1];
+        let c = validate::capture::capture(&gpu, &src, &file, &validate::capture::CaptureOptions::new(kopts.clone()))?;
+        let requests = pipeline::simulate::checked_requests(&c.trace, hw, None)?;
+        let more = blocks.min(8);
+        let same = || {
+            let template = sim_core::replicate::Replicated::new(&requests, None, 1.0);
+            template.identical_blocks(&mut sim_core::BankModel::new(hw))
+        };
+        if args.capture_workgroups.is_some() || n >= more || same() {
+            break (c, requests);
+        }
+        n = more;
+    };
     drop(bar);
     print_warnings(&file, &c);
     writeln!(
         out,
-        "{file}{}: captured {} of {blocks} workgroups of {:?} on {} ({} records, {} B of workgroup memory)",
+        "{file}{}: captured {n} of {blocks} workgroups of {:?} on {} ({} records, {} B of workgroup memory)",
         overrides_text(&k.overrides),
-        blocks.min(args.capture_workgroups),
         c.workgroup_size,
         c.adapter,
         c.trace.len(),
         c.shared_bytes
     )?;
-    let requests = pipeline::simulate::checked_requests(&c.trace, hw, None)?;
     // the shared memory the driver allocates: every workgroup variable declared
     let extent = Extent { smem: Some(c.shared_bytes), global: Some(footprint) };
     Ok(((requests, extent), Some(gpu)))

@@ -97,7 +97,7 @@ pub fn instrument(
     let needs = scope::functions_needing(&module, info, &base);
     for (h, f) in module.functions.iter_mut() {
         if !needs[h.index()] {
-            let facts = crate::ops::Facts::of(f, &info[h], &module.types);
+            let facts = crate::ops::Facts::of(f, &info[h], &module.types, &module.global_variables);
             crate::ops::count_function(f, &module.global_variables, &facts, g.vars.ops);
         }
     }

@@ -21,7 +21,7 @@ impl Pass<'_> {
     ) -> Result<(), InstrumentError> {
         // before anything is appended: `info` covers the original expressions only
         let tainted = self.taint(f, info);
-        let facts = crate::ops::Facts::of(f, info, self.types);
+        let facts = crate::ops::Facts::of(f, info, self.types, self.global_vars);
         let vars = self.g.in_function(f);
         // local_invocation_index and workgroup_id: reuse the entry point's, or add them
         let lid = self.builtin_arg(f, BuiltIn::LocalInvocationIndex, self.g.u32_ty);
@@ -56,7 +56,7 @@ impl Pass<'_> {
         let mut g = self.originals[function].clone();
         let info = &self.info[function];
         let tainted = self.taint(&g, info);
-        let facts = crate::ops::Facts::of(&g, info, self.types);
+        let facts = crate::ops::Facts::of(&g, info, self.types, self.global_vars);
         let name = g.name.clone().unwrap_or_else(|| format!("function{}", function.index()));
         let shared_args: Vec<bool> =
             g.arguments.iter().map(|a| is_workgroup_ptr(&self.types[a.ty].inner)).collect();

@@ -178,8 +178,10 @@ impl Pass<'_> {
         let mut pending: Option<(Handle<Expression>, Handle<Expression>)> = None;
         for h in range {
             let cost = crate::ops::expression_cost(f, self.global_vars, &cx.facts, h);
-            // the pointer of a recorded load
+            // the pointer of a recorded load (one whose value is dead is not made: the
+            // compiler deletes it, `crate::liveness`)
             let recorded_load = match f.expressions[h] {
+                _ if !cx.facts.live(h) => None,
                 Expression::Load { pointer } if self.is_shared(cx, pointer) => Some((pointer, Op::Load)),
                 Expression::Load { pointer } if self.is_storage(f, cx, pointer) => {
                     Some((pointer, Op::GlobalLoad))

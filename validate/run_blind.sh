@@ -50,12 +50,18 @@ args_of() {
     return 0
 }
 
-rows() { tail -n +2 "$MANIFEST" | grep -v '^\s*#' | grep -v '^\s*$'; }
+# the manifest's rows as `|`-separated fields (a CSV field may hold commas in quotes)
+rows() {
+    python3 -c 'import csv, sys
+for r in csv.DictReader(l for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")):
+    print("|".join(r[k] or "" for k in ("label", "family", "kernel", "overrides", "dispatch", "binds")))' "$MANIFEST"
+}
 
 if [ "${PREDICT:-0}" = 1 ]; then
-    echo "label,family,predicted_us,no_conflicts_us,conflict_us,banksim" > "$OUT/predictions.csv"
-    version=$("$BANKSIM" --version)
-    while IFS=, read -r label family kernel overrides dispatch binds _; do
+    echo "label,family,predicted_us,no_conflicts_us,conflict_us,model" > "$OUT/predictions.csv"
+    # the model: the commit the binary was built from (a tree with changes says so)
+    version="$("$BANKSIM" --version) $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':!validate/results' 2>/dev/null || echo +changes)"
+    while IFS="|" read -r label family kernel overrides dispatch binds; do
         args_of "$overrides" "$binds"
         echo "== $label"
         "$BANKSIM" predict "$DIR/$kernel" --dispatch "$dispatch" "${ARGS[@]}" "${ADAPTER_ARGS[@]}" -c "$CONFIG" \
@@ -70,7 +76,7 @@ EOF
 fi
 
 if [ "${MEASURE:-0}" = 1 ]; then
-    while IFS=, read -r label family kernel overrides dispatch binds _; do
+    while IFS="|" read -r label family kernel overrides dispatch binds; do
         args_of "$overrides" "$binds"
         echo "== $label"
         "$BANKSIM" measure "$DIR/$kernel" --dispatch "$dispatch" "${ARGS[@]}" "${ADAPTER_ARGS[@]}" \
@@ -84,7 +90,7 @@ if [ "${REPORT:-0}" = 1 ]; then
     median() { python3 -c "import csv,sys; print(next(r['median_us'] for r in csv.DictReader(open(sys.argv[1])) if r['label']==sys.argv[2]))" "$OUT/measure.csv" "$1"; }
     declare -A ref_label ref_kernel ref_args
     echo "label,family,reference,measured_us,preset_us,preset_error,measured_speedup,predicted_speedup,speedup_error" > "$OUT/report.csv"
-    while IFS=, read -r label family kernel overrides dispatch binds _; do
+    while IFS="|" read -r label family kernel overrides dispatch binds; do
         args_of "$overrides" "$binds"
         us=$(median "$label")
         preset=$(python3 -c "import csv,sys; print(next(r['predicted_us'] for r in csv.DictReader(open(sys.argv[1])) if r['label']==sys.argv[2]))" "$OUT/predictions.csv" "$label")

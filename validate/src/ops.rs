@@ -18,6 +18,10 @@
 //! | item | ops |
 //! | --- | --- |
 //! | arithmetic, comparison, `select`, conversion, built-in math, derivative, `arrayLength` | 1 |
+//! | an expression whose value reaches nothing the kernel does ([`crate::liveness`]: the compiler deletes it, and a load of it is not recorded) | 0 |
+//! | integer division or remainder by a power of two known when compiled (a shift, a mask) | 1 |
+//! | integer division by another constant (a multiply-high and a shift; per component) | [`CONSTANT_DIVISION_OPS`] = 2 |
+//! | integer remainder by another constant (and a multiply back and a subtract) | [`CONSTANT_REMAINDER_OPS`] = 4 |
 //! | `u32` division or remainder by a value known only at run time (per component) | [`U32_DIVISION_OPS`] = 20 |
 //! | `i32` division or remainder by a value known only at run time (per component) | [`I32_DIVISION_OPS`] = 38 |
 //! | dynamic index into an array, vector or matrix (address arithmetic) | 1 |

@@ -153,14 +153,14 @@ atoms() {
 compiler() {
     local use k n op c rep
     for use in 1 0; do
-        m "dead_load_use$use" dead_load.wgsl 65536 --override "USE=$use" --bind 0.0=zeros:16777216 \
+        m "dead_load_use$use" dead_load.wgsl 65535 --override "USE=$use" --bind 0.0=zeros:16777216 \
             --bind 0.1=zeros:16777216
     done
     for k in 1 2 3 4; do
-        m "aos_global_k$k" aos_global.wgsl 65536 --override "K=$k" --bind "0.0=zeros:1" \
+        m "aos_global_k$k" aos_global.wgsl 65535 --override "K=$k" --bind "0.0=zeros:1" \
             --bind 0.1=zeros:16777216 --bind "0.$((k + 1))=zeros:$((k * 16777216))"
     done
-    m aos_global_vec4 aos_global.wgsl 65536 --override VEC=1 --bind "0.0=zeros:1" \
+    m aos_global_vec4 aos_global.wgsl 65535 --override VEC=1 --bind "0.0=zeros:1" \
         --bind 0.1=zeros:16777216 --bind 0.6=zeros:67108864
     for n in 132 1056; do
         for op in 7 8; do

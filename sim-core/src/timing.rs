@@ -26,12 +26,6 @@ pub struct Timing {
     pub atomic_extra_latency: u32,
     /// Cycles the shared-memory pipe is busy per wavefront (1 / throughput).
     pub pipe_cycles_per_wavefront: u32,
-    /// Fewest cycles a returning atomic (`atom`) holds the shared-memory pipe, however few
-    /// its wavefronts (its read-modify-write); more wavefronts take one cycle each as
-    /// any request's do. Default 0 (as its wavefronts).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub atomic_pipe_cycles: u32,
-
     /// Cycles a warp's arrival at a barrier holds the shared-memory pipe. Above 0, the
     /// arrival also waits its turn in the pipe's queue, behind every request issued
     /// before it, so a barrier is reached only once the pipe has taken the requests

@@ -20,8 +20,8 @@
 //! | arithmetic, comparison, `select`, conversion, built-in math, derivative, `arrayLength` | 1 |
 //! | an expression whose value reaches nothing the kernel does ([`crate::liveness`]: the compiler deletes it, and a load of it is not recorded) | 0 |
 //! | integer division or remainder by a power of two known when compiled (a shift, a mask) | 1 |
-//! | integer division by another constant (a multiply-high, its corrections and a shift; per component) | [`CONSTANT_DIVISION_OPS`] = 5 |
-//! | integer remainder by another constant (and a multiply back and a subtract) | [`CONSTANT_REMAINDER_OPS`] = 7 |
+//! | integer division by another constant (a multiply-high and a shift; per component) | [`CONSTANT_DIVISION_OPS`] = 2 |
+//! | integer remainder by another constant (and a multiply back and a subtract) | [`CONSTANT_REMAINDER_OPS`] = 4 |
 //! | `u32` division or remainder by a value known only at run time (per component) | [`U32_DIVISION_OPS`] = 20 |
 //! | `i32` division or remainder by a value known only at run time (per component) | [`I32_DIVISION_OPS`] = 38 |
 //! | dynamic index into an array, vector or matrix (address arithmetic) | 1 |
@@ -65,16 +65,13 @@ pub const U32_DIVISION_OPS: u32 = 20;
 pub const I32_DIVISION_OPS: u32 = 38;
 
 /// Operations an integer division by a constant that is not a power of two costs: a
-/// multiply-high by the constant's reciprocal, its corrections and a shift. Measured on
-/// the H100 (`validate/kernels/op_cost.wgsl`, OP=5, C=7; `validate/results/h100/micro.csv`):
-/// a dependent `x / 7u + 2^30` takes 25.8 cycles, 6.5 operations of about 4 (the
-/// multiply-add's and the fused multiply-add's 3.6 to 4.0), one of them the add.
-pub const CONSTANT_DIVISION_OPS: u32 = 5;
+/// multiply-high by the constant's reciprocal and a shift (see the module
+/// documentation).
+pub const CONSTANT_DIVISION_OPS: u32 = 2;
 
 /// Operations an integer remainder by a constant that is not a power of two costs: the
-/// division's, a multiply back and a subtract. Measured as the division (OP=6, C=7):
-/// `x % 7u + 2^30 + k`, 35.7 cycles, 8.9 operations, two of them adds.
-pub const CONSTANT_REMAINDER_OPS: u32 = 7;
+/// division's, a multiply back and a subtract.
+pub const CONSTANT_REMAINDER_OPS: u32 = 4;
 
 /// What the cost of a function's expressions depends on beyond each expression itself,
 /// by handle index: whether it is known when the shader is compiled ([`constants`]), and

@@ -55,8 +55,7 @@ pub(super) const BARRIER: u8 = 8;
 pub(super) const GLOBAL_LOAD: u8 = 16;
 /// The step is a global load or store: its lines pass through DRAM bandwidth.
 pub(super) const GLOBAL: u8 = 32;
-/// The step is a returning atomic: `atomic_extra_latency` more than a load, and the pipe
-/// held at least `atomic_pipe_cycles`.
+/// The step is a returning atomic: `atomic_extra_latency` more than a load.
 pub(super) const ATOMIC: u8 = 64;
 
 #[derive(Clone, Copy)]

@@ -268,12 +268,7 @@ impl Sm {
         }
         let i = res.plan.first + node;
         let o = step.outcome;
-        let mut busy = o.wavefronts as Cycle * t.pipe_cycles_per_wavefront as Cycle;
-        // a returning atomic holds the pipe for its read-modify-write, however few its
-        // wavefronts
-        if step.flags & ATOMIC != 0 {
-            busy = busy.max(t.atomic_pipe_cycles as Cycle);
-        }
+        let busy = o.wavefronts as Cycle * t.pipe_cycles_per_wavefront as Cycle;
         let pipe_start = at.max(self.run.pipe_free);
         self.run.pipe_free = pipe_start + busy;
         let returns = step.flags & LOAD != 0;

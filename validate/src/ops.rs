@@ -19,9 +19,10 @@
 //! | --- | --- |
 //! | arithmetic, comparison, `select`, conversion, built-in math, derivative, `arrayLength` | 1 |
 //! | an expression whose value reaches nothing the kernel does ([`crate::liveness`]: the compiler deletes it, and a load of it is not recorded) | 0 |
+//! | a workgroup atomic whose old value is used: the driver's code on the value, besides the atomic (its record) | [`WORKGROUP_ATOMIC_RESULT_OPS`] = 6 |
 //! | integer division or remainder by a power of two known when compiled (a shift, a mask) | 1 |
-//! | integer division by another constant (a multiply-high and a shift; per component) | [`CONSTANT_DIVISION_OPS`] = 2 |
-//! | integer remainder by another constant (and a multiply back and a subtract) | [`CONSTANT_REMAINDER_OPS`] = 4 |
+//! | integer division by another constant (a multiply-high, its corrections and a shift; per component) | [`CONSTANT_DIVISION_OPS`] = 5 |
+//! | integer remainder by another constant (and a multiply back and a subtract) | [`CONSTANT_REMAINDER_OPS`] = 7 |
 //! | `u32` division or remainder by a value known only at run time (per component) | [`U32_DIVISION_OPS`] = 20 |
 //! | `i32` division or remainder by a value known only at run time (per component) | [`I32_DIVISION_OPS`] = 38 |
 //! | dynamic index into an array, vector or matrix (address arithmetic) | 1 |
@@ -64,14 +65,27 @@ pub const U32_DIVISION_OPS: u32 = 20;
 /// Operations an `i32` division or remainder by a value known only at run time costs.
 pub const I32_DIVISION_OPS: u32 = 38;
 
+/// Operations a workgroup atomic whose old value is used costs beyond its record, on its
+/// value, right after it: what the Vulkan driver makes of it on the H100 besides the
+/// atomic (with its value unused, nothing). Measured (`validate/kernels/atom_collide.wgsl`,
+/// RET=1 against RET=0, rows atom_collide_l*_s1_r* of `validate/results/h100/micro.csv`):
+/// a returning `atomicAdd` takes 12.9 cycles of the SM per atomic at 64 warps per SM
+/// and 52 cycles of its warp at 8, where the atomic itself takes 1 and 33 (ATOMS.ADD
+/// under CUDA, `fixtures/h100/atom_timing.csv`); 6 operations reproduce both within 2%
+/// at 1 to 8 lanes on a word.
+pub const WORKGROUP_ATOMIC_RESULT_OPS: u32 = 6;
+
 /// Operations an integer division by a constant that is not a power of two costs: a
-/// multiply-high by the constant's reciprocal and a shift (see the module
-/// documentation).
-pub const CONSTANT_DIVISION_OPS: u32 = 2;
+/// multiply-high by the constant's reciprocal, its corrections and a shift. Measured on
+/// the H100 (`validate/kernels/op_cost.wgsl`, OP=5, C=7; `validate/results/h100/micro.csv`):
+/// a dependent `x / 7u + 2^30` takes 25.8 cycles, 6.5 operations of about 4 (the
+/// multiply-add's and the fused multiply-add's 3.6 to 4.0), one of them the add.
+pub const CONSTANT_DIVISION_OPS: u32 = 5;
 
 /// Operations an integer remainder by a constant that is not a power of two costs: the
-/// division's, a multiply back and a subtract.
-pub const CONSTANT_REMAINDER_OPS: u32 = 4;
+/// division's, a multiply back and a subtract. Measured as the division (OP=6, C=7):
+/// `x % 7u + 2^30 + k`, 35.7 cycles, 8.9 operations, two of them adds.
+pub const CONSTANT_REMAINDER_OPS: u32 = 7;
 
 /// What the cost of a function's expressions depends on beyond each expression itself,
 /// by handle index: whether it is known when the shader is compiled ([`constants`]), and
@@ -332,7 +346,12 @@ pub fn statement_cost(
         Statement::ControlBarrier(_) | Statement::MemoryBarrier(_) => 1,
         // a store to a storage buffer is a trace record (`gst`), not other work
         Statement::Store { .. } => 0,
-        Statement::Atomic { pointer, .. } => global_memory(f, globals, pointer),
+        Statement::Atomic { pointer, result, .. } => match global_memory(f, globals, pointer) {
+            // a workgroup atomic whose old value is used: the code the driver makes of it
+            // beyond the atomic itself (the trace's record)
+            0 if result.is_some_and(|r| facts.live(r)) => WORKGROUP_ATOMIC_RESULT_OPS,
+            n => n,
+        },
         _ => 0,
     }
 }

@@ -53,6 +53,11 @@ impl Pass<'_> {
                     Self::flush(f, cx, &mut out, &mut count);
                     self.access(f, cx, &mut out, pointer, op, Some(value), Pieces::Whole)?;
                     count.look_for_use = true;
+                    // the driver's code for a returning atomic: after it, on its value
+                    if cost > 0 {
+                        Self::use_here(f, cx, &mut out, &mut count);
+                        count.pending += cost;
+                    }
                 }
                 Statement::WorkGroupUniformLoad { pointer, .. } => {
                     // a barrier, the load by every invocation, a barrier

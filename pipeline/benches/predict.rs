@@ -49,7 +49,8 @@ fn main() {
     println!("{:<28} {:>8} {:>10} {:>10} {:>9}", "variant", "blocks", "seconds", "full s", "agree");
     for row in &rows {
         let reference = references.entry(row.family.clone()).or_insert_with(|| row.label.clone()).clone();
-        let dispatch = |label: &str| Dispatch { requests: load(label), extent: Extent::default(), blocks: row.blocks };
+        let dispatch =
+            |label: &str| Dispatch { requests: load(label), extent: Extent::default(), blocks: row.blocks };
         let (target, refd) = (dispatch(&row.label), dispatch(&reference));
         let t = Instant::now();
         let fast = predict(&hw, target, Some((refd, 100.0)), false).expect("a prediction");
@@ -57,8 +58,8 @@ fn main() {
         let (mut full_secs, mut agree) = (f64::NAN, f64::NAN);
         if args.full {
             let t = Instant::now();
-            let full =
-                predict(&hw, dispatch(&row.label), Some((dispatch(&reference), 100.0)), true).expect("a prediction");
+            let full = predict(&hw, dispatch(&row.label), Some((dispatch(&reference), 100.0)), true)
+                .expect("a prediction");
             full_secs = t.elapsed().as_secs_f64();
             agree = fast.us / full.us - 1.0;
             if agree.abs() > worst_diff.abs() {
@@ -77,5 +78,8 @@ fn main() {
             100.0 * agree
         );
     }
-    println!("slowest: {worst_label} {worst:.3} s; largest difference from the full simulation {:+.4}%", 100.0 * worst_diff);
+    println!(
+        "slowest: {worst_label} {worst:.3} s; largest difference from the full simulation {:+.4}%",
+        100.0 * worst_diff
+    );
 }

@@ -13,7 +13,7 @@ mod progress;
 mod tables;
 
 use args::HardwareArgs;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Trace-driven simulator of GPU shared-memory banks.
 ///
@@ -79,7 +79,10 @@ enum Command {
 fn main() {
     // an interrupted command leaves no temporary file behind
     install_signal_handler();
-    let cli = Cli::parse();
+    // (`gen`'s parameters are keyed values, checked as such by `args::check_command_line`)
+    let cmd = Cli::command().mut_subcommand("gen", |c| c.mut_arg("params", |a| a.value_name("NAME=VALUE")));
+    let matches = cmd.clone().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     progress::set_quiet(cli.quiet);
     let command = cli.command;
     if matches!(
@@ -93,7 +96,7 @@ fn main() {
     ) {
         quiet_gpu_loader();
     }
-    if let Err(e) = dispatch(command) {
+    if let Err(e) = args::check_command_line(&cmd, &matches).and_then(|()| dispatch(command)) {
         // `banksim ... | head` closing the pipe early is not an error.
         if e.chain().any(|c| {
             c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)

@@ -73,6 +73,14 @@ pub enum ConfigError {
         /// What the parser expected.
         message: String,
     },
+    /// The study parses but has problems; every one is listed.
+    #[error("{file}: invalid study:\n{}", violations.iter().map(|v| format!("  - {v}")).collect::<Vec<_>>().join("\n"))]
+    Study {
+        /// The file.
+        file: String,
+        /// Every problem, with its line where known (`file:line: `field`: problem`).
+        violations: Vec<String>,
+    },
     /// The config parses but breaks rules; every violation is listed.
     #[error("{file}: invalid config:\n{}", violations.iter().map(|v| format!("  - {v}")).collect::<Vec<_>>().join("\n"))]
     Invalid {
@@ -287,7 +295,78 @@ fn spaced(ron: &str) -> String {
 }
 
 pub(crate) fn ron_options() -> ron::Options {
-    ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+    ron::Options::default()
+        .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+        .with_recursion_limit(RECURSION_LIMIT)
+}
+
+/// The deepest nesting of brackets a config or study may have.
+pub const RECURSION_LIMIT: usize = 64;
+
+/// The parser's message for `code`, in banksim's words where the parser's would name its
+/// own internals.
+pub(crate) fn ron_message(code: &ron::Error) -> String {
+    match code {
+        ron::Error::ExceededRecursionLimit => {
+            format!("nested too deeply: more than {RECURSION_LIMIT} levels of brackets")
+        }
+        other => {
+            let text = other.to_string();
+            // the parser names the Rust types; say what they are in the file
+            [
+                ("`WorkloadSpec`", "a workload"),
+                ("`PlotSpec`", "`plot`"),
+                ("`Study`", "the study"),
+                ("`CrossbarOverrides`", "`crossbar`"),
+                ("`Overrides`", "the config"),
+            ]
+            .iter()
+            .fold(text, |t, (from, to)| t.replace(from, to))
+        }
+    }
+}
+
+/// A parse error of `file`, with its line and column.
+pub(crate) fn parse_error(e: &ron::error::SpannedError, file: &str) -> ConfigError {
+    ConfigError::Parse {
+        file: file.into(),
+        line: e.span.start.line,
+        column: e.span.start.col,
+        message: ron_message(&e.code),
+    }
+}
+
+/// The crossbar's fields, as `crossbar.FIELD` names them.
+pub(crate) const CROSSBAR_FIELDS: [&str; 9] = [
+    "width",
+    "lanes",
+    "groups",
+    "broadcast",
+    "write_collision",
+    "atomic",
+    "reduction",
+    "load_pair_merge",
+    "ports",
+];
+
+/// Why a `crossbar.width` that `o` gives would be ignored in `hw` (the result): the lanes
+/// per phase are given too (`phase_lanes`, `crossbar.lanes`) or inherited, and they, not
+/// the width, make the phases. A contradiction is refused, not resolved either way.
+pub(crate) fn width_ignored(o: &Overrides, hw: &Hardware) -> Option<String> {
+    let width = o.crossbar.as_ref().is_some_and(|x| x.width.is_some());
+    if !width || hw.crossbar.lanes.is_none() {
+        return None;
+    }
+    let given = if o.phase_lanes.is_some() {
+        "`phase_lanes` is given too"
+    } else if o.crossbar.as_ref().is_some_and(|x| matches!(x.lanes, Some(Some(_)))) {
+        "`crossbar.lanes` is given too"
+    } else {
+        "the base config fixes `crossbar.lanes`"
+    };
+    Some(format!(
+        "would be ignored: {given}, and the lanes per phase, not the width, make the phases; give one of the two (`crossbar.lanes: None` takes the lanes from the width)"
+    ))
 }
 
 const FIELDS: [&str; 15] = [
@@ -387,12 +466,9 @@ pub fn parse_overrides(base: &Hardware, text: &str, file: &str) -> Result<Hardwa
 /// [`parse_config`] (no `base_hw`: a config without `base` gives every field) and
 /// [`parse_overrides`] (a config without `base` starts from `base_hw`).
 fn resolve(text: &str, file: &str, base_hw: Option<&Hardware>) -> Result<Hardware, ConfigError> {
-    let overrides: Overrides = ron_options().from_str(text).map_err(|e| ConfigError::Parse {
-        file: file.into(),
-        line: e.span.start.line,
-        column: e.span.start.col,
-        message: e.code.to_string(),
-    })?;
+    // a byte-order mark (some editors write one) is not part of the config
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let overrides: Overrides = ron_options().from_str(text).map_err(|e| parse_error(&e, file))?;
     let mut violations: Vec<String> = unknown_fields(text)
         .into_iter()
         .map(|f| {
@@ -436,6 +512,9 @@ fn resolve(text: &str, file: &str, base_hw: Option<&Hardware>) -> Result<Hardwar
         },
     };
     overrides.apply(&mut hw);
+    if let Some(problem) = width_ignored(&overrides, &hw) {
+        violations.push(format!("{file}:{}: `crossbar.width`: {problem}", line_of_field(text, "crossbar")));
+    }
     if let Err(vs) = hw.validate() {
         violations.extend(vs.iter().map(|v| describe(text, file, v)));
     }

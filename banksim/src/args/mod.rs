@@ -239,6 +239,48 @@ pub fn hardware(args: &HardwareArgs, inputs: &Inputs) -> Result<Hardware> {
     Ok(configs::apply_overrides(&hw, &overrides, "command-line overrides")?)
 }
 
+/// The checks of a command line that clap does not make, the same for every command
+/// (made before the command reads or writes anything):
+///
+/// - **Outputs.** An argument named `out` or `output`, or whose value name starts with
+///   `OUT` (`OUT.csv`, `OUT.json`, ...), is an output of the command; no two outputs may
+///   name one file, however spelled ([`pipeline::output::check_distinct`]).
+/// - **Keyed values.** An argument whose value name holds `=` (`NAME=VALUE`,
+///   `G.B=SPEC`) may not give one key twice (`gen strided stride=2 stride=4`,
+///   `--override N=1 --override N=2`): which one was meant is not known.
+pub fn check_command_line(cmd: &clap::Command, m: &clap::ArgMatches) -> Result<()> {
+    let Some((name, sub)) = m.subcommand() else { return Ok(()) };
+    let Some(def) = cmd.find_subcommand(name) else { return Ok(()) };
+    let mut outputs: Vec<(String, PathBuf)> = Vec::new();
+    for arg in def.get_arguments() {
+        let id = arg.get_id().as_str();
+        let Ok(Some(values)) = sub.try_get_raw(id) else { continue };
+        let value_name = arg.get_value_names().and_then(|v| v.first()).map_or("", |v| v.as_str());
+        let what = match arg.get_long() {
+            Some(long) => format!("--{long}"),
+            None => id.to_string(),
+        };
+        if id == "out" || id == "output" || value_name.starts_with("OUT") {
+            outputs.extend(values.clone().map(|v| (what.clone(), PathBuf::from(v))));
+        }
+        if value_name.contains('=') {
+            let mut seen = std::collections::BTreeSet::new();
+            for v in values {
+                let v = v.to_string_lossy();
+                let key = v.split_once('=').map_or(&*v, |(k, _)| k).trim().to_string();
+                if !seen.insert(key.clone()) {
+                    bail!(
+                        "{what}: `{key}` is given twice; give each {} once",
+                        value_name.split('=').next().unwrap_or("key")
+                    );
+                }
+            }
+        }
+    }
+    pipeline::output::check_distinct(outputs.iter().map(|(w, p)| (w.as_str(), p.as_path())))?;
+    Ok(())
+}
+
 /// `--threads` is capped at this many threads per available core.
 pub const MAX_THREADS_PER_CORE: usize = 4;
 

@@ -1,10 +1,10 @@
 //! `banksim measure`: time an uninstrumented WGSL kernel on a GPU with timestamp
 //! queries. Glue only: the work is in `validate::measure` (the `gpu` feature).
 
+use crate::args::kernel::KernelArgs;
 use anyhow::Result;
 use clap::Args;
-use crate::args::kernel::KernelArgs;
-use pipeline::output::{Inputs, append, write_atomically};
+use pipeline::output::{append, check_append, write_atomically, Inputs};
 use std::io::Write;
 use std::path::PathBuf;
 use validate::measure::{MeasureOptions, Measurement};
@@ -42,6 +42,13 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
     }
     let inputs = Inputs::new();
     let (src, kopts) = args.kernel.load(&inputs)?;
+    // every output checked before the GPU runs (the two against each other in main)
+    if let Some(p) = &args.json {
+        inputs.check_target(p)?;
+    }
+    if let Some(p) = &args.csv {
+        check_append(p, &inputs, Measurement::CSV_HEADER)?;
+    }
     let file = args.kernel.kernel.display().to_string();
     let bar = crate::progress::spinner("opening the GPU");
     let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;

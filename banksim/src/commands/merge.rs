@@ -4,7 +4,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use configs::study::Study;
 use pipeline::output::Inputs;
-use pipeline::study::results::{check_complete, write_results};
+use pipeline::study::results::{check_complete, read_results, write_results, Meta};
+use pipeline::study::SweepFolder;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -32,16 +33,17 @@ pub fn run(args: &MergeArgs) -> Result<()> {
     let mut rows: BTreeMap<u64, Map<String, Value>> = BTreeMap::new();
     let mut first: Option<Value> = None;
     let inputs = Inputs::new();
-    inputs.declare_all(
-        args.shards.iter().map(|d| d.join("results.json")).collect::<Vec<_>>().iter().map(|p| p.as_path()),
-    );
+    // every file of every shard is an input: no output replaces one
+    for dir in &args.shards {
+        inputs.declare_folder(dir);
+    }
     inputs.declare_all(args.study.as_deref());
     for dir in &args.shards {
         let path = dir.join("results.json");
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("{}: cannot read (is the shard finished?)", path.display()))?;
-        let doc: Value =
-            serde_json::from_str(&text).with_context(|| format!("{}: not a results file", path.display()))?;
+        if !path.exists() {
+            bail!("{}: cannot read: No such file or directory (is the shard finished?)", path.display());
+        }
+        let doc: Value = read_results(&path)?;
         if let Some(f) = &first {
             if f["hash"] != doc["hash"] || f["columns"] != doc["columns"] {
                 bail!("{}: results of a different study than {}", path.display(), args.shards[0].display());
@@ -76,6 +78,7 @@ pub fn run(args: &MergeArgs) -> Result<()> {
             workloads: vec![],
             cycles: false,
             plot: serde_json::from_value(doc["plot"].clone()).ok(),
+            on_unfit: Default::default(),
         },
     };
     // without the study file, the shards say how many cells it has
@@ -89,18 +92,16 @@ pub fn run(args: &MergeArgs) -> Result<()> {
             ),
         }
     }
-    std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
+    // every check has passed: only now is anything made or written (the folder is
+    // banksim's own or new or empty, and held by this command alone)
+    let folder = SweepFolder::open(&args.out)?;
     let rows: Vec<_> = rows.into_values().collect();
-    write_results(
-        &args.out,
-        &inputs,
-        doc["study"].as_str().unwrap_or_default(),
-        doc["hash"].as_str().unwrap_or_default(),
-        &columns,
-        &rows,
-        &study,
+    let meta = Meta {
+        name: doc["study"].as_str().unwrap_or_default(),
+        hash: doc["hash"].as_str().unwrap_or_default(),
         total,
-    )?;
+    };
+    write_results(folder.path(), &inputs, &meta, &columns, &rows, &study)?;
     eprintln!("merged {} cells from {} shards into {}", rows.len(), args.shards.len(), args.out.display());
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! `banksim report`: PNGs and an index page from a sweep's or a run's output folder.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{bail, Context, Result};
 use clap::Args;
-use pipeline::output::{Inputs, write_atomically, write_via_path};
+use pipeline::output::{write_atomically, write_via_path, Inputs};
 use reports::HeatCell;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -87,10 +87,7 @@ fn num(v: &Value) -> Option<f64> {
 /// One chart per (metric, workload group), one line per hardware configuration.
 fn sweep_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<(String, String)>> {
     let path = input.join("results.json");
-    let doc: Value = serde_json::from_str(
-        &std::fs::read_to_string(&path).with_context(|| format!("{}: cannot read", path.display()))?,
-    )
-    .with_context(|| format!("{}: not a results file", path.display()))?;
+    let doc: Value = pipeline::study::results::read_results(&path)?;
     let columns: Vec<String> = serde_json::from_value(doc["columns"].clone())?;
     let rows = doc["rows"].as_array().context("results.json has no rows")?;
     let pos = |c: &str| columns.iter().position(|x| x == c);

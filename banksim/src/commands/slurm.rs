@@ -20,7 +20,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use configs::study::ShardPlan;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
@@ -30,6 +30,7 @@ use pipeline::output::rows::{self, PlanRow};
 use pipeline::output::{write_atomically, write_csv, Inputs};
 use pipeline::study::journal::{read_journal, Resumed};
 use pipeline::study::Expanded;
+use pipeline::study::SweepFolder;
 
 /// Tasks in the job array when `--array-size` is not given.
 const DEFAULT_ARRAY_SIZE: usize = 8;
@@ -119,6 +120,8 @@ pub fn run(
     let exe = std::env::current_exe().context("cannot find the path of the running banksim")?;
     let study = std::fs::canonicalize(study_path)
         .with_context(|| format!("{}: cannot resolve the study's path", study_path.display()))?;
+    // the folder: banksim's own (or new or empty), held while the scripts are written
+    let _folder = SweepFolder::open(out)?;
     std::fs::create_dir_all(out.join("slurm"))
         .with_context(|| format!("{}: cannot create the output folder", out.join("slurm").display()))?;
     let out = std::fs::canonicalize(out).with_context(|| format!("{}: cannot resolve", out.display()))?;
@@ -151,8 +154,12 @@ pub fn run(
             remove_if_there(&out.join(f))?;
         }
     }
+    // what each cell is computed from (the study, its trace file, this build), as the
+    // shards' sweeps will compute it
+    let computed: Vec<usize> = (0..cells).filter(|id| !ex.skipped.contains_key(id)).collect();
+    let keys = ex.cell_keys(&super::sweep::build_id(), computed)?;
     let states: Vec<ShardState> =
-        (0..n).map(|i| shard_state(&shard_dir(i), &ex.hash, &plan.cells(i))).collect::<Result<_>>()?;
+        (0..n).map(|i| shard_state(&shard_dir(i), &ex.hash, &plan.cells(i), &keys)).collect::<Result<_>>()?;
     let todo: Vec<usize> = (0..n).filter(|&i| states[i] != ShardState::Complete).collect();
 
     let slurm_dir = out.join("slurm");
@@ -331,28 +338,36 @@ fn remove_if_there(path: &Path) -> Result<()> {
     }
 }
 
-/// A shard is complete when its results.json is of this study (`hash`) and holds exactly
-/// its `cells`: results of another version of the study or of another shard count do not
-/// count. A journal of another version of the study is an error (as for `sweep`).
-fn shard_state(dir: &Path, hash: &str, cells: &[usize]) -> Result<ShardState> {
+/// A shard is complete when its results.json is of this study (`hash`), holds exactly
+/// its `cells`, and its journal holds each cell it computed with the key it would have
+/// now (`keys`): results of another version of the study, of another shard count, of
+/// another version of a trace file or of another build do not count. A journal of
+/// another version of the study is an error (as for `sweep`).
+fn shard_state(
+    dir: &Path,
+    hash: &str,
+    cells: &[usize],
+    keys: &BTreeMap<usize, String>,
+) -> Result<ShardState> {
     let results = dir.join("results.json");
+    let journal = dir.join("cells.jsonl");
+    let Resumed { cells: done, torn, .. } = read_journal(&journal, hash, |id| keys.get(&id).cloned())?;
+    if let Some(bytes) = torn {
+        eprintln!("{}: dropped a torn last line ({bytes} bytes; an interrupted write)", journal.display());
+    }
+    let current = cells.iter().all(|id| !keys.contains_key(id) || done.contains_key(id));
     if let Ok(text) = std::fs::read_to_string(&results) {
         if let Ok(doc) = serde_json::from_str::<Value>(&text) {
             let ids: Option<Vec<usize>> = doc["rows"]
                 .as_array()
                 .map(|rows| rows.iter().map(|r| r["cell"].as_u64().map(|c| c as usize)).collect())
                 .unwrap_or_default();
-            if doc["hash"] == hash && ids.as_deref() == Some(cells) {
+            if doc["hash"] == hash && ids.as_deref() == Some(cells) && current {
                 return Ok(ShardState::Complete);
             }
         }
     }
     let wanted: BTreeSet<usize> = cells.iter().copied().collect();
-    let journal = dir.join("cells.jsonl");
-    let Resumed { cells: done, torn } = read_journal(&journal, hash)?;
-    if let Some(bytes) = torn {
-        eprintln!("{}: dropped a torn last line ({bytes} bytes; an interrupted write)", journal.display());
-    }
     Ok(ShardState::Todo(done.keys().filter(|id| wanted.contains(id)).count()))
 }
 

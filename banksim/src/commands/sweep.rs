@@ -8,14 +8,12 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use configs::study::{ShardPlan, WorkloadCell};
 use pipeline::output::Inputs;
-use pipeline::study::journal::{read_journal, Resumed};
-use pipeline::study::results::{write_results, Columns};
-use pipeline::study::{metrics, Expanded};
+use pipeline::study::journal::{read_journal, Journal, Resumed};
+use pipeline::study::results::{write_results, Columns, Meta};
+use pipeline::study::{metrics, Expanded, SweepFolder};
 use rayon::prelude::*;
-use serde_json::{json, Map, Value};
-use std::io::Write;
+use serde_json::{Map, Value};
 use std::path::PathBuf;
-use std::sync::Mutex;
 use traces::Trace;
 
 #[derive(Args)]
@@ -50,43 +48,54 @@ struct Cell {
 /// Runs `banksim sweep`.
 pub fn run(args: &SweepArgs) -> Result<()> {
     let inputs = Inputs::new();
+    // the study, its generators, its trace files and every cell's fit, checked at once
     let ex = Expanded::read(&args.study, &inputs)?;
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("sweep-{}", ex.study.name)));
     if args.slurm.slurm {
         return super::slurm::run(&args.slurm, &ex, &args.study, &out, args.threads, args.fresh, &inputs);
     }
     let (shard, shards) = parse_shard(args.shard.as_deref())?;
-    std::fs::create_dir_all(&out)
-        .with_context(|| format!("{}: cannot create the output folder", out.display()))?;
-    let Expanded { study, hardware, workloads, hash, costs, generated, .. } = ex;
-
-    let columns = Columns::new(&study, &workloads);
-    let journal_path = out.join("cells.jsonl");
-    if args.fresh {
-        let _ = std::fs::remove_file(&journal_path);
+    // the folder: banksim's own (or new or empty), held by this sweep alone
+    let folder = SweepFolder::open(&out)?;
+    let journal_path = folder.join("cells.jsonl");
+    for target in [&journal_path, &folder.join("results.csv"), &folder.join("results.json")] {
+        inputs.check_target(target)?;
     }
-    let mut done = resume(&journal_path, &hash)?;
-    let plan = ShardPlan::balance(&costs, shards);
-    let cells: Vec<Cell> = (0..hardware.len())
-        .flat_map(|hw| (0..workloads.len()).map(move |work| (hw, work)))
+    let plan = ShardPlan::balance(&ex.costs, shards);
+    let cells: Vec<Cell> = (0..ex.hardware.len())
+        .flat_map(|hw| (0..ex.workloads.len()).map(move |work| (hw, work)))
         .enumerate()
         .map(|(id, (hw, work))| Cell { id, hw, work })
         .filter(|c| plan.shard_of[c.id] == shard)
         .collect();
-    let mut todo: Vec<&Cell> = cells.iter().filter(|c| !done.contains_key(&c.id)).collect();
+    // what each cell is computed from: the study, its trace file's content, this build
+    let keys =
+        ex.cell_keys(&build_id(), cells.iter().filter(|c| !ex.skipped.contains_key(&c.id)).map(|c| c.id))?;
+    let Expanded { study, hardware, workloads, hash, costs, generated, skipped, .. } = ex;
+
+    let columns = Columns::new(&study, &workloads);
+    if args.fresh {
+        let _ = std::fs::remove_file(&journal_path);
+    }
+    let mut done = resume(&journal_path, &hash, &keys)?;
+    let mut todo: Vec<&Cell> =
+        cells.iter().filter(|c| !done.contains_key(&c.id) && !skipped.contains_key(&c.id)).collect();
     // costliest first, so that no long cell starts last (results are by id whatever the order)
     todo.sort_by_key(|c| (std::cmp::Reverse(costs[c.id]), c.id));
+    let skip_here: Vec<&Cell> = cells.iter().filter(|c| skipped.contains_key(&c.id)).collect();
     eprintln!(
-        "study `{}`: {} hardware x {} workloads = {} cells{}; {} done, {} to run -> {}",
+        "study `{}`: {} hardware x {} workloads = {} cells{}; {} done, {}{} to run -> {}",
         study.name,
         hardware.len(),
         workloads.len(),
         hardware.len() * workloads.len(),
         if shards > 1 { format!(", shard {shard}/{shards}: {}", cells.len()) } else { String::new() },
-        cells.len() - todo.len(),
+        cells.len() - todo.len() - skip_here.len(),
+        if skip_here.is_empty() { String::new() } else { format!("{} skipped, ", skip_here.len()) },
         todo.len(),
         out.display()
     );
+    report_skipped(&skip_here, &skipped);
 
     // Generated traces are built once per workload, before the parallel part; a trace
     // file is read by every cell that simulates it, as `banksim run` reads it (memory
@@ -97,18 +106,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
             std::fs::metadata(path).with_context(|| format!("{path}: cannot read"))?;
         }
     }
-    inputs.check_target(&journal_path)?;
-    let journal = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&journal_path)
-        .with_context(|| format!("{}: cannot open", journal_path.display()))?;
-    let journal = Mutex::new(journal);
-    if std::fs::metadata(&journal_path).map_or(true, |m| m.len() == 0) {
-        let header = json!({"study": study.name, "hash": hash});
-        writeln!(journal.lock().unwrap(), "{header}")
-            .with_context(|| format!("{}: cannot write", journal_path.display()))?;
-    }
+    let journal = Journal::open(&journal_path, &inputs, &study.name, &hash)?;
     // Test hook: stop as if killed after this many cells (see banksim/tests/sweep.rs).
     let kill_after: Option<usize> =
         std::env::var("BANKSIM_SWEEP_KILL_AFTER").ok().and_then(|v| v.parse().ok());
@@ -130,10 +128,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
                         (None, w) => bail!("workload {w:?} was not generated"),
                     },
                 );
-                let line = json!({"cell": cell.id, "row": row}).to_string();
-                let mut j = journal.lock().unwrap();
-                writeln!(j, "{line}")?;
-                j.flush()?;
+                journal.append(cell.id, &keys[&cell.id], &row)?;
                 let n = written.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
                 if kill_after == Some(n) {
                     std::process::exit(3);
@@ -145,37 +140,62 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     })?;
     drop(bar);
     results.into_iter().collect::<Result<Vec<()>>>()?;
-    done = resume(&journal_path, &hash)?;
+    drop(journal);
+    done = resume(&journal_path, &hash, &keys)?;
     let rows: Vec<Map<String, Value>> = cells
         .iter()
-        .map(|c| {
-            done.remove(&c.id).with_context(|| {
+        .map(|c| match skipped.get(&c.id) {
+            Some(why) => Ok(columns.skipped_row(c.id, &hardware[c.hw], &workloads[c.work], why)),
+            None => done.remove(&c.id).with_context(|| {
                 format!("{}: cell {} is missing from the journal after the run", journal_path.display(), c.id)
-            })
+            }),
         })
         .collect::<Result<_>>()?;
-    write_results(
-        &out,
-        &inputs,
-        &study.name,
-        &hash,
-        &columns.names,
-        &rows,
-        &study,
-        Some(costs.len() as u64),
-    )?;
+    let meta = Meta { name: &study.name, hash: &hash, total: Some(costs.len() as u64) };
+    write_results(folder.path(), &inputs, &meta, &columns.names, &rows, &study)?;
     eprintln!("wrote {} and {}", out.join("results.csv").display(), out.join("results.json").display());
     Ok(())
 }
 
-/// The finished cells of the journal at `path` (a torn last line cut off, and said so).
+/// The build of banksim that computes a cell, for its key in the journal: the version and
+/// the fingerprint of the running executable (results of another build are computed
+/// again, not taken for this one's).
+pub fn build_id() -> String {
+    let exe = std::env::current_exe().ok().and_then(|p| pipeline::study::expanded::file_fingerprint(&p).ok());
+    format!("banksim {} {}", env!("CARGO_PKG_VERSION"), exe.unwrap_or_default())
+}
+
+/// Says which cells of this shard are skipped (`on_unfit: skip`), and why.
+fn report_skipped(cells: &[&Cell], why: &std::collections::BTreeMap<usize, String>) {
+    const SHOWN: usize = 10;
+    if cells.is_empty() {
+        return;
+    }
+    eprintln!("skipped {} cells that cannot run on their hardware (on_unfit: skip; results.csv says why in `skipped`):", cells.len());
+    for c in cells.iter().take(SHOWN) {
+        eprintln!("  cell {} {}", c.id, why[&c.id]);
+    }
+    if cells.len() > SHOWN {
+        eprintln!("  ... and {} more", cells.len() - SHOWN);
+    }
+}
+
+/// The finished cells of the journal at `path` computed from what they would be now
+/// (`keys`; a torn last line cut off, and cells computed otherwise counted, each said so).
 fn resume(
     path: &std::path::Path,
     hash: &str,
+    keys: &std::collections::BTreeMap<usize, String>,
 ) -> Result<std::collections::BTreeMap<usize, Map<String, Value>>> {
-    let Resumed { cells, torn } = read_journal(path, hash)?;
+    let Resumed { cells, stale, torn } = read_journal(path, hash, |id| keys.get(&id).cloned())?;
     if let Some(bytes) = torn {
         eprintln!("{}: dropped a torn last line ({bytes} bytes; an interrupted write)", path.display());
+    }
+    if stale > 0 {
+        eprintln!(
+            "{}: {stale} cells were computed from other inputs (a trace file changed since) or by another build of banksim: they run again",
+            path.display()
+        );
     }
     Ok(cells)
 }
@@ -185,7 +205,9 @@ fn parse_shard(s: Option<&str>) -> Result<(usize, usize)> {
     let parsed =
         s.split_once('/').and_then(|(i, n)| Some((i.parse::<usize>().ok()?, n.parse::<usize>().ok()?)));
     match parsed {
-        Some((i, n)) if n > 0 && i < n => Ok((i, n)),
+        Some((i, n)) if n > 0 && i < n => {
+            Ok(sim_core::limits::SHARDS.check(|| format!("--shard {s}"), n as u64).map(|()| (i, n))?)
+        }
         _ => bail!("--shard `{s}`: expected I/N with 0 <= I < N, e.g. 0/4"),
     }
 }

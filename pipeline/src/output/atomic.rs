@@ -33,6 +33,16 @@ pub enum OutputError {
         /// Why.
         source: std::io::Error,
     },
+    /// A CSV file to append to has another header than the rows to append.
+    #[error("{}: its header is `{found}`, not `{expected}`: rows of another kind (or of another version of banksim); append to another file", path.display())]
+    Header {
+        /// The file.
+        path: PathBuf,
+        /// Its first line.
+        found: String,
+        /// The header of the rows.
+        expected: String,
+    },
     /// Writing it, or renaming it into place, failed.
     #[error("{}: cannot write", path.display())]
     Write {
@@ -103,6 +113,7 @@ fn persist(file: NamedTempFile, path: &Path, inputs: &Inputs) -> Result<(), Outp
         inputs.check_target(path)?;
         file.as_file().sync_all().map_err(|source| OutputError::Write { path: path.into(), source })?;
         file.persist(path).map_err(|e| OutputError::Write { path: path.into(), source: e.error })?;
+        inputs.mark_written(path);
         Ok(())
     })();
     cleanup::unregister(&temp);
@@ -242,22 +253,54 @@ pub fn write_atomically<T, E: From<OutputError>>(
     Ok(out)
 }
 
-/// Appends `lines` to the file at `path` (created when missing, then starting with
-/// `header`): a log that grows one entry at a time, such as `banksim measure --csv`, where
-/// replacing the file would lose another process's rows.
-pub fn append(path: &Path, inputs: &Inputs, header: &str, lines: &str) -> Result<(), OutputError> {
+/// Checks that `lines` with header `header` may be appended to `path` ([`append`]): the
+/// target passes [`Inputs::check_target`], and an existing file starts with `header` (an
+/// empty one is taken as new). For a command to check before its work.
+pub fn check_append(path: &Path, inputs: &Inputs, header: &str) -> Result<(), OutputError> {
+    use std::io::{BufRead, Read};
     inputs.check_target(path)?;
-    let new = !path.exists();
+    if is_stdio(path) {
+        return Ok(());
+    }
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => return Err(OutputError::Open { path: path.into(), source }),
+    };
+    let mut first = String::new();
+    std::io::BufReader::new(file.take(1 << 16))
+        .read_line(&mut first)
+        .map_err(|source| OutputError::Open { path: path.into(), source })?;
+    let found = first.trim_end_matches(['\n', '\r']);
+    if !first.is_empty() && found != header {
+        return Err(OutputError::Header {
+            path: path.into(),
+            found: found.to_string(),
+            expected: header.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Appends `lines` to the file at `path` (created when missing, then starting with
+/// `header`; an existing file must start with `header`, see [`check_append`]): a log that
+/// grows one entry at a time, such as `banksim measure --csv`, where replacing the file
+/// would lose another process's rows. The text is appended with one write call.
+pub fn append(path: &Path, inputs: &Inputs, header: &str, lines: &str) -> Result<(), OutputError> {
+    check_append(path, inputs, header)?;
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
         .map_err(|source| OutputError::Open { path: path.into(), source })?;
+    let new = f.metadata().map_err(|source| OutputError::Open { path: path.into(), source })?.len() == 0;
     let mut text = String::new();
     if new {
         text.push_str(header);
         text.push('\n');
     }
     text.push_str(lines);
-    f.write_all(text.as_bytes()).map_err(|source| OutputError::Write { path: path.into(), source })
+    f.write_all(text.as_bytes()).map_err(|source| OutputError::Write { path: path.into(), source })?;
+    inputs.mark_written(path);
+    Ok(())
 }

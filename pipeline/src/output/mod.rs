@@ -10,7 +10,7 @@ pub mod rows;
 pub mod target;
 pub mod trace_file;
 
-pub use atomic::{append, write_atomically, write_via_path, AtomicFile, OutputError};
+pub use atomic::{append, check_append, write_atomically, write_via_path, AtomicFile, OutputError};
 pub use rows::write_csv;
-pub use target::{is_stdio, Inputs, TargetError, STDIO};
+pub use target::{check_distinct, is_stdio, Inputs, TargetError, STDIO};
 pub use trace_file::{write_trace, write_trace_to, StreamedTrace};

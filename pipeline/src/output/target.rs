@@ -5,6 +5,11 @@
 //! or when it exists and is not a regular file (a device, a FIFO, a socket, a symbolic
 //! link or a folder), which renaming a file over it would replace. `-` is standard
 //! output.
+//!
+//! A command's outputs are checked against each other too: before anything is read,
+//! [`check_distinct`] refuses two outputs on one path (the same file, however spelled),
+//! and while the command runs, a file it has already written is refused as the target of
+//! another of its outputs (one it derives, say `DIR/requests.csv` of `--out DIR`).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -23,11 +28,20 @@ struct Input {
     id: Option<(u64, u64)>,
 }
 
-/// The files one command reads, which no output of it may replace. Cloned handles share
-/// the list (an output file keeps one, to check its target again when it is renamed into
-/// place); it goes when the command's last handle does.
+/// The files one command reads, which no output of it may replace, and the files it has
+/// written, which no other output of it may replace. Cloned handles share the lists (an
+/// output file keeps one, to check its target again when it is renamed into place); they
+/// go when the command's last handle does.
 #[derive(Clone, Default)]
-pub struct Inputs(Arc<Mutex<Vec<Input>>>);
+pub struct Inputs(Arc<Mutex<Files>>);
+
+/// The files of [`Inputs`].
+#[derive(Default)]
+struct Files {
+    read: Vec<Input>,
+    /// What [`identity`] gives for each file written.
+    written: Vec<PathBuf>,
+}
 
 /// Device and inode of the file at `path` (following links), where it exists.
 fn file_id(path: &Path) -> Option<(u64, u64)> {
@@ -57,7 +71,7 @@ impl Inputs {
         }
         let Ok(canonical) = std::fs::canonicalize(path) else { return };
         let id = file_id(path);
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(Input { canonical, id });
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).read.push(Input { canonical, id });
     }
 
     /// [`Inputs::declare`] for each of `paths`.
@@ -86,6 +100,9 @@ impl Inputs {
         if is_stdio(path) {
             return Ok(());
         }
+        if self.0.lock().unwrap_or_else(|e| e.into_inner()).written.contains(&identity(path)) {
+            return Err(TargetError::WrittenTwice { path: path.into() });
+        }
         let Ok(meta) = std::fs::symlink_metadata(path) else {
             // does not exist (or cannot be seen: creating it will say why)
             return Ok(());
@@ -97,6 +114,7 @@ impl Inputs {
         let id = file_id(path);
         let inputs = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let same = inputs
+            .read
             .iter()
             .any(|i| canonical.as_ref().is_some_and(|c| *c == i.canonical) || (id.is_some() && id == i.id));
         if same {
@@ -105,9 +123,17 @@ impl Inputs {
         Ok(())
     }
 
+    /// Notes that the command has written `path` (put it in place): no other output of
+    /// the command may replace it.
+    pub fn mark_written(&self, path: &Path) {
+        if !is_stdio(path) {
+            self.0.lock().unwrap_or_else(|e| e.into_inner()).written.push(identity(path));
+        }
+    }
+
     /// How many inputs are listed.
     pub fn len(&self) -> usize {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).read.len()
     }
 
     /// Whether none is.
@@ -116,12 +142,71 @@ impl Inputs {
     }
 }
 
+/// The file a path names, whether it exists or not: its canonical path where it exists,
+/// else its folder's canonical path with its name, else the path made absolute with `.`
+/// and `..` taken out. Two spellings of one file give the same.
+pub fn identity(path: &Path) -> PathBuf {
+    if let Ok(c) = std::fs::canonicalize(path) {
+        return c;
+    }
+    let absolute = std::env::current_dir().map(|d| d.join(path)).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in absolute.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    match (out.parent().and_then(|p| std::fs::canonicalize(p).ok()), out.file_name()) {
+        (Some(dir), Some(name)) => dir.join(name),
+        _ => out,
+    }
+}
+
+/// That no two of a command's outputs, each given as (what names it, e.g. `--per-sm`, its
+/// path), are one file, nor both standard output: checked before the command reads or
+/// writes anything.
+pub fn check_distinct<'a>(outputs: impl IntoIterator<Item = (&'a str, &'a Path)>) -> Result<(), TargetError> {
+    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
+    for (what, path) in outputs {
+        let id = if is_stdio(path) { PathBuf::from(STDIO) } else { identity(path) };
+        if let Some((first, _)) = seen.iter().find(|(_, p)| *p == id) {
+            return Err(TargetError::SameOutput {
+                path: path.into(),
+                first: first.to_string(),
+                second: what.to_string(),
+            });
+        }
+        seen.push((what, id));
+    }
+    Ok(())
+}
+
 /// Why `path` cannot be written to.
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
     /// It is a file this command reads.
     #[error("{}: refusing to write over an input of this command (choose another output path)", path.display())]
     IsInput {
+        /// The target.
+        path: PathBuf,
+    },
+    /// Two outputs of the command were given this path.
+    #[error("{}: given as both {first} and {second}; each output needs a path of its own (only one of them would be kept)", path.display())]
+    SameOutput {
+        /// The path.
+        path: PathBuf,
+        /// The first output that names it.
+        first: String,
+        /// The second.
+        second: String,
+    },
+    /// The command has already written this file, as another of its outputs.
+    #[error("{}: already written by this command as another of its outputs; each output needs a path of its own", path.display())]
+    WrittenTwice {
         /// The target.
         path: PathBuf,
     },

@@ -2,8 +2,9 @@
 //! results.json (each written atomically).
 
 use crate::error::{Error, Result};
-use crate::output::{write_atomically, Inputs};
-use configs::study::{Study, WorkloadCell};
+use crate::output::{AtomicFile, Inputs};
+use configs::study::{OnUnfit, Study, WorkloadCell};
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -49,6 +50,8 @@ impl Columns {
             }
         }
         let metrics = METRICS.iter().filter(|m| study.cycles || !matches!(**m, "cycles" | "blocks_per_sm"));
+        // with `on_unfit: skip`, why a cell was skipped (empty for the cells that ran)
+        let skipped = (study.on_unfit == OnUnfit::Skip).then(|| SKIPPED.to_string());
         let names = ["cell", "preset"]
             .iter()
             .map(|s| s.to_string())
@@ -56,6 +59,7 @@ impl Columns {
             .chain(["workload".to_string()])
             .chain(params.iter().cloned())
             .chain(metrics.map(|m| m.to_string()))
+            .chain(skipped)
             .collect();
         Columns { names, hw_fields, params }
     }
@@ -86,9 +90,28 @@ impl Columns {
         for (k, v) in metrics {
             row.insert(k.to_string(), v.clone());
         }
+        if self.names.iter().any(|n| n == SKIPPED) {
+            row.insert(SKIPPED.into(), json!(""));
+        }
+        row
+    }
+
+    /// The row of a cell that was skipped (`on_unfit: skip`): no metrics, and why.
+    pub fn skipped_row(
+        &self,
+        id: usize,
+        hw: &configs::study::HardwareCell,
+        work: &WorkloadCell,
+        why: &str,
+    ) -> Map<String, Value> {
+        let mut row = self.row(id, hw, work, &BTreeMap::new());
+        row.insert(SKIPPED.into(), json!(why));
         row
     }
 }
+
+/// The column of why a cell was skipped.
+pub const SKIPPED: &str = "skipped";
 
 fn cell_text(v: Option<&Value>) -> String {
     match v {
@@ -102,38 +125,72 @@ fn cell_text(v: Option<&Value>) -> String {
     }
 }
 
-/// Writes results.csv and results.json, each atomically; `total` is the study's number
-/// of cells (results.json keeps it as `cells`, so that `merge` can tell an incomplete
-/// set of shards without the study file).
-#[allow(clippy::too_many_arguments)]
+/// What results.json says of the results besides their rows.
+pub struct Meta<'a> {
+    /// The study's name.
+    pub name: &'a str,
+    /// Its fingerprint.
+    pub hash: &'a str,
+    /// Its number of cells (kept as `cells`, so that `merge` can tell an incomplete set
+    /// of shards without the study file).
+    pub total: Option<u64>,
+}
+
+/// Writes results.csv and results.json, each atomically (both targets checked before
+/// either is written, and both written before either is put in place).
 pub fn write_results(
     out: &Path,
     inputs: &Inputs,
-    name: &str,
-    hash: &str,
+    meta: &Meta,
     columns: &[String],
     rows: &[Map<String, Value>],
     study: &Study,
-    total: Option<u64>,
 ) -> Result<()> {
+    // both targets are checked before either is written, and both written before either
+    // is put in place
     let csv_path = out.join("results.csv");
-    write_atomically(&csv_path, inputs, |f| -> Result<()> {
+    let json_path = out.join("results.json");
+    let mut csv_file = AtomicFile::create(&csv_path, inputs)?;
+    let json_file = AtomicFile::create(&json_path, inputs)?;
+    {
         let cannot = |source| Error::Csv { path: csv_path.clone(), source };
-        let mut w = csv::Writer::from_writer(f);
+        let mut w = csv::Writer::from_writer(&mut csv_file);
         w.write_record(columns).map_err(cannot)?;
         for row in rows {
             w.write_record(columns.iter().map(|c| cell_text(row.get(c)))).map_err(cannot)?;
         }
         w.flush().map_err(|e| Error::io(&csv_path, "cannot write", e))?;
-        Ok(())
-    })?;
+    }
     let plot = study.plot.as_ref().map(|p| json!({"x": p.x, "y": p.y, "split": p.split, "series": p.series}));
-    let doc = json!({"study": name, "hash": hash, "question": study.question, "plot": plot, "cells": total, "columns": columns, "rows": rows});
-    let json_path = out.join("results.json");
-    write_atomically(&json_path, inputs, |f| -> Result<()> {
-        serde_json::to_writer_pretty(f, &doc)
-            .map_err(|source| Error::Json { path: json_path.clone(), source })
-    })
+    let doc = json!({"study": meta.name, "hash": meta.hash, "question": study.question, "plot": plot, "cells": meta.total, "columns": columns, "rows": rows});
+    let mut json_file = json_file;
+    serde_json::to_writer_pretty(&mut json_file, &doc)
+        .map_err(|source| Error::Json { path: json_path.clone(), source })?;
+    csv_file.commit()?;
+    json_file.commit()?;
+    Ok(())
+}
+
+/// What results.json must hold (more is allowed).
+#[derive(Deserialize)]
+#[allow(dead_code)] // read to check the fields are there and of their types
+struct ResultsDoc {
+    study: String,
+    hash: String,
+    columns: Vec<String>,
+    rows: Vec<Map<String, Value>>,
+}
+
+/// Reads the results.json at `path` (of a sweep or merge), checked to hold a study name,
+/// its fingerprint, the columns and the rows; an error names the file and what is missing
+/// or of the wrong type.
+pub fn read_results(path: &Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read", e))?;
+    let not =
+        |e: serde_json::Error| Error::Input(format!("{}: not the results of a sweep: {e}", path.display()));
+    let doc: Value = serde_json::from_str(&text).map_err(not)?;
+    ResultsDoc::deserialize(&doc).map_err(not)?;
+    Ok(doc)
 }
 
 /// Shards are assigned by estimated cost, so a missing shard leaves no pattern in the

@@ -15,109 +15,17 @@
 //! (with a step). A hardware value is a number or RON text (`"Xor(shift: 5, mask: 31)"`).
 //! A crossbar field is named by its path: `"crossbar.width": [64, 128, 256]`.
 
-use crate::{parse_config, preset_names, preset_source, ConfigError};
+mod expand;
+pub mod locate;
+mod values;
+
+pub use values::{AxisValue, Values, MAX_CELLS, MAX_RANGE_VALUES};
+
+use crate::ConfigError;
+pub use locate::{key, Seg};
 use serde::Deserialize;
 use sim_core::Hardware;
-use std::collections::BTreeMap;
-
-/// A hardware field's value in a study: a number or RON text.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(untagged)]
-pub enum AxisValue {
-    /// A number.
-    Int(i64),
-    /// RON text, e.g. `Multicast` or `Xor(shift: 5, mask: 31)`.
-    Text(String),
-}
-
-impl AxisValue {
-    /// The value as RON text.
-    pub fn ron(&self) -> String {
-        match self {
-            AxisValue::Int(i) => i.to_string(),
-            AxisValue::Text(t) => t.clone(),
-        }
-    }
-}
-
-/// A generator parameter's values.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(untagged)]
-pub enum Values {
-    /// One value.
-    One(i64),
-    /// A list of values.
-    List(Vec<i64>),
-    /// A range `"a..=b"`, `"a..b"`, optionally `:step`.
-    Range(String),
-}
-
-/// The most values one range may give.
-pub const MAX_RANGE_VALUES: i128 = 100_000;
-
-/// The most cells a study may have (hardware configurations × workloads), checked
-/// before any cell is made.
-pub const MAX_CELLS: u128 = 1_000_000;
-
-impl Values {
-    /// How many values: what [`Values::expand`] gives, counted without making them.
-    pub fn count(&self) -> Result<u128, String> {
-        match self {
-            Values::One(_) => Ok(1),
-            Values::List(v) if v.is_empty() => Err("an empty list".into()),
-            Values::List(v) => Ok(v.len() as u128),
-            Values::Range(_) => self.range().map(|(a, end, step)| ((end - a) / step + 1) as u128),
-        }
-    }
-
-    /// The values, in order.
-    pub fn expand(&self) -> Result<Vec<i64>, String> {
-        match self {
-            Values::One(v) => Ok(vec![*v]),
-            Values::List(v) if v.is_empty() => Err("an empty list".into()),
-            Values::List(v) => Ok(v.clone()),
-            Values::Range(_) => {
-                let (a, end, step) = self.range()?;
-                Ok((a..=end).step_by(step as usize).map(|v| v as i64).collect())
-            }
-        }
-    }
-
-    /// A range's first and last value and its step (checked: at most
-    /// [`MAX_RANGE_VALUES`] values, computed without overflow).
-    fn range(&self) -> Result<(i128, i128, i128), String> {
-        match self {
-            Values::Range(s) => {
-                let bad = || format!("`{s}`: expected a range like \"0..=32\" or \"0..=64:4\"");
-                let (range, step) = match s.split_once(':') {
-                    Some((r, st)) => (r, st.trim().parse::<i64>().map_err(|_| bad())?),
-                    None => (s.as_str(), 1),
-                };
-                let (a, b, inclusive) = if let Some((a, b)) = range.split_once("..=") {
-                    (a, b, true)
-                } else if let Some((a, b)) = range.split_once("..") {
-                    (a, b, false)
-                } else {
-                    return Err(bad());
-                };
-                let a = a.trim().parse::<i64>().map_err(|_| bad())? as i128;
-                let b = b.trim().parse::<i64>().map_err(|_| bad())? as i128;
-                let (step, end) = (step as i128, if inclusive { b } else { b - 1 });
-                if step <= 0 || end < a {
-                    return Err(bad());
-                }
-                let n = (end - a) / step + 1;
-                if n > MAX_RANGE_VALUES {
-                    return Err(format!(
-                        "`{s}`: {n} values, above the limit of {MAX_RANGE_VALUES} values a range may give"
-                    ));
-                }
-                Ok((a, end, step))
-            }
-            _ => unreachable!("only ranges have bounds"),
-        }
-    }
-}
+use std::collections::{BTreeMap, HashSet};
 
 /// One workload entry: a generator with parameter values, or a trace file.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -127,7 +35,7 @@ pub struct WorkloadSpec {
     #[serde(default)]
     pub gen: Option<String>,
     /// Generator parameters.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_keys")]
     pub params: BTreeMap<String, Values>,
     /// A trace file instead of a generator.
     #[serde(default)]
@@ -162,7 +70,7 @@ pub struct Study {
     /// Presets to start from.
     pub presets: Vec<String>,
     /// Hardware fields to vary: field name → values.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_keys")]
     pub hardware: BTreeMap<String, Vec<AxisValue>>,
     /// Workloads.
     pub workloads: Vec<WorkloadSpec>,
@@ -172,6 +80,120 @@ pub struct Study {
     /// Plot layout for `banksim report`.
     #[serde(default)]
     pub plot: Option<PlotSpec>,
+    /// What to do with a cell whose workload cannot run on its hardware (an address
+    /// beyond its shared memory, say): refuse the study (the default) or skip the cell.
+    #[serde(default)]
+    pub on_unfit: OnUnfit,
+}
+
+/// What a sweep does with a cell whose workload cannot run on its hardware.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum OnUnfit {
+    /// Refuse the study before anything runs, listing the cells.
+    #[default]
+    Refuse,
+    /// Skip those cells: each is reported, and its row in the results says why.
+    Skip,
+}
+
+/// A map whose keys are each given once (RON would keep the last of a repeated key).
+fn unique_keys<'de, D, V>(d: D) -> Result<BTreeMap<String, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct Visit<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Visit<V> {
+        type Value = BTreeMap<String, V>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map of names to values, like {\"pad\": \"0..=32\"}")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some(k) = map.next_key::<String>()? {
+                if out.contains_key(&k) {
+                    return Err(serde::de::Error::custom(format!(
+                        "`{k}` is given twice; give each name once"
+                    )));
+                }
+                let v = map.next_value()?;
+                out.insert(k, v);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Visit(std::marker::PhantomData))
+}
+
+/// A study file's name and text: where each problem is.
+#[derive(Clone, Copy, Debug)]
+pub struct Source<'a> {
+    /// The file, as messages name it.
+    pub file: &'a str,
+    /// Its text (empty: no lines in messages).
+    pub text: &'a str,
+}
+
+impl Source<'_> {
+    /// `FILE:LINE: `FIELD`: ` for the field at `path` (the line of the deepest part of it
+    /// found; the file alone where none is).
+    pub fn at(&self, path: &[Seg]) -> String {
+        let place = match locate::line_of(self.text, path) {
+            Some(line) => format!("{}:{line}", self.file),
+            None => self.file.to_string(),
+        };
+        format!("{place}: `{}`", field_name(path))
+    }
+}
+
+/// `workloads[1].params.pad` for a path.
+pub fn field_name(path: &[Seg]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) if out.is_empty() => out += k,
+            Seg::Key(k) => out += &format!(".{k}"),
+            Seg::Index(i) => out += &format!("[{i}]"),
+        }
+    }
+    out
+}
+
+/// The path of workload `i`'s field `rest`.
+pub fn workload_path(i: usize, rest: &[&str]) -> Vec<Seg> {
+    let mut p = vec![key("workloads"), Seg::Index(i)];
+    p.extend(rest.iter().map(|k| key(k)));
+    p
+}
+
+/// A study expanded into cells, with every problem found (each `FILE:LINE: `FIELD`:
+/// problem`); the cells of a study with problems may be incomplete.
+#[derive(Clone, Debug, Default)]
+pub struct Expansion {
+    /// Hardware configurations (presets x axes), valid ones only.
+    pub hardware: Vec<HardwareCell>,
+    /// Workloads, in study order.
+    pub workloads: Vec<WorkloadCell>,
+    /// For each workload, the index of its entry in `workloads` of the study.
+    pub spec_of: Vec<usize>,
+    /// Every problem.
+    pub problems: Vec<String>,
+}
+
+/// The most problems a message lists (the rest are counted).
+pub const MAX_LISTED: usize = 100;
+
+/// `problems` as the error of `file` (repeated ones once, at most [`MAX_LISTED`]).
+pub fn invalid(file: &str, problems: Vec<String>) -> ConfigError {
+    let mut seen = HashSet::new();
+    let mut violations: Vec<String> = problems.into_iter().filter(|p| seen.insert(p.clone())).collect();
+    if violations.len() > MAX_LISTED {
+        let more = violations.len() - MAX_LISTED;
+        violations.truncate(MAX_LISTED);
+        violations.push(format!("... and {more} more problems"));
+    }
+    ConfigError::Study { file: file.into(), violations }
 }
 
 /// One hardware configuration of a study.
@@ -200,14 +222,11 @@ pub enum WorkloadCell {
 }
 
 impl Study {
-    /// Parses a study from RON text; `file` is used in messages.
+    /// Parses a study from RON text (a leading byte-order mark is skipped); `file` is used
+    /// in messages.
     pub fn parse(text: &str, file: &str) -> Result<Study, ConfigError> {
-        crate::ron_options().from_str(text).map_err(|e| ConfigError::Parse {
-            file: file.into(),
-            line: e.span.start.line,
-            column: e.span.start.col,
-            message: e.code.to_string(),
-        })
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        crate::ron_options().from_str(text).map_err(|e| crate::parse_error(&e, file))
     }
 
     /// Reads a study file.
@@ -216,138 +235,6 @@ impl Study {
             std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: path.into(), source })?;
         Study::parse(&text, &path.display().to_string())
     }
-
-    /// The study's number of cells (hardware configurations × workloads), counted
-    /// without making them; an error above [`MAX_CELLS`] (the counts are checked, so no
-    /// product overflows).
-    pub fn cell_count(&self, file: &str) -> Result<u128, ConfigError> {
-        let too_many = |what: String| {
-            ConfigError::Invalid {
-            file: file.into(),
-            violations: vec![format!(
-                "{file}: {what}: above the limit of {MAX_CELLS} cells a study may have (presets x hardware values x workloads); split it into several studies"
-            )],
-        }
-        };
-        let mul = |a: u128, b: u128| a.checked_mul(b).filter(|&n| n <= MAX_CELLS);
-        let mut hardware = self.presets.len() as u128;
-        for (field, values) in &self.hardware {
-            hardware = mul(hardware, values.len() as u128)
-                .ok_or_else(|| too_many(format!("the hardware axes up to `{field}` alone")))?;
-        }
-        let mut workloads = 0u128;
-        for (i, w) in self.workloads.iter().enumerate() {
-            let mut n = 1u128;
-            for (name, values) in &w.params {
-                let Ok(k) = values.count() else { continue }; // reported by workload_cells
-                n = mul(n, k).ok_or_else(|| too_many(format!("`workloads[{i}]` up to `{name}` alone")))?;
-            }
-            workloads = workloads.saturating_add(n);
-        }
-        let cells = hardware.checked_mul(workloads).filter(|&n| n <= MAX_CELLS);
-        cells.ok_or_else(|| too_many(format!("{hardware} hardware configurations x {workloads} workloads")))
-    }
-
-    /// Every hardware configuration (presets × axes), validated; all problems at once.
-    pub fn hardware_cells(&self, file: &str) -> Result<Vec<HardwareCell>, ConfigError> {
-        self.cell_count(file)?;
-        let mut violations = Vec::new();
-        if self.presets.is_empty() {
-            violations.push(format!("{file}: `presets`: name at least one preset"));
-        }
-        let axes: Vec<(&String, &Vec<AxisValue>)> = self.hardware.iter().collect();
-        for (field, values) in &axes {
-            if values.is_empty() {
-                violations.push(format!("{file}: `hardware.{field}`: an empty list of values"));
-            }
-            if let Some((section, _)) = field.split_once('.') {
-                if section != "crossbar" {
-                    violations.push(format!(
-                        "{file}: `hardware.{field}`: only the crossbar's fields may be named by path (`crossbar.width`, `crossbar.ports`, ...)"
-                    ));
-                }
-            }
-        }
-        if !violations.is_empty() {
-            return Err(ConfigError::Invalid { file: file.into(), violations });
-        }
-        let mut out = Vec::new();
-        for preset in &self.presets {
-            if preset_source(preset).is_none() {
-                violations.push(format!(
-                    "{file}: `presets`: unknown preset `{preset}`; known presets are {}",
-                    preset_names().join(", ")
-                ));
-                continue;
-            }
-            for combo in product(&axes.iter().map(|a| a.1.len()).collect::<Vec<_>>()) {
-                let values: Vec<(String, String)> =
-                    axes.iter().zip(&combo).map(|((f, vs), &i)| ((*f).clone(), vs[i].ron())).collect();
-                let src = override_source(preset, &values);
-                let what = format!("{file}: hardware {src}");
-                match parse_config(&src, &what) {
-                    Ok(hardware) => out.push(HardwareCell { preset: preset.clone(), values, hardware }),
-                    Err(ConfigError::Invalid { violations: v, .. }) => violations.extend(v),
-                    Err(e) => violations.push(e.to_string()),
-                }
-            }
-        }
-        if violations.is_empty() {
-            Ok(out)
-        } else {
-            Err(ConfigError::Invalid { file: file.into(), violations })
-        }
-    }
-
-    /// Every workload (generators × parameter products, files), in study order.
-    pub fn workload_cells(&self, file: &str) -> Result<Vec<WorkloadCell>, ConfigError> {
-        self.cell_count(file)?;
-        let mut violations = Vec::new();
-        let mut out = Vec::new();
-        for (i, w) in self.workloads.iter().enumerate() {
-            match (&w.gen, &w.file) {
-                (Some(gen), None) => {
-                    let mut axes = Vec::new();
-                    for (name, values) in &w.params {
-                        match values.expand() {
-                            Ok(v) => axes.push((name.clone(), v)),
-                            Err(e) => violations.push(format!("{file}: `workloads[{i}].params.{name}`: {e}")),
-                        }
-                    }
-                    for combo in product(&axes.iter().map(|a| a.1.len()).collect::<Vec<_>>()) {
-                        let params =
-                            axes.iter().zip(&combo).map(|((n, vs), &k)| (n.clone(), vs[k])).collect();
-                        out.push(WorkloadCell::Gen { gen: gen.clone(), params });
-                    }
-                }
-                (None, Some(f)) if w.params.is_empty() => out.push(WorkloadCell::File(f.clone())),
-                _ => violations
-                    .push(format!("{file}: `workloads[{i}]`: give either `gen` (with `params`) or `file`")),
-            }
-        }
-        if violations.is_empty() {
-            Ok(out)
-        } else {
-            Err(ConfigError::Invalid { file: file.into(), violations })
-        }
-    }
-}
-
-/// The user-config source of one hardware cell: `preset` with the axes' `values`; a
-/// field named by path (`crossbar.ports`) goes into its section (`crossbar: (ports: 2)`).
-fn override_source(preset: &str, values: &[(String, String)]) -> String {
-    let mut src = format!("(base: {preset:?}");
-    let mut crossbar = Vec::new();
-    for (f, v) in values {
-        match f.strip_prefix("crossbar.") {
-            Some(inner) => crossbar.push(format!("{inner}: {v}")),
-            None => src += &format!(", {f}: {v}"),
-        }
-    }
-    if !crossbar.is_empty() {
-        src += &format!(", crossbar: ({})", crossbar.join(", "));
-    }
-    src + ")"
 }
 
 /// All index combinations of axes with `lens` values each, last axis fastest.

@@ -243,3 +243,50 @@ fn kind_of(t: std::fs::FileType) -> &'static str {
         "special file"
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_on_one_file_are_refused_however_spelled() {
+        let tmp = tempfile::Builder::new().prefix("banksim-target-").tempdir().unwrap();
+        let d = tmp.path();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        let (a, b) = (d.join("x.csv"), d.join("sub/../x.csv"));
+        let err = check_distinct([("--a", a.as_path()), ("--b", b.as_path())]).unwrap_err().to_string();
+        assert!(err.contains("given as both --a and --b"), "{err}");
+        check_distinct([("--a", a.as_path()), ("--b", d.join("y.csv").as_path())]).unwrap();
+        let stdout = Path::new(STDIO);
+        assert!(check_distinct([("--a", stdout), ("--b", stdout)]).is_err());
+    }
+
+    #[test]
+    fn a_file_written_by_the_command_is_no_target_of_another_output() {
+        let tmp = tempfile::Builder::new().prefix("banksim-target-").tempdir().unwrap();
+        let path = tmp.path().join("out.csv");
+        let inputs = Inputs::new();
+        crate::output::write_atomically(&path, &inputs, |f| -> crate::Result<()> {
+            std::io::Write::write_all(f, b"first").map_err(|e| crate::Error::io(&path, "cannot write", e))
+        })
+        .unwrap();
+        let err = inputs.check_target(&tmp.path().join("./out.csv")).unwrap_err().to_string();
+        assert!(err.contains("already written by this command"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"first");
+        // another command (other `Inputs`) may write it
+        Inputs::new().check_target(&path).unwrap();
+    }
+
+    #[test]
+    fn rows_are_appended_only_under_their_own_header() {
+        let tmp = tempfile::Builder::new().prefix("banksim-target-").tempdir().unwrap();
+        let path = tmp.path().join("log.csv");
+        let inputs = Inputs::new();
+        crate::output::append(&path, &inputs, "a,b", "1,2\n").unwrap();
+        crate::output::append(&path, &Inputs::new(), "a,b", "3,4\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n1,2\n3,4\n");
+        let err = crate::output::append(&path, &Inputs::new(), "a,c", "5,6\n").unwrap_err().to_string();
+        assert!(err.contains("its header is `a,b`, not `a,c`"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n1,2\n3,4\n");
+    }
+}

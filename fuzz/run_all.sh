@@ -6,7 +6,7 @@
 # aborts are still found; memory errors in unsafe code are not).
 #
 # Usage:  fuzz/run_all.sh
-# Env:    RUNS, MAX_SECONDS (per target), TARGETS (default: text_trace binary_trace config study journal)
+# Env:    RUNS, MAX_SECONDS (per target), TARGETS (default: text_trace binary_trace config study journal study_check config_overrides)
 set -euo pipefail
 case "${1:-}" in
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -20,7 +20,7 @@ if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
 else
     fuzz=(env RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer none)
 fi
-for t in ${TARGETS:-text_trace binary_trace config study journal}; do
+for t in ${TARGETS:-text_trace binary_trace config study journal study_check config_overrides}; do
     mkdir -p "$work/$t"
     cp corpus/$t/* "$work/$t/"
     echo "== $t: up to $RUNS runs or $MAX_SECONDS s"

@@ -349,12 +349,16 @@ pub(crate) const CROSSBAR_FIELDS: [&str; 9] = [
     "ports",
 ];
 
-/// Why a `crossbar.width` that `o` gives would be ignored in `hw` (the result): the lanes
-/// per phase are given too (`phase_lanes`, `crossbar.lanes`) or inherited, and they, not
-/// the width, make the phases. A contradiction is refused, not resolved either way.
-pub(crate) fn width_ignored(o: &Overrides, hw: &Hardware) -> Option<String> {
+/// Why a `crossbar.width` that `o` gives would be ignored in `hw` (the result), if it
+/// would: `phase_lanes` (the old spelling, which sets the lanes and the width) is given
+/// too; or, with `strict` (a study's axes, never read back from a file banksim wrote),
+/// the lanes per phase are set at all (given, or fixed by the base), since they, not the
+/// width, make the phases. A contradiction is refused, not resolved either way. (A config
+/// file may give `crossbar: (width: .., lanes: Some(..))`: the lanes take precedence, as
+/// documented, and that is what banksim writes for such hardware.)
+pub(crate) fn width_ignored(o: &Overrides, hw: &Hardware, strict: bool) -> Option<String> {
     let width = o.crossbar.as_ref().is_some_and(|x| x.width.is_some());
-    if !width || hw.crossbar.lanes.is_none() {
+    if !width || hw.crossbar.lanes.is_none() || (!strict && o.phase_lanes.is_none()) {
         return None;
     }
     let given = if o.phase_lanes.is_some() {
@@ -512,7 +516,7 @@ fn resolve(text: &str, file: &str, base_hw: Option<&Hardware>) -> Result<Hardwar
         },
     };
     overrides.apply(&mut hw);
-    if let Some(problem) = width_ignored(&overrides, &hw) {
+    if let Some(problem) = width_ignored(&overrides, &hw, false) {
         violations.push(format!("{file}:{}: `crossbar.width`: {problem}", line_of_field(text, "crossbar")));
     }
     if let Err(vs) = hw.validate() {

@@ -263,7 +263,7 @@ fn hardware_of(
     }
     let mut hw = base.clone();
     overrides.apply(&mut hw);
-    if let Some(p) = crate::width_ignored(&overrides, &hw) {
+    if let Some(p) = crate::width_ignored(&overrides, &hw, true) {
         found.push((Some("crossbar.width".into()), p));
     }
     if let Err(vs) = hw.validate() {

@@ -20,6 +20,15 @@ LDSM = ["ldsm_x1", "ldsm_x2", "ldsm_x4"]
 STSM = ["stsm_x1", "stsm_x2", "stsm_x4"]
 TRANS = [s + "_t" for s in LDSM + STSM]
 CPASYNC = [("cpasync4_ca", 4), ("cpasync8_ca", 8), ("cpasync16_ca", 16), ("cpasync16_cg", 16)]
+# the same copies with other global sources (lane l's at byte W l, or in a line of its own):
+# whether the shared-memory writes are grouped by the global lines they come from
+CPASYNC_SOURCES = [
+    ("cpasync4_ca_packed", 4),
+    ("cpasync8_ca_packed", 8),
+    ("cpasync4_ca_lines", 4),
+    ("cpasync8_ca_lines", 8),
+    ("cpasync16_ca_lines", 16),
+]
 SMEM_CHUNKS = 49152 // 16
 
 
@@ -104,6 +113,10 @@ def main():
             if i % 3 == 0:  # a third of the set: .trans addresses the banks as the plain form
                 out.write(f"{shape}_{name} {shape} {n} | {' '.join(map(str, rows))}\n")
     for shape, width in CPASYNC:
+        for name, elems in cp_elems(width, rng):
+            out.write(f"{shape}_{name} {shape} 32 | {' '.join(map(str, elems))}\n")
+    # (after the others, so that their random patterns stay as they were)
+    for shape, width in CPASYNC_SOURCES:
         for name, elems in cp_elems(width, rng):
             out.write(f"{shape}_{name} {shape} 32 | {' '.join(map(str, elems))}\n")
 

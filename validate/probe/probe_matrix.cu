@@ -6,7 +6,9 @@
 // Pattern file (validate/probe/gen_matrix_patterns.py), one line each:
 //   NAME SHAPE N | a0 a1 ... a(N-1)
 // SHAPE: ldsm_x1, ldsm_x2, ldsm_x4, ldsm_x1_t, ldsm_x2_t, ldsm_x4_t, stsm_... (the same),
-// cpasync4_ca, cpasync8_ca, cpasync16_ca, cpasync16_cg. For ldsm/stsm, a_l is the row
+// cpasync4_ca, cpasync8_ca, cpasync16_ca, cpasync16_cg (lane l's source at byte 16 l),
+// and cpasync4_ca_packed, cpasync8_ca_packed (at byte W l), cpasync{4,8,16}_ca_lines (at
+// byte 128 l). For ldsm/stsm, a_l is the row
 // address lane l supplies, in 16-byte units (lanes 0-7 for .x1, 0-15 for .x2, 0-31 for
 // .x4; the others are not read); for cp.async, lane l copies its `width` bytes to shared
 // element a_l (in units of the width), or nothing where a_l < 0.
@@ -63,15 +65,17 @@ __global__ void probe_stsm(const int* __restrict__ rows, uint32_t* out) {
   out[t] = reinterpret_cast<uint32_t*>(smem)[t * 97 % (SMEM_BYTES / 4)];
 }
 
-// cp.async: lane l copies `W` bytes of global memory to shared element a_l
-template <int W, bool CG>
+// cp.async: lane l copies `W` bytes of global memory to shared element a_l, from byte
+// l * 16 of the source (GL = 0), l * W (GL = 1: the warp's sources packed) or l * 128
+// (GL = 2: every lane in its own 128-byte line)
+template <int W, bool CG, int GL>
 __global__ void probe_cpasync(const int* __restrict__ elems, const uint4* __restrict__ src, uint32_t* out) {
   __shared__ __align__(128) unsigned char smem[SMEM_BYTES];
   int t = threadIdx.x;
   int e = elems[t];
   if (e >= 0) {
     uint32_t a = smem_addr(smem + e * W);
-    const void* g = reinterpret_cast<const unsigned char*>(src) + t * 16;
+    const void* g = reinterpret_cast<const unsigned char*>(src) + t * (GL == 0 ? 16 : GL == 1 ? W : 128);
     if (W == 4) asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(a), "l"(g) : "memory");
     if (W == 8) asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" :: "r"(a), "l"(g) : "memory");
     if (W == 16 && !CG) asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(a), "l"(g) : "memory");
@@ -106,8 +110,8 @@ int main(int argc, char** argv) {
   if (argc < 2) { fprintf(stderr, "usage: probe_matrix matrix_patterns.txt\n"); return 2; }
   auto ps = load(argv[1]);
   int* dA; uint32_t* dOut; uint4* dSrc;
-  CK(cudaMalloc(&dA, 32 * 4)); CK(cudaMalloc(&dOut, 32 * 4)); CK(cudaMalloc(&dSrc, 32 * 16));
-  CK(cudaMemset(dSrc, 1, 32 * 16));
+  CK(cudaMalloc(&dA, 32 * 4)); CK(cudaMalloc(&dOut, 32 * 4)); CK(cudaMalloc(&dSrc, 32 * 128));
+  CK(cudaMemset(dSrc, 1, 32 * 128));
   for (auto& p : ps) {
     CK(cudaMemcpy(dA, p.a.data(), 32 * 4, cudaMemcpyHostToDevice));
     const std::string& s = p.shape;
@@ -123,10 +127,15 @@ int main(int argc, char** argv) {
     else if (s == "stsm_x1_t") probe_stsm<1, true><<<1, 32>>>(dA, dOut);
     else if (s == "stsm_x2_t") probe_stsm<2, true><<<1, 32>>>(dA, dOut);
     else if (s == "stsm_x4_t") probe_stsm<4, true><<<1, 32>>>(dA, dOut);
-    else if (s == "cpasync4_ca") probe_cpasync<4, false><<<1, 32>>>(dA, dSrc, dOut);
-    else if (s == "cpasync8_ca") probe_cpasync<8, false><<<1, 32>>>(dA, dSrc, dOut);
-    else if (s == "cpasync16_ca") probe_cpasync<16, false><<<1, 32>>>(dA, dSrc, dOut);
-    else if (s == "cpasync16_cg") probe_cpasync<16, true><<<1, 32>>>(dA, dSrc, dOut);
+    else if (s == "cpasync4_ca") probe_cpasync<4, false, 0><<<1, 32>>>(dA, dSrc, dOut);
+    else if (s == "cpasync8_ca") probe_cpasync<8, false, 0><<<1, 32>>>(dA, dSrc, dOut);
+    else if (s == "cpasync16_ca") probe_cpasync<16, false, 0><<<1, 32>>>(dA, dSrc, dOut);
+    else if (s == "cpasync16_cg") probe_cpasync<16, true, 0><<<1, 32>>>(dA, dSrc, dOut);
+    else if (s == "cpasync4_ca_packed") probe_cpasync<4, false, 1><<<1, 32>>>(dA, dSrc, dOut);
+    else if (s == "cpasync8_ca_packed") probe_cpasync<8, false, 1><<<1, 32>>>(dA, dSrc, dOut);
+    else if (s == "cpasync4_ca_lines") probe_cpasync<4, false, 2><<<1, 32>>>(dA, dSrc, dOut);
+    else if (s == "cpasync8_ca_lines") probe_cpasync<8, false, 2><<<1, 32>>>(dA, dSrc, dOut);
+    else if (s == "cpasync16_ca_lines") probe_cpasync<16, false, 2><<<1, 32>>>(dA, dSrc, dOut);
     else { fprintf(stderr, "%s: unknown shape %s\n", p.name.c_str(), s.c_str()); return 2; }
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());

@@ -101,14 +101,14 @@ pub fn live(f: &Function, globals: &naga::Arena<GlobalVariable>) -> Vec<bool> {
 }
 
 /// A function-local or private variable.
-#[derive(Clone, Copy, Hash, PartialEq, Eq)]
-enum Var {
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub(crate) enum Var {
     Local(Handle<naga::LocalVariable>),
     Private(Handle<GlobalVariable>),
 }
 
 /// The local or private variable a pointer expression is rooted at.
-fn root(f: &Function, globals: &naga::Arena<GlobalVariable>, mut p: Handle<Expression>) -> Option<Var> {
+pub(crate) fn root(f: &Function, globals: &naga::Arena<GlobalVariable>, mut p: Handle<Expression>) -> Option<Var> {
     loop {
         match f.expressions[p] {
             Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => p = base,
@@ -122,7 +122,7 @@ fn root(f: &Function, globals: &naga::Arena<GlobalVariable>, mut p: Handle<Expre
 }
 
 /// The expressions `e` uses; `None` for a kind the analysis does not know.
-fn operands_of(e: &Expression) -> Option<Vec<Handle<Expression>>> {
+pub(crate) fn operands_of(e: &Expression) -> Option<Vec<Handle<Expression>>> {
     use Expression as E;
     Some(match *e {
         E::Literal(_)

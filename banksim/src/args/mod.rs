@@ -281,6 +281,14 @@ pub fn check_command_line(cmd: &clap::Command, m: &clap::ArgMatches) -> Result<(
     Ok(())
 }
 
+/// The build of banksim that computes a cell, for its key in the journal: the version and
+/// the fingerprint of the running executable (results of another build are computed
+/// again, not taken for this one's).
+pub fn build_id() -> String {
+    let exe = std::env::current_exe().ok().and_then(|p| pipeline::study::expanded::file_fingerprint(&p).ok());
+    format!("banksim {} {}", env!("CARGO_PKG_VERSION"), exe.unwrap_or_default())
+}
+
 /// `--threads` is capped at this many threads per available core.
 pub const MAX_THREADS_PER_CORE: usize = 4;
 

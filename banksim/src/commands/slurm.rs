@@ -157,7 +157,7 @@ pub fn run(
     // what each cell is computed from (the study, its trace file, this build), as the
     // shards' sweeps will compute it
     let computed: Vec<usize> = (0..cells).filter(|id| !ex.skipped.contains_key(id)).collect();
-    let keys = ex.cell_keys(&super::sweep::build_id(), computed)?;
+    let keys = ex.cell_keys(&crate::args::build_id(), computed)?;
     let states: Vec<ShardState> =
         (0..n).map(|i| shard_state(&shard_dir(i), &ex.hash, &plan.cells(i), &keys)).collect::<Result<_>>()?;
     let todo: Vec<usize> = (0..n).filter(|&i| states[i] != ShardState::Complete).collect();

@@ -69,8 +69,10 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         .filter(|c| plan.shard_of[c.id] == shard)
         .collect();
     // what each cell is computed from: the study, its trace file's content, this build
-    let keys =
-        ex.cell_keys(&build_id(), cells.iter().filter(|c| !ex.skipped.contains_key(&c.id)).map(|c| c.id))?;
+    let keys = ex.cell_keys(
+        &crate::args::build_id(),
+        cells.iter().filter(|c| !ex.skipped.contains_key(&c.id)).map(|c| c.id),
+    )?;
     let Expanded { study, hardware, workloads, hash, costs, generated, skipped, .. } = ex;
 
     let columns = Columns::new(&study, &workloads);
@@ -155,14 +157,6 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     write_results(folder.path(), &inputs, &meta, &columns.names, &rows, &study)?;
     eprintln!("wrote {} and {}", out.join("results.csv").display(), out.join("results.json").display());
     Ok(())
-}
-
-/// The build of banksim that computes a cell, for its key in the journal: the version and
-/// the fingerprint of the running executable (results of another build are computed
-/// again, not taken for this one's).
-pub fn build_id() -> String {
-    let exe = std::env::current_exe().ok().and_then(|p| pipeline::study::expanded::file_fingerprint(&p).ok());
-    format!("banksim {} {}", env!("CARGO_PKG_VERSION"), exe.unwrap_or_default())
 }
 
 /// Says which cells of this shard are skipped (`on_unfit: skip`), and why.

@@ -43,6 +43,7 @@ pub struct Replicated<'a, W: Workload + ?Sized = dyn Workload + 'a> {
 struct Each {
     gap: u32,
     wait: Option<u32>,
+    path: Option<u32>,
     block: u32,
 }
 
@@ -71,7 +72,10 @@ impl<'a, W: Workload + ?Sized> Replicated<'a, W> {
             ops += r.gap as u64;
             let total = at(ops);
             let block = template_starts.len() as u32 - 1;
-            each.push(Each { gap: cycles_of(total - cycles), wait, block });
+            let gap = cycles_of(total - cycles);
+            // (a chain is not a running total: rounded alone, and never past the gap)
+            let path = r.path.map(|p| cycles_of(at(p.min(r.gap) as u64)).min(gap));
+            each.push(Each { gap, wait, path, block });
             cycles = total;
         }
         let distinct = template_starts.len() as u32;
@@ -116,7 +120,8 @@ impl<'a, W: Workload + ?Sized> Replicated<'a, W> {
                         && a.bytes == b.bytes
                         && a.gap == b.gap
                         && a.dep == b.dep
-                        && a.wait == b.wait;
+                        && a.wait == b.wait
+                        && a.path == b.path;
                     let cost = |r: &EngineRequest<'_>, m: &mut crate::BankModel| {
                         r.cost.unwrap_or_else(|| {
                             m.evaluate(&crate::WarpRequest {
@@ -154,7 +159,7 @@ impl<W: Workload + ?Sized> Workload for Replicated<'_, W> {
         // the template's k-th block (whatever its id) becomes block replica * B + k
         let e = self.each[j];
         r.block = replica as u32 * self.distinct + e.block;
-        (r.gap, r.wait) = (e.gap, e.wait);
+        (r.gap, r.wait, r.path) = (e.gap, e.wait, e.path);
         r
     }
 
@@ -196,6 +201,7 @@ mod tests {
                 gap,
                 dep: None,
                 wait: (gap > 2).then(|| gap - 2),
+                path: None,
                 lanes: &[0],
                 addrs: &[0],
                 cost: None,

@@ -525,3 +525,43 @@ fn h100_atomics_latency_and_throughput_within_2_percent() {
     assert!(checked >= 50, "{checked} figures checked");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn independent_work_takes_its_warp_its_longest_chain_or_its_issue_slots() {
+    // requests whose gap's work has a chain of `path` cycles: a lone warp waits for the
+    // longer of the chain and the cycles the work holds its scheduler; warps enough to
+    // fill the schedulers are bound by the issue slots alone, whatever the chains
+    struct WithPath<'a>(&'a traces::Requests, Option<u32>);
+    impl Workload for WithPath<'_> {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn request(&self, i: usize) -> engine::EngineRequest<'_> {
+            engine::EngineRequest { path: self.1, ..self.0.request(i) }
+        }
+    }
+    let mut hw = configs::preset("h100").unwrap();
+    hw.timing.as_mut().unwrap().gap_issue_fraction = 0.25;
+    let (lanes, addrs): (Vec<u16>, Vec<u32>) = (0..32).map(|l| (l as u16, l * 4)).unzip();
+    let per_step = |warps: u32, path: Option<u32>| {
+        let run_steps = |steps: u32| {
+            let mut reqs = traces::Requests::new(32);
+            for warp in 0..warps {
+                for step in 0..steps {
+                    reqs.push(0, warp, step, Op::Store, 4, 40, Some(false), None, &lanes, &addrs);
+                }
+            }
+            engine::run(&hw, &WithPath(&reqs, path), &EngineOptions::default()).unwrap().cycles
+        };
+        (run_steps(512) - run_steps(256)) as f64 / 256.0
+    };
+    // one warp: 40 cycles of work in one chain, or a chain of 4 behind 10 issue cycles
+    // (plus the request's issue slot)
+    assert_eq!(per_step(1, None), 41.0);
+    assert_eq!(per_step(1, Some(40)), 41.0);
+    assert_eq!(per_step(1, Some(20)), 21.0);
+    assert_eq!(per_step(1, Some(4)), 11.0);
+    // 16 warps on 4 schedulers: 4 x 11 issue cycles per step of every warp, chains or not
+    assert_eq!(per_step(16, None), 44.0);
+    assert_eq!(per_step(16, Some(4)), 44.0);
+}

@@ -163,6 +163,7 @@ impl sim_core::engine::Workload for StrideBench {
             gap,
             dep,
             wait: None,
+            path: None,
             lanes,
             addrs,
             cost: None,

@@ -344,9 +344,12 @@ pub fn csv_rows<'a>(report: &'a ByLine, sources: &'a Sources) -> impl Iterator<I
 /// site labels give it).
 pub type Sources = BTreeMap<String, String>;
 
-/// The text of every source file the trace's sites name that can be read: by its name,
-/// else relative to `beside` (the trace's folder).
-pub fn read_sources(trace: &Trace, beside: Option<&Path>) -> Sources {
+/// The text of every source file the trace's sites name that exists: by its name, else
+/// relative to `beside` (the trace's folder). A file named by a label that is not a
+/// regular file (a FIFO, a device), or is longer than
+/// [`SOURCE_BYTES`](sim_core::limits::SOURCE_BYTES), is an error
+/// ([`crate::files::read_regular`]); a missing one is left out.
+pub fn read_sources(trace: &Trace, beside: Option<&Path>) -> Result<Sources> {
     let mut sources = Sources::new();
     for label in &trace.sites {
         let Some(at) = SourceLocation::parse(label) else { continue };
@@ -354,14 +357,16 @@ pub fn read_sources(trace: &Trace, beside: Option<&Path>) -> Sources {
             continue;
         }
         let direct = PathBuf::from(at.file);
-        let text = std::fs::read_to_string(&direct)
-            .ok()
-            .or_else(|| beside.and_then(|d| std::fs::read_to_string(d.join(&direct)).ok()));
-        if let Some(text) = text {
+        let found = std::iter::once(direct.clone())
+            .chain(beside.map(|d| d.join(&direct)))
+            .find(|p| std::fs::symlink_metadata(p).is_ok());
+        if let Some(path) = found {
+            let what = format!("the source file of site label `{label}` in {}", trace.source);
+            let text = crate::files::read_regular(&path, &what, &sim_core::limits::SOURCE_BYTES)?;
             sources.insert(at.file.to_string(), text);
         }
     }
-    sources
+    Ok(sources)
 }
 
 /// The cycle engine on `requests` as `run --cycles` runs them (the launch timing model,

@@ -27,6 +27,9 @@ pub enum Error {
     /// The cycle engine could not run.
     #[error(transparent)]
     Engine(#[from] sim_core::engine::EngineError),
+    /// A size an argument asks for is above its limit (see `sim_core::limits`).
+    #[error(transparent)]
+    Limit(#[from] sim_core::limits::LimitError),
     /// A hardware config or a study file is not valid.
     #[error(transparent)]
     Config(#[from] configs::ConfigError),

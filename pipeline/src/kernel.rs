@@ -101,7 +101,8 @@ pub fn predict(
     match reference {
         Some((r, us)) => {
             let rv = variant(r, "reference");
-            let c = solve_cycles_per_op(hw, &model, &rv, (us * clock - overhead).max(0.0), full)?;
+            let c = solve_cycles_per_op(hw, &model, &rv, (us * clock - overhead).max(0.0), full)
+                .map_err(|e| Error::Input(format!("--reference-us {}: {e}", short(us))))?;
             let report = launch(c, false)?;
             let (k, rk) = (report.engine.cycles as f64, dispatch_cycles(hw, &model, &rv, c, full)?);
             let predicted = us + overlap * (k - rk) / clock;
@@ -124,6 +125,16 @@ pub fn predict(
             let free_us = free.micros().ok_or_else(no_clock)?;
             Ok(Prediction { cycles_per_op: preset_cycles_per_op, report, us, free_us, reference: None })
         }
+    }
+}
+
+/// `v` as written on a command line: in exponent form where plain digits would be
+/// many (`1e308`, `1e-9`).
+fn short(v: f64) -> String {
+    if v != 0.0 && !(1e-3..1e9).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
     }
 }
 

@@ -45,6 +45,27 @@ pub fn search(
     max_pad: u32,
     cycles: bool,
 ) -> Result<(Candidate, Vec<Candidate>)> {
+    check_shape(shape, hw)?;
+    // the most padding that keeps the padded array in shared memory, and the work of
+    // re-simulating every candidate, known before any candidate is made
+    let padded_end = |pad: u32| {
+        shape.base as u64 + shape.rows as u64 * (shape.cols as u64 + pad as u64) * shape.elem as u64
+    };
+    if padded_end(max_pad) > hw.smem_per_sm as u64 {
+        return Err(Error::Input(format!(
+            "--max-pad {max_pad}: the array padded by {max_pad} elements a row ends at byte {}, beyond the {} bytes \
+             of shared memory of `{}`: at most {} elements of padding fit",
+            padded_end(max_pad),
+            hw.smem_per_sm,
+            hw.name,
+            (hw.smem_per_sm as u64 - padded_end(0)) / (shape.rows as u64 * shape.elem as u64)
+        )));
+    }
+    let candidates = max_pad as u64 + SWIZZLES + 2;
+    sim_core::limits::LAYOUT_WORK.check(
+        || format!("--max-pad {max_pad}: {candidates} candidate layouts of {} records", trace.len()),
+        candidates.saturating_mul(trace.len() as u64),
+    )?;
     let width = trace
         .records
         .iter()
@@ -75,6 +96,34 @@ pub fn search(
         ))
     });
     Ok((base, cands))
+}
+
+/// Swizzles the search tries (bits 1..=5, base 0..=4, shift bits..=8).
+const SWIZZLES: u64 = 5 * (8 + 7 + 6 + 5 + 4);
+
+/// That `shape` is an array the search can lay out on `hw`: inside its shared memory,
+/// with at least two rows (padding is per row, and a transposition swaps rows and
+/// columns: one row has no layout to change).
+pub fn check_shape(shape: &ArrayShape, hw: &Hardware) -> Result<()> {
+    let ArrayShape { base, rows, cols, elem } = *shape;
+    let at = || format!("the array {rows}x{cols}x{elem}@{base}");
+    if rows < 2 || cols == 0 || !sim_core::is_valid_width(elem.min(255) as u8) {
+        return Err(Error::Input(format!(
+            "{}: expected at least 2 rows of at least 1 element of 1, 2, 4, 8 or 16 bytes (one row has no row \
+             pitch to pad and nothing to transpose)",
+            at()
+        )));
+    }
+    let end = base as u64 + rows as u64 * cols as u64 * elem as u64;
+    if end > hw.smem_per_sm as u64 {
+        return Err(Error::Input(format!(
+            "{}: ends at byte {end}, beyond the {} bytes of shared memory of `{}`",
+            at(),
+            hw.smem_per_sm,
+            hw.name
+        )));
+    }
+    Ok(())
 }
 
 /// The baseline's most conflicted request group (step, op, width).
@@ -185,7 +234,7 @@ pub fn parse_shape(s: &str) -> Result<ArrayShape> {
     let v: Vec<u32> =
         dims.split('x').map(|x| x.parse::<u32>()).collect::<Result<_, _>>().map_err(|_| bad())?;
     match v[..] {
-        [rows, cols, elem] if rows > 0 && cols > 0 && sim_core::is_valid_width(elem as u8) => {
+        [rows, cols, elem] if rows > 0 && cols > 0 && elem <= 16 && sim_core::is_valid_width(elem as u8) => {
             Ok(ArrayShape { base, rows, cols, elem })
         }
         _ => Err(bad()),
@@ -226,7 +275,13 @@ pub fn infer_shape_where(
         .map(|(s, _)| *s)
         .filter(|&s| s > 1)
         .unwrap_or(row_of_banks);
-    let end =
-        trace.records.iter().filter(|r| r.op.is_memory()).map(|r| r.addr + r.bytes as u32).max().unwrap_or(0);
-    Ok(ArrayShape { base: 0, rows: end.div_ceil(cols * elem).max(1), cols, elem })
+    let end = trace
+        .records
+        .iter()
+        .filter(|r| r.op.is_memory())
+        .map(|r| r.addr as u64 + r.bytes as u64)
+        .max()
+        .unwrap_or(0);
+    let rows = end.div_ceil(cols as u64 * elem as u64).max(1);
+    Ok(ArrayShape { base: 0, rows: u32::try_from(rows).unwrap_or(u32::MAX), cols, elem })
 }

@@ -28,6 +28,7 @@
 pub mod by_line;
 pub mod check;
 pub mod error;
+pub mod files;
 #[cfg(feature = "gpu")]
 pub mod kernel;
 pub mod layout;

@@ -55,12 +55,31 @@ pub fn predict(
             t.sms = 1;
         }
     }
+    check_size(blocks, sweep.iters)?;
     let work = traces::builtin::StrideBench::new(blocks, 256, sweep.iters, sweep.stride, sweep.gap);
     let r = engine::run(&hw, &work, &EngineOptions::default())?;
     let used = r.sms.iter().filter(|s| s.blocks > 0).count();
+    let busy = r.cycles as f64 * used as f64;
     Ok(Prediction {
         cycles: r.cycles,
         blocks_per_sm: r.blocks_per_sm,
-        pipe_utilisation: r.total.pipe_busy as f64 / (r.cycles as f64 * used as f64),
+        pipe_utilisation: if busy > 0.0 { r.total.pipe_busy as f64 / busy } else { 0.0 },
     })
+}
+
+/// That a sweep of `blocks` simulated workgroups of 256 invocations chasing `iters`
+/// steps is at least one workgroup and stays within the engine's limits: its requests
+/// within [`SIMULATED_REQUESTS`](sim_core::limits::SIMULATED_REQUESTS), its blocks'
+/// tables (16 bytes each) within [`MEMORY`](sim_core::limits::MEMORY).
+pub fn check_size(blocks: u32, iters: u32) -> Result<(), sim_core::engine::EngineError> {
+    use sim_core::limits::{MemoryBound, SIMULATED_REQUESTS};
+    if blocks == 0 {
+        return Err(sim_core::engine::EngineError::Input(
+            "--blocks 0: expected at least one workgroup".into(),
+        ));
+    }
+    let what = || format!("--blocks {blocks} --iters {iters} (simulated)");
+    SIMULATED_REQUESTS.check(what, traces::builtin::StrideBench::requests(blocks, 256, iters))?;
+    MemoryBound::default().check(what, blocks as u64 * 16)?;
+    Ok(())
 }

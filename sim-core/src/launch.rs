@@ -122,8 +122,10 @@ pub fn run<W: Workload + ?Sized>(
     }
     let (overhead_cycles, clock_mhz, sms) =
         (timing.dispatch_overhead_cycles as u64, timing.clock_mhz, timing.sms);
-    let whole = Replicated::new(work, launch.blocks, launch.gaps.cycles_per_op());
-    let blocks = whole.blocks();
+    // the workload's own blocks: whether they are all the same to the engine, and what
+    // a dispatch of them would take, known before anything grows with the dispatch
+    let own = Replicated::new(work, None, launch.gaps.cycles_per_op());
+    let blocks = launch.blocks.unwrap_or(own.blocks());
     // (no pass over the requests where the timing has no DRAM bandwidth)
     let memory = (timing.dram_bytes_per_cycle > 0.0)
         .then(|| dispatch_traffic(work, blocks))
@@ -133,7 +135,10 @@ pub fn run<W: Workload + ?Sized>(
         && sms > 1
         && blocks > 0
         && !options.full
-        && whole.identical_blocks(&mut BankModel::new(&hw));
+        && own.identical_blocks(&mut BankModel::new(&hw));
+    if launch.blocks.is_some() {
+        check_size(&own, blocks, one_sm.then_some(sms), &options)?;
+    }
     let engine = if one_sm {
         // SM s gets blocks s, s + S, ... (the breadth-first fill, then ties in SM order):
         // the first `blocks mod S` SMs run one block more than the others
@@ -151,10 +156,46 @@ pub fn run<W: Workload + ?Sized>(
         let more = one(q + (r > 0) as u32)?.expect("at least one block");
         let fewer = if r > 0 { one(q)? } else { None };
         every_sm(more, if r > 0 { r } else { sms }, fewer, if r > 0 { sms - r } else { 0 })
+    } else if launch.blocks.is_none() {
+        engine::run(&hw, &own, &options)?
     } else {
-        engine::run(&hw, &whole, &options)?
+        engine::run(&hw, &Replicated::new(work, launch.blocks, launch.gaps.cycles_per_op()), &options)?
     };
     Ok(LaunchReport { engine, blocks, one_sm, overhead_cycles, clock_mhz, memory })
+}
+
+/// Bytes the engine holds per block of a run (the replicated workload's block starts
+/// and the engine's block ranges).
+const BYTES_PER_BLOCK: u64 = 24;
+
+/// That a dispatch of `blocks` blocks of `own` (the workload's own blocks), run as one
+/// SM of `one_sm` standing for all where given, stays within
+/// [`SIMULATED_REQUESTS`](crate::limits::SIMULATED_REQUESTS) and the options' memory.
+fn check_size<W: Workload + ?Sized>(
+    own: &Replicated<'_, W>,
+    blocks: u32,
+    one_sm: Option<u32>,
+    options: &EngineOptions,
+) -> Result<(), EngineError> {
+    let runs: Vec<u32> = match one_sm {
+        Some(sms) if blocks % sms > 0 => vec![blocks / sms + 1, blocks / sms],
+        Some(sms) => vec![blocks / sms],
+        None => vec![blocks],
+    };
+    let what = || match one_sm {
+        Some(sms) => format!("a dispatch of {blocks} blocks (one SM of {sms} standing for all)"),
+        None => format!("a dispatch of {blocks} blocks"),
+    };
+    let requests: u64 = runs.iter().map(|&b| own.requests_of(b)).fold(0, u64::saturating_add);
+    crate::limits::SIMULATED_REQUESTS.check(what, requests)?;
+    let timing = if options.per_request { std::mem::size_of::<engine::RequestTiming>() as u64 } else { 0 };
+    let held = runs
+        .iter()
+        .map(|&b| (b as u64 * BYTES_PER_BLOCK).saturating_add(own.requests_of(b).saturating_mul(timing)))
+        .max()
+        .unwrap_or(0);
+    options.memory.check(what, held)?;
+    Ok(())
 }
 
 /// The global traffic of `work` stretched to `blocks` blocks (block `b` does what the

@@ -42,6 +42,7 @@ pub mod engine;
 mod hardware;
 pub mod launch;
 pub mod layout;
+pub mod limits;
 mod mapping;
 mod masked;
 pub mod memory;

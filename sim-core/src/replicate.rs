@@ -96,6 +96,18 @@ impl<'a, W: Workload + ?Sized> Replicated<'a, W> {
         Replicated { template, distinct, blocks, each, starts, template_starts, len }
     }
 
+    /// Requests of `blocks` blocks of the template repeated (block `b` doing what
+    /// template block `b mod B` did), without making them.
+    pub fn requests_of(&self, blocks: u32) -> u64 {
+        let n = self.each.len() as u64;
+        match (blocks.checked_div(self.distinct), blocks.checked_rem(self.distinct)) {
+            (Some(full), Some(part)) => (full as u64)
+                .saturating_mul(n)
+                .saturating_add(self.template_starts.get(part as usize).map_or(n, |&s| s as u64)),
+            _ => 0,
+        }
+    }
+
     /// Blocks in the replicated workload.
     pub fn blocks(&self) -> u32 {
         self.blocks

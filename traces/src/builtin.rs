@@ -129,14 +129,25 @@ impl StrideBench {
         StrideBench { blocks, warps, iters, gap, stores, lanes, store_addrs, chase_addrs }
     }
 
-    fn per_warp(&self) -> u32 {
-        self.stores + 1 + self.iters
+    /// Requests of one warp: its stores, the barrier and its chase steps.
+    fn per_warp(&self) -> u64 {
+        self.stores as u64 + 1 + self.iters as u64
+    }
+
+    /// Warp requests of the sweep [`StrideBench::new`] would make with these
+    /// arguments, without making it (saturated at `u64::MAX`).
+    pub fn requests(blocks: u32, threads: u32, iters: u32) -> u64 {
+        let per_warp = Self::WORDS.div_ceil(threads.max(1)) as u64 + 1 + iters as u64;
+        (blocks as u64).saturating_mul(threads.div_ceil(32) as u64).saturating_mul(per_warp)
     }
 }
 
 impl sim_core::engine::Workload for StrideBench {
     fn len(&self) -> usize {
-        self.blocks as usize * self.warps as usize * self.per_warp() as usize
+        // (a sweep too large for the address space has no requests to index: callers
+        // check `StrideBench::requests` against their limit first)
+        let n = (self.blocks as u64).saturating_mul(self.warps as u64).saturating_mul(self.per_warp());
+        usize::try_from(n).unwrap_or(usize::MAX)
     }
 
     fn request(&self, i: usize) -> sim_core::engine::EngineRequest<'_> {
@@ -144,15 +155,15 @@ impl sim_core::engine::Workload for StrideBench {
         let per_block = per_warp * self.warps as usize;
         let block = (i / per_block) as u32;
         let warp = ((i % per_block) / per_warp) as u32;
-        let step = (i % per_warp) as u32;
+        let (step, stores) = (i % per_warp, self.stores as usize);
         let all = &self.lanes[..];
-        let (op, gap, dep, addrs) = if step < self.stores {
-            let s = ((warp * self.stores + step) * 32) as usize;
+        let (op, gap, dep, addrs) = if step < stores {
+            let s = (warp as usize * stores + step) * 32;
             (Op::Store, 0, Some(false), &self.store_addrs[s..s + 32])
-        } else if step == self.stores {
+        } else if step == stores {
             (Op::Barrier, 0, Some(false), &self.chase_addrs[..0])
         } else {
-            (Op::Load, self.gap, Some(step > self.stores + 1), &self.chase_addrs[..])
+            (Op::Load, self.gap, Some(step > stores + 1), &self.chase_addrs[..])
         };
         let lanes = if op == Op::Barrier { &all[..0] } else { all };
         sim_core::engine::EngineRequest {

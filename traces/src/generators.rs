@@ -111,6 +111,20 @@ pub enum GenError {
         /// Its parameters.
         known: Vec<&'static str>,
     },
+    /// The parameters put an access beyond the 32-bit address space.
+    #[error("generator `{kind}`: thread {thread}'s address {addr} + {bytes} bytes is beyond 2^32 - 1 with {params}: no shared memory reaches that far")]
+    Address {
+        /// Generator, with its parameters.
+        kind: String,
+        /// The parameters as given.
+        params: String,
+        /// The first thread whose access does not fit.
+        thread: u32,
+        /// Its address, computed in 64 bits.
+        addr: u64,
+        /// Its width.
+        bytes: u32,
+    },
     /// A parameter value is out of range.
     #[error("generator `{kind}`: `{param}` = {value}: {expected}")]
     BadValue {
@@ -175,7 +189,7 @@ pub fn generate(kind: &str, params: &BTreeMap<String, i64>) -> Result<Trace, Gen
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let mut g = Builder { trace: Trace::new(name) };
+    let mut g = Builder { trace: Trace::new(name), beyond: None };
     match kind {
         "strided" => {
             let (threads, stride, offset, w) = (
@@ -186,7 +200,7 @@ pub fn generate(kind: &str, params: &BTreeMap<String, i64>) -> Result<Trace, Gen
             );
             let op = if get("store", 0, 1)? == 1 { Op::Store } else { Op::Load };
             for t in 0..threads {
-                g.access(t, 0, op, (offset + t * stride) * w, w);
+                g.access(t, 0, op, (offset as u64 + t as u64 * stride as u64) * w as u64, w);
             }
         }
         "tile" => {
@@ -356,15 +370,30 @@ pub fn generate(kind: &str, params: &BTreeMap<String, i64>) -> Result<Trace, Gen
         }
         _ => unreachable!("kinds are checked above"),
     }
-    Ok(g.trace)
+    match g.beyond {
+        Some((thread, addr, bytes)) => {
+            let params = g.trace.source.clone();
+            Err(GenError::Address { kind: kind.into(), params, thread, addr, bytes })
+        }
+        None => Ok(g.trace),
+    }
 }
 
+/// A generator's trace, built a record at a time; addresses come computed in 64 bits,
+/// and the first that does not fit 32 bits (with its width) is kept for the error.
 struct Builder {
     trace: Trace,
+    /// The first access beyond the address space: thread, address, width.
+    beyond: Option<(u32, u64, u32)>,
 }
 
 impl Builder {
-    fn access(&mut self, thread: u32, step: u32, op: Op, addr: u32, bytes: u32) {
+    fn access(&mut self, thread: u32, step: u32, op: Op, addr: impl Into<u64>, bytes: u32) {
+        let addr: u64 = addr.into();
+        let Some(addr) = u32::try_from(addr).ok().filter(|a| a.checked_add(bytes).is_some()) else {
+            self.beyond.get_or_insert((thread, addr, bytes));
+            return;
+        };
         self.trace.push(Record {
             block: 0,
             thread,

@@ -9,7 +9,9 @@
 //! and a read buffer per run, whatever the trace's size.
 //!
 //! The temporary files live in one folder under the system's temporary directory
-//! (`TMPDIR`), removed when the sorter is dropped, also on an error.
+//! (`TMPDIR`), removed when the sorter is dropped, also on an error; a program that
+//! removes temporary files on a signal learns of the folder through
+//! [`BlockSorter::track_folder`].
 
 use crate::error::TraceError;
 use crate::record::{Record, Trace};
@@ -39,7 +41,9 @@ pub struct BlockSorter {
     /// The most records buffered before a run is written.
     capacity: usize,
     /// The folder of the run files (made at the first run) and the runs written.
-    dir: Option<tempfile::TempDir>,
+    dir: Option<RunFolder>,
+    /// Told of the folder when it is made and when it is gone.
+    hook: Option<FolderHook>,
     runs: Vec<std::path::PathBuf>,
     /// Whether the records so far came in block order (then no sort is needed).
     in_order: bool,
@@ -55,9 +59,18 @@ impl BlockSorter {
             // (a stable sort takes scratch memory of up to half the buffer)
             capacity: (memory / (BUFFERED_BYTES * 3 / 2)).max(4096),
             dir: None,
+            hook: None,
             runs: Vec::new(),
             in_order: true,
         }
+    }
+
+    /// Calls `hook(folder, true)` when the sorter makes its folder of runs and
+    /// `hook(folder, false)` once it has removed it: a program registers the folder
+    /// for removal on a signal (`pipeline::files::track_folder`).
+    pub fn track_folder(mut self, hook: FolderHook) -> BlockSorter {
+        self.hook = Some(hook);
+        self
     }
 
     /// Takes records in file order, with their lines.
@@ -101,7 +114,11 @@ impl BlockSorter {
             message: format!("cannot write a sorted run to the temporary directory: {e}"),
         };
         if self.dir.is_none() {
-            self.dir = Some(tempfile::Builder::new().prefix("banksim-sort-").tempdir().map_err(io)?);
+            let dir = tempfile::Builder::new().prefix("banksim-sort-").tempdir().map_err(io)?;
+            if let Some(hook) = self.hook {
+                hook(dir.path(), true);
+            }
+            self.dir = Some(RunFolder { dir: Some(dir), hook: self.hook });
         }
         let path = self.dir.as_ref().expect("made above").path().join(format!("run-{}", self.runs.len()));
         let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(&path).map_err(io)?);
@@ -148,6 +165,33 @@ impl BlockSorter {
             f(batch)?;
         }
         Ok(())
+    }
+}
+
+/// What [`BlockSorter::track_folder`] calls: the folder, and whether it is there now.
+pub type FolderHook = fn(&std::path::Path, bool);
+
+/// The folder of a sorter's runs: removed when dropped, then its hook told.
+struct RunFolder {
+    dir: Option<tempfile::TempDir>,
+    hook: Option<FolderHook>,
+}
+
+impl RunFolder {
+    fn path(&self) -> &std::path::Path {
+        self.dir.as_ref().expect("held until dropped").path()
+    }
+}
+
+impl Drop for RunFolder {
+    fn drop(&mut self) {
+        if let Some(dir) = self.dir.take() {
+            let path = dir.path().to_path_buf();
+            drop(dir);
+            if let Some(hook) = self.hook {
+                hook(&path, false);
+            }
+        }
     }
 }
 

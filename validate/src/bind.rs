@@ -16,6 +16,7 @@
 
 use crate::error::BindError;
 use crate::instrument::{HandleKind, Resource};
+use sim_core::limits::BUFFER_BYTES;
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -62,9 +63,15 @@ impl FromStr for Bind {
         }
         let count =
             |s: &str| s.trim().parse::<u64>().map_err(|_| err("N must be a word count, e.g. zeros:1024"));
+        // (a count's bytes within BUFFER_BYTES before anything is made)
+        let words = |n: &str| -> Result<u64, BindError> {
+            let n = count(n)?;
+            BUFFER_BYTES.check(|| format!("--bind {text}"), n.saturating_mul(4))?;
+            Ok(n)
+        };
         let fill = match spec.split_once(':') {
-            Some(("zeros", n)) => Fill::Zeros(count(n)?),
-            Some(("iota", n)) => Fill::Iota(count(n)?),
+            Some(("zeros", n)) => Fill::Zeros(words(n)?),
+            Some(("iota", n)) => Fill::Iota(words(n)?),
             Some(("u32", v)) => {
                 Fill::U32(list(v).ok_or_else(|| err("u32: expects comma-separated u32 values"))?)
             }
@@ -90,16 +97,28 @@ impl Fill {
     fn bytes(&self, group: u32, binding: u32) -> Result<Vec<u8>, BindError> {
         Ok(match self {
             Fill::Zeros(n) => vec![0; *n as usize * 4],
-            Fill::Iota(n) => (0..*n as u32).flat_map(u32::to_le_bytes).collect(),
+            // (at most BUFFER_BYTES / 4 words, far below 2^32: checked when parsed)
+            Fill::Iota(n) => (0..*n).flat_map(|i| (i as u32).to_le_bytes()).collect(),
             Fill::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Fill::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Fill::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            Fill::File(p) => std::fs::read(p).map_err(|source| BindError::Io {
-                group,
-                binding,
-                file: p.display().to_string(),
-                source,
-            })?,
+            Fill::File(p) => {
+                use std::io::Read;
+                let io = |source| BindError::Io { group, binding, file: p.display().to_string(), source };
+                // at most BUFFER_BYTES: a regular file's size said before it is read, any
+                // other (a pipe; a device such as /dev/zero never ends) read that far at most
+                let what = || format!("--bind {group}.{binding}={}", p.display());
+                let meta = std::fs::metadata(p).map_err(io)?;
+                if meta.is_file() {
+                    BUFFER_BYTES.check(what, meta.len())?;
+                }
+                let mut bytes = Vec::new();
+                std::fs::File::open(p)
+                    .and_then(|f| f.take(BUFFER_BYTES.max + 1).read_to_end(&mut bytes))
+                    .map_err(io)?;
+                BUFFER_BYTES.check(what, bytes.len() as u64)?;
+                bytes
+            }
         })
     }
 
@@ -183,7 +202,17 @@ pub fn contents(
                 }
                 None => {
                     let elems = r.runtime_stride.map_or(0, |_| invocations.max(1));
-                    let len = r.fixed_size as u64 + r.runtime_stride.unwrap_or(0) as u64 * elems;
+                    let len = (r.fixed_size as u64)
+                        .saturating_add((r.runtime_stride.unwrap_or(0) as u64).saturating_mul(elems));
+                    BUFFER_BYTES.check(
+                        || {
+                            format!(
+                                "buffer {}.{} `{}` (unbound: one element per invocation, {elems} invocations of the dispatch)",
+                                r.group, r.binding, r.name
+                            )
+                        },
+                        len,
+                    )?;
                     let what = match r.runtime_stride {
                         Some(_) => {
                             format!("zeros, {len} bytes ({elems} elements of the runtime-sized array)")

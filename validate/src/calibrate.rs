@@ -203,28 +203,61 @@ pub fn dispatch_launch(
     launch::run(&hw, &v.requests, &launch)
 }
 
-/// The cycles per operation at which `v`'s dispatch takes `target` cycles: the
-/// smallest within 0.1% when the engine's time grows with it; 0 when even no other work
-/// is too slow. Regula falsi (Illinois) on a bracket that doubles until it holds
+/// The most cycles per IR operation a measured time may be solved to: a time that needs
+/// more is not the model's (a wrong time, or work the trace does not hold).
+pub const MAX_SOLVED_CYCLES_PER_OP: f64 = 1e6;
+
+/// The cycles per operation at which `v`'s dispatch takes `target` cycles (its measured
+/// time less the dispatch overhead): the smallest within 0.1% when the engine's time
+/// grows with it. Regula falsi (Illinois) on a bracket that doubles until it holds
 /// (`full` as in [`dispatch_cycles`]).
+///
+/// Refused, rather than clamped, where no cost reproduces the time: the trace has no
+/// other work (every gap 0: the time says nothing about an operation's cost), the time
+/// is shorter than the dispatch with no other work at all, or it needs more than
+/// [`MAX_SOLVED_CYCLES_PER_OP`].
 pub fn solve_cycles_per_op(
     hw: &Hardware,
     model: &Model,
     v: &Variant,
     target: f64,
     full: bool,
-) -> Result<f64, EngineError> {
-    let f = |c: f64| dispatch_cycles(hw, model, v, c, full).map(|e| e - target);
+) -> Result<f64, CalibrateError> {
+    let unsolvable = |what: String| CalibrateError::Unsolvable { label: v.label.clone(), what };
+    if v.requests.iter().all(|r| r.gap == 0) {
+        return Err(unsolvable(
+            "its trace has no other work (every gap is 0): its time says nothing about the cost of an IR \
+             operation, so none can be calibrated from it"
+                .into(),
+        ));
+    }
+    if !target.is_finite() {
+        return Err(unsolvable("its measured time is more cycles than can be counted".into()));
+    }
+    let engine = |e: EngineError| CalibrateError::Shape { what: format!("{}: {e}", v.label) };
+    let f = |c: f64| dispatch_cycles(hw, model, v, c, full).map(|e| e - target).map_err(engine);
     let (mut a, mut fa) = (0.0, f(0.0)?);
     if fa >= 0.0 {
-        return Ok(0.0);
+        // even no other work takes the measured time: exact within the solver's
+        // tolerance, else shorter than any cost can make it
+        if fa <= 1e-3 * target {
+            return Ok(0.0);
+        }
+        return Err(unsolvable(format!(
+            "its measured time ({target:.0} cycles after the dispatch overhead) is shorter than the engine's {:.0} \
+             cycles for its dispatch with no other work at all: no cost of an IR operation reproduces it",
+            fa + target
+        )));
     }
     let (mut b, mut fb) = (1.0, f(1.0)?);
     while fb < 0.0 {
         (a, fa) = (b, fb);
         b *= 2.0;
-        if b > 1e6 {
-            return Ok(b);
+        if b > MAX_SOLVED_CYCLES_PER_OP {
+            return Err(unsolvable(format!(
+                "its measured time ({target:.0} cycles after the dispatch overhead) needs more than \
+                 {MAX_SOLVED_CYCLES_PER_OP} cycles per IR operation: not a time this trace's work can take"
+            )));
         }
         fb = f(b)?;
     }
@@ -390,7 +423,7 @@ fn predict_with(
                 });
             }
             let target = (r.measured_us * clock_mhz - overhead).max(0.0);
-            let c = solve_cycles_per_op(hw, model, r, target, false).map_err(|e| engine_err(&r.label, e))?;
+            let c = solve_cycles_per_op(hw, model, r, target, false)?;
             progress(&r.label);
             let cycles = members
                 .iter()

@@ -6,7 +6,8 @@ use crate::error::{CaptureError, InstrumentError};
 use crate::gpu::Gpu;
 use crate::instrument::{self, Instrumented, Resource, SharedVar};
 use crate::kernel;
-use crate::record::{Site, HEADER_WORDS, RECORD_WORDS};
+use crate::record::{Site, CUT_WORD, HEADER_WORDS, RECORD_WORDS};
+use sim_core::limits::{CAPTURE_INVOCATIONS, CAPTURE_RECORDS};
 use traces::Trace;
 
 /// What to run: entry point, overrides, dispatch, buffer contents.
@@ -117,6 +118,10 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
     let blocks = check_dispatch(d)?;
     let (inst, wgsl, entry) = prepare(source, file, &opts.kernel)?;
     let threads: u32 = inst.workgroup_size.iter().product();
+    CAPTURE_INVOCATIONS.check(
+        || format!("--dispatch {},{},{} of workgroups of {threads} invocations", d[0], d[1], d[2]),
+        blocks.saturating_mul(threads as u64),
+    )?;
     gpu.check_limits(inst.workgroup_size, inst.shared_bytes, d)?;
     let contents = bind::contents(&inst.resources, &opts.kernel.binds, blocks * threads as u64)?;
     let kernel = gpu.pipeline(&wgsl, &entry, &[], &inst.resources, Some(inst.trace_binding), true)?;
@@ -124,7 +129,8 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
     let record_bytes = RECORD_WORDS as u64 * 4;
     let header_bytes = HEADER_WORDS as u64 * 4;
     let max_bytes = gpu.limits.max_storage_buffer_binding_size.min(gpu.limits.max_buffer_size);
-    let max_records = (max_bytes - header_bytes) / record_bytes;
+    // the record budget: what the device's largest binding holds, at most CAPTURE_RECORDS
+    let max_records = ((max_bytes - header_bytes) / record_bytes).min(CAPTURE_RECORDS.max);
     let mut capacity = opts.initial_records.clamp(1, max_records);
     let mut first_count = None;
     for run in 1..=3u32 {
@@ -144,9 +150,17 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
         all.push(trace_buf.as_entire_binding());
         let groups = gpu.bind(&kernel, &all)?;
         gpu.dispatch(&kernel, &groups, d, None)?;
-        let count_bytes = gpu.read(&trace_buf, 0, 4)?;
-        let count =
-            u32::from_le_bytes([count_bytes[0], count_bytes[1], count_bytes[2], count_bytes[3]]) as u64;
+        let header = gpu.read(&trace_buf, 0, header_bytes)?;
+        let word = |i: u32| {
+            let i = i as usize * 4;
+            u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]])
+        };
+        let count = word(0) as u64;
+        if let Some(site) = word(CUT_WORD).checked_sub(1) {
+            let what =
+                inst.sites.get(site as usize).map_or_else(|| format!("loop site {site}"), |s| s.what.clone());
+            return Err(CaptureError::LoopCut { what, adapter: crate::gpu::describe(&gpu.info) });
+        }
         if count <= capacity {
             let bytes = gpu.read(&trace_buf, header_bytes, count * record_bytes)?;
             let words: Vec<u32> =
@@ -174,6 +188,8 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
         if let Some(first) = first_count {
             return Err(CaptureError::Unstable { first, second: count });
         }
+        CAPTURE_RECORDS
+            .check(|| format!("the kernel at --dispatch {},{},{} (its records)", d[0], d[1], d[2]), count)?;
         if count > max_records {
             return Err(CaptureError::TooManyRecords {
                 records: count,

@@ -111,6 +111,9 @@ pub enum DecodeError {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BindError {
+    /// A buffer larger than a limit allows (see `sim_core::limits`).
+    #[error(transparent)]
+    Limit(#[from] sim_core::limits::LimitError),
     /// `--bind` text that does not parse.
     #[error("--bind `{text}`: {expected}")]
     Syntax {
@@ -205,6 +208,14 @@ pub enum GpuError {
         /// Allowed.
         allowed: u64,
     },
+    /// A dispatch ran longer than the time limit.
+    #[error("the dispatch ran longer than {seconds} s on {adapter} (--time-limit; GPU_SECONDS, see docs/guide.md, \"Limits\"): a loop that never ends, or a dispatch too large for this adapter")]
+    TimeLimit {
+        /// The limit, seconds.
+        seconds: f64,
+        /// The adapter.
+        adapter: String,
+    },
     /// Timestamp queries are needed but not supported.
     #[error("{adapter} does not support timestamp queries inside compute passes")]
     NoTimestamps {
@@ -247,6 +258,17 @@ pub enum CaptureError {
         /// The limit.
         max_bytes: u64,
     },
+    /// A size asked for is above its limit (see `sim_core::limits`).
+    #[error(transparent)]
+    Limit(#[from] sim_core::limits::LimitError),
+    /// A loop ended without taking one of its exits: the adapter stopped it.
+    #[error("the {what} ended without taking one of its exits (a `break`, its condition, a `return`): the adapter ({adapter}) stops loops it deems too long (lavapipe after 65535 iterations) or that never end, so the trace would be cut short; lower the trip count (an override), or capture on another adapter")]
+    LoopCut {
+        /// The loop: where it is.
+        what: String,
+        /// The adapter.
+        adapter: String,
+    },
     /// The record count kept growing between runs (nondeterministic control flow).
     #[error("the kernel made {first} records, then {second} on a re-run with room for all of them: its control flow is not deterministic, so no complete trace can be captured")]
     Unstable {
@@ -286,6 +308,14 @@ pub enum CalibrateError {
     #[error("{what}")]
     Shape {
         /// What is wrong.
+        what: String,
+    },
+    /// No cost of an IR operation reproduces a measured time.
+    #[error("`{label}`: {what}")]
+    Unsolvable {
+        /// The variant.
+        label: String,
+        /// Why.
         what: String,
     },
     /// The features are linearly dependent on the rows given: the parameters are not

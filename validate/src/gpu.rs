@@ -18,6 +18,9 @@ pub struct Gpu {
     pub limits: wgpu::Limits,
     /// Whether timestamp queries are available.
     pub timestamps: bool,
+    /// How long one dispatch may run before it is given up on (a loop that never ends):
+    /// [`GPU_SECONDS`](sim_core::limits::GPU_SECONDS) unless set.
+    pub time_limit: std::time::Duration,
     /// Errors wgpu reported outside an error scope.
     uncaptured: Arc<Mutex<Vec<String>>>,
 }
@@ -127,7 +130,8 @@ impl Gpu {
             }
         }));
         let limits = device.limits();
-        Ok(Gpu { device, queue, info, limits, timestamps, uncaptured })
+        let time_limit = std::time::Duration::from_secs(sim_core::limits::GPU_SECONDS.max);
+        Ok(Gpu { device, queue, info, limits, timestamps, time_limit, uncaptured })
     }
 
     /// Fails with the first error wgpu reported outside a scope, if any.
@@ -294,7 +298,25 @@ impl Gpu {
     /// `texels` (one per invocation along each dimension of the dispatch, clamped to the
     /// device's limits), or a default sampler.
     pub fn resource(&self, r: &Resource, bytes: &[u8], texels: [u32; 3]) -> Result<Bound, GpuError> {
-        let Some(h) = r.handle else { return Ok(Bound::Buffer(self.buffer(bytes, r.uniform))) };
+        let Some(h) = r.handle else {
+            // (the device's limits first: wgpu panics on a buffer it cannot map)
+            let (limit, name) = match r.uniform {
+                true => (self.limits.max_uniform_buffer_binding_size, "max_uniform_buffer_binding_size"),
+                false => (self.limits.max_storage_buffer_binding_size, "max_storage_buffer_binding_size"),
+            };
+            let (allowed, name) = match limit.min(self.limits.max_buffer_size) {
+                l if l < limit => (l, "max_buffer_size"),
+                l => (l, name),
+            };
+            if bytes.len() as u64 > allowed {
+                return Err(GpuError::Limit {
+                    what: format!("buffer {}.{} `{}`, bytes ({name})", r.group, r.binding, r.name),
+                    requested: bytes.len() as u64,
+                    allowed,
+                });
+            }
+            return Ok(Bound::Buffer(self.buffer(bytes, r.uniform)));
+        };
         let (dim, arrayed, format, usage) = match h {
             HandleKind::Sampler { comparison } => {
                 return Ok(Bound::Sampler(self.device.create_sampler(&wgpu::SamplerDescriptor {
@@ -426,10 +448,24 @@ impl Gpu {
     }
 
     fn wait(&self) -> Result<(), GpuError> {
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map(|_| ())
-            .map_err(|e| GpuError::Wgpu { message: format!("waiting for the GPU: {e}") })
+        match self
+            .device
+            .poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(self.time_limit) })
+        {
+            Ok(_) => Ok(()),
+            Err(wgpu::PollError::Timeout) => {
+                // the GPU is still running the dispatch, and dropping the queue or the
+                // device waits for it to finish: they are kept (leaked) instead, so that
+                // the error reaches the caller now
+                std::mem::forget(self.queue.clone());
+                std::mem::forget(self.device.clone());
+                Err(GpuError::TimeLimit {
+                    seconds: self.time_limit.as_secs_f64(),
+                    adapter: describe(&self.info),
+                })
+            }
+            Err(e) => Err(GpuError::Wgpu { message: format!("waiting for the GPU: {e}") }),
+        }
     }
 
     /// Copies `len` bytes from `offset` of `buffer` back to the host.

@@ -4,8 +4,9 @@
 //! back, and the static site table that a record's site id indexes.
 //!
 //! The buffer holds a header of [`HEADER_WORDS`] words (record count, incremented
-//! atomically; capacity in records; workgroups in x; workgroups in y) followed by
-//! records of [`RECORD_WORDS`] words each:
+//! atomically; capacity in records; workgroups in x; workgroups in y; the cut loop:
+//! 0, or 1 + the site of a loop that ended without taking an exit, set atomically,
+//! see [`CUT_WORD`]) followed by records of [`RECORD_WORDS`] words each:
 //!
 //! ```text
 //! word 0: linear workgroup id   word 1: local_invocation_index   word 2: the invocation's step
@@ -20,8 +21,13 @@ use sim_core::Op;
 /// Words per record in the trace buffer.
 pub const RECORD_WORDS: u32 = 7;
 /// Words of the trace buffer's header: record count (atomic), capacity in records,
-/// workgroups in x, workgroups in y.
-pub const HEADER_WORDS: u32 = 4;
+/// workgroups in x, workgroups in y, the cut loop ([`CUT_WORD`]).
+pub const HEADER_WORDS: u32 = 5;
+/// The header word where a loop that ended without taking one of its exits (a `break`,
+/// its `break if`, a `return`) leaves 1 + its site (the largest such, `atomicMax`): an
+/// adapter that stops long loops (lavapipe after 65535 iterations) ended it, so the
+/// trace would be cut short. 0: none.
+pub const CUT_WORD: u32 = 4;
 /// `first_use` of a record whose gap used no loaded value.
 pub const NO_USE: u32 = u32::MAX;
 

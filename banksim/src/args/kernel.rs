@@ -31,9 +31,21 @@ pub struct KernelArgs {
     /// WGPU_BACKEND chooses the API, Vulkan by default).
     #[arg(long, value_name = "NAME")]
     pub adapter: Option<String>,
+    /// Seconds one dispatch may run on the GPU before it is given up on with an error (a
+    /// loop that never ends, on an adapter that does not stop it).
+    #[arg(long, value_name = "SECONDS", default_value_t = sim_core::limits::GPU_SECONDS.max,
+          value_parser = clap::value_parser!(u64).range(1..=sim_core::limits::GPU_SECONDS.max * 60))]
+    pub time_limit: u64,
 }
 
 impl KernelArgs {
+    /// The GPU (`--adapter`), with `--time-limit` on each dispatch.
+    pub fn open_gpu(&self) -> Result<validate::gpu::Gpu> {
+        let mut gpu = validate::gpu::Gpu::open(self.adapter.as_deref())?;
+        gpu.time_limit = std::time::Duration::from_secs(self.time_limit);
+        Ok(gpu)
+    }
+
     /// The kernel source (declared one of `inputs`) and the library's options.
     pub fn load(&self, inputs: &Inputs) -> Result<(String, KernelOptions)> {
         inputs.declare(&self.kernel);

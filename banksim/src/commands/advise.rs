@@ -3,7 +3,7 @@
 //! it as CSV and a PNG bar chart.
 
 use crate::args::{hardware, with_feature, HardwareArgs};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use pipeline::layout::{self, Candidate};
 use pipeline::output::rows::{self, CandidateRow};
@@ -61,6 +61,9 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
         },
     };
     let cycles = !args.no_cycles && hw.timing.is_some();
+    if let Some(s) = &args.shape {
+        layout::check_shape(&shape, &hw).with_context(|| format!("--shape {s}"))?;
+    }
     let (base, cands) = layout::search(&hw, &trace, &shape, args.max_pad, cycles)?;
     let hot = layout::hot_group(&base);
     let hot_of = |c: &Candidate| hot.map_or(0, |k| c.groups.get(&k).copied().unwrap_or(0));

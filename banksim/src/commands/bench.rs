@@ -4,7 +4,7 @@
 //! --per-request`) of the same workload.
 
 use crate::args::with_threads;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use sim_core::engine::{self, EngineOptions, Workload};
 use sim_core::BankModel;
@@ -31,6 +31,10 @@ pub struct BenchArgs {
 /// Runs `banksim bench`.
 pub fn run(args: &BenchArgs) -> Result<()> {
     let hw = configs::preset("h100")?;
+    pipeline::stridebench::check_size(args.blocks, args.iters)?;
+    if args.run_blocks > 0 {
+        pipeline::stridebench::check_size(args.run_blocks, args.iters).context("--run-blocks")?;
+    }
     let mut out = std::io::stdout().lock();
     let work = traces::builtin::StrideBench::new(args.blocks, 256, args.iters, 1, 0);
     let n = work.len() as f64;
@@ -38,7 +42,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         out,
         "workload: stride sweep, {} workgroups x 8 warps x {} steps = {} warp requests",
         args.blocks,
-        args.iters + 33,
+        args.iters as u64 + 33,
         work.len()
     )?;
     // bank model alone, one core: every request of the workload through BankModel::evaluate
@@ -80,7 +84,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 /// beside the inner loops' above. Each figure is the best of 3 runs.
 fn whole_runs(out: &mut impl Write, args: &BenchArgs) -> Result<()> {
     let work = traces::builtin::StrideBench::new(args.run_blocks, 256, args.iters, 1, 0);
-    let dir = tempfile::tempdir()?;
+    let dir = pipeline::files::TempFolder::new("banksim-bench-")?;
     let trace = dir.path().join("sweep.bsim");
     let mut w =
         traces::binary::Writer::new(std::io::BufWriter::new(std::fs::File::create(&trace)?), "sweep", true)?;

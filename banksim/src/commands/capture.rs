@@ -71,7 +71,7 @@ pub fn run(args: &CaptureArgs) -> Result<()> {
         return Ok(());
     }
     let bar = progress::spinner("opening the GPU");
-    let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
+    let gpu = args.kernel.open_gpu()?;
     let mut opts = CaptureOptions::new(kopts);
     opts.initial_records = args.capacity;
     bar.say(format!("capturing {file}"));

@@ -53,7 +53,7 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
     // a kernel that does not parse or cannot be instrumented says so before any GPU is opened
     validate::capture::prepare(&src, &file, &kopts)?;
     let bar = progress::spinner("opening the GPU");
-    let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
+    let gpu = args.kernel.open_gpu()?;
     // (the buffers of the dispatch: the global memory it can touch, for the L2's share)
     let footprint = validate::capture::buffer_bytes(&src, &file, &kopts)?;
     let mut opts = validate::capture::CaptureOptions::new(kopts);

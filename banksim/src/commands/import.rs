@@ -76,7 +76,8 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     // records go through a sort by block (bounded memory: sorted runs spill to disk) to
     // the output, written a set of whole blocks at a time
     let bar = progress::bytes(input.file_len(), &format!("importing {name}"));
-    let mut sorter = traces::sort::BlockSorter::new(&name, args.memory.bytes());
+    let mut sorter = traces::sort::BlockSorter::new(&name, args.memory.bytes())
+        .track_folder(pipeline::files::track_folder);
     let reader = bar.wrap_read(input.into_reader());
     let stats = import::read_each(reader, &args.input, &name, format, &opts, &mut |part| {
         sorter.push(&part.records, &part.lines).map_err(|e| import::ImportError::Output(e.into()))

@@ -51,7 +51,7 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
     }
     let file = args.kernel.kernel.display().to_string();
     let bar = crate::progress::spinner("opening the GPU");
-    let gpu = validate::gpu::Gpu::open(args.kernel.adapter.as_deref())?;
+    let gpu = args.kernel.open_gpu()?;
     bar.say(format!("measuring {file}: {} warm-up and {} timed runs", args.warmup, args.reps));
     let label = args.label.clone().unwrap_or_else(|| file.clone());
     let opts = MeasureOptions {

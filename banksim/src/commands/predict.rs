@@ -112,7 +112,13 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         }
         _ => None,
     };
-    let p = pipeline::kernel::predict(&hw, target, reference, args.full)?;
+    let p = pipeline::kernel::predict(&hw, target, reference, args.full).map_err(|e| match e {
+        pipeline::Error::Engine(sim_core::engine::EngineError::Limit(_)) => {
+            let d = args.kernel.dispatch;
+            anyhow::Error::from(e).context(format!("--dispatch {},{},{}", d[0], d[1], d[2]))
+        }
+        e => e.into(),
+    })?;
     print_prediction(&mut out, &hw, &p, timing.block_launch_cycles)?;
     if let Some(path) = &args.json {
         let doc = json(args, &hw, &p);
@@ -259,7 +265,7 @@ fn open(
     let bar = progress::spinner("opening the GPU");
     let gpu = match gpu {
         Some(g) => g,
-        None => validate::gpu::Gpu::open(k.adapter.as_deref())?,
+        None => k.open_gpu()?,
     };
     // two workgroups where they are the same to the engine (every later block repeats
     // them), else eight

@@ -21,10 +21,20 @@ pub fn unregister(path: &Path) {
 }
 
 /// Removes every registered temporary file (and forgets them: the lock is held by the
-/// removal, so no file registers in between).
+/// removal, so no file registers in between). A registered folder (a sort's runs, see
+/// `crate::files::track_folder`) goes with what is in it, tried again while the work
+/// still writes into it.
 pub fn remove_all() {
     let live = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
     for p in live {
-        let _ = std::fs::remove_file(p);
+        if p.is_dir() {
+            for _ in 0..10 {
+                if std::fs::remove_dir_all(&p).is_ok() || !p.exists() {
+                    break;
+                }
+            }
+        } else {
+            let _ = std::fs::remove_file(p);
+        }
     }
 }

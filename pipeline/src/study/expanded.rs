@@ -50,6 +50,7 @@ pub fn fingerprint(parts: &[&[u8]]) -> String {
 /// The fingerprint of a file's bytes and their count, read a block at a time.
 pub fn file_fingerprint(path: &Path) -> Result<String> {
     use std::io::Read;
+    crate::files::require_regular(path, "a study's `file:` workload")?;
     let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, "cannot read", e))?;
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     let mut buf = vec![0u8; 1 << 20];

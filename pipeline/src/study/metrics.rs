@@ -27,6 +27,7 @@ pub fn measure_file(hw: &Hardware, path: &Path, cycles: bool) -> Result<BTreeMap
     use crate::stream;
     /// Memory of the sort of a text trace out of block order.
     const SORT_MEMORY: usize = 256 << 20;
+    crate::files::require_regular(path, "a study's `file:` workload")?;
     let input = stream::open(path)?;
     let how = stream::Reading::new(SORT_MEMORY);
     if !cycles {

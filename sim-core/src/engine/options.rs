@@ -34,6 +34,9 @@ pub struct EngineOptions {
     /// Simulate every block of a launch (`sim_core::launch::run`), never one SM standing
     /// for all (the shortcut for identical blocks): what checks the shortcut.
     pub full: bool,
+    /// Memory the run may hold for what grows with the dispatch (its blocks' tables,
+    /// per-request timings), checked before it starts ([`crate::launch::run`]).
+    pub memory: crate::limits::MemoryBound,
 }
 
 /// Why the engine cannot run.
@@ -59,4 +62,7 @@ pub enum EngineError {
     /// A workload held a window at a time could not read its next blocks.
     #[error("{0}")]
     Input(String),
+    /// The run would be larger than a limit allows (see [`crate::limits`]).
+    #[error(transparent)]
+    Limit(#[from] crate::limits::LimitError),
 }

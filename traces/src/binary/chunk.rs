@@ -26,8 +26,9 @@ pub struct Chunk {
     /// Attribute code, or `PER_LANE` (then `g_gap` is the start in `lane_code`).
     pub(super) g_code: Vec<u8>,
     pub(super) g_gap: Vec<u32>,
-    /// Wait + 1, 0 for none (groups with one code).
-    pub(super) g_wait: Vec<u32>,
+    /// Wait + 1, 0 for none (groups with one code): 64 bits, as the largest wait + 1
+    /// is 2^32.
+    pub(super) g_wait: Vec<u64>,
     /// Start of the group's lanes in `addrs`.
     pub(super) g_start: Vec<u32>,
     /// The group's addresses where a formula gives them (zero, affine, tile, or
@@ -43,7 +44,7 @@ pub struct Chunk {
     pub(super) per_lane: bool,
     pub(super) lane_code: Vec<u8>,
     pub(super) lane_gap: Vec<u32>,
-    pub(super) lane_wait: Vec<u32>,
+    pub(super) lane_wait: Vec<u64>,
     /// Site + 1 (0 for none) per group with one code, and per lane of the others: in a
     /// file with sites only (else empty).
     pub(super) g_site: Vec<u32>,
@@ -102,8 +103,8 @@ struct Req {
     warp: u32,
     step: u32,
     gap: u32,
-    /// Wait + 1, 0 for none.
-    wait: u32,
+    /// Wait + 1, 0 for none (the largest wait + 1 is 2^32).
+    wait: u64,
     /// First address in `addrs`.
     start: u32,
     /// First lane in `lanes`.
@@ -298,7 +299,11 @@ impl Chunk {
             let gaps = &self.lane_gap[s..s + count as usize];
             // the warp stalls at its earliest lane's first use (0: none, else wait + 1)
             let waits = &self.lane_wait[s..s + count as usize];
-            let wait = waits.iter().map(|&w| w.checked_sub(1)).fold(None, merge_wait).map_or(0, |w| w + 1);
+            let wait = waits
+                .iter()
+                .map(|&w| w.checked_sub(1).map(|w| w as u32))
+                .fold(None, merge_wait)
+                .map_or(0, |w| w as u64 + 1);
             let first = codes[0];
             let mut dep = decode_code(first).and_then(|(_, _, d)| d);
             for &c in &codes[1..] {
@@ -369,7 +374,7 @@ impl Chunk {
             bytes,
             gap: r.gap,
             dep,
-            wait: r.wait.checked_sub(1),
+            wait: r.wait.checked_sub(1).map(|w| w as u32),
             line: 0,
             site: crate::NO_SITE,
             lanes: &self.lanes[l..l + n],
@@ -417,7 +422,7 @@ impl Chunk {
                     bytes,
                     gap,
                     dep,
-                    wait: wait.checked_sub(1),
+                    wait: wait.checked_sub(1).map(|w| w as u32),
                     site: site.checked_sub(1).unwrap_or(crate::NO_SITE),
                 });
                 trace.lines.push(0);

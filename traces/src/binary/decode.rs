@@ -151,9 +151,10 @@ impl RawChunk {
             ($c:expr) => {{
                 let c: &mut Col<'_> = $c;
                 let gap = small!(c, "gap");
+                // (wait + 1 reaches 2^32 for the largest wait: it is held in 64 bits)
                 let wait = if waits {
-                    let w = u32_of(c, "wait")?;
-                    if w > 0 && w - 1 > gap {
+                    let w = c.varint().ok_or_else(|| corrupt(c, "truncated or overlong varint (wait)"))?;
+                    if w > 0 && w - 1 > gap as u64 {
                         return Err(corrupt(c, &format!("wait {} beyond its gap {gap}", w - 1)));
                     }
                     w

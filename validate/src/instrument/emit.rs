@@ -5,7 +5,7 @@
 
 use super::globals::FnVars;
 use super::pass::{Count, FnCx, Pass};
-use crate::record::{NO_USE, RECORD_WORDS};
+use crate::record::{CUT_WORD, NO_USE, RECORD_WORDS};
 use naga::{
     AtomicFunction, BinaryOperator, Block, Expression, Function, Handle, Literal, MathFunction, Span,
     Statement,
@@ -103,7 +103,7 @@ impl Pass<'_> {
         let mut accept = Block::new();
         let words = e.u32(RECORD_WORDS);
         let first = e.binary(&mut accept, BinaryOperator::Multiply, slot, words);
-        let data = e.expr(&mut accept, Expression::AccessIndex { base: v.trace, index: 4 });
+        let data = e.expr(&mut accept, Expression::AccessIndex { base: v.trace, index: CUT_WORD + 1 });
         let wg = e.expr(&mut accept, Expression::Load { pointer: v.wg });
         let lid = e.expr(&mut accept, Expression::Load { pointer: v.lid });
         let site = e.u32(site);

@@ -10,7 +10,7 @@ use super::leaves::Pieces;
 use super::pass::{Count, FnCx, Pass};
 use super::scope::is_workgroup_ptr;
 use crate::error::InstrumentError;
-use crate::record::SiteKind;
+use crate::record::{SiteKind, CUT_WORD};
 use naga::{
     AtomicFunction, BinaryOperator, Block, Expression, Function, Handle, LocalVariable, Span, Statement,
 };
@@ -107,9 +107,7 @@ impl Pass<'_> {
                     continue;
                 }
                 Statement::Loop { body, continuing, break_if } => {
-                    let stmt =
-                        self.instrument_loop(f, cx, &mut out, &mut count, body, continuing, break_if)?;
-                    out.push(stmt, span);
+                    self.instrument_loop(f, cx, &mut out, &mut count, (body, continuing, break_if), span)?;
                     count.look_for_use = true;
                     continue;
                 }
@@ -227,31 +225,33 @@ impl Pass<'_> {
         Ok(())
     }
 
-    /// The instrumented loop: its body and continuing block walked inside a new loop
-    /// site, the body charged the loop's bounding operations (unless the loop is one a
-    /// compiler unrolls), and, when the loop contains sites, an iteration counter set
-    /// up in `out` and recorded at the top of every iteration. The operations counted
-    /// before it are flushed to `out` first.
-    #[allow(clippy::too_many_arguments)]
+    /// The instrumented loop, pushed to `out`: its body and continuing block walked
+    /// inside a new loop site, the body charged the loop's bounding operations (unless
+    /// the loop is one a compiler unrolls), and, when the loop contains sites, an
+    /// iteration counter set up in `out` and recorded at the top of every iteration.
+    /// The operations counted before it are flushed to `out` first. Every exit of the
+    /// loop (a `break` of its own, its `break if`) sets a flag, and after the loop a flag
+    /// still clear marks the trace buffer's cut word ([`crate::record::CUT_WORD`]): the
+    /// adapter stopped the loop.
     fn instrument_loop(
         &mut self,
         f: &mut Function,
         cx: &FnCx,
         out: &mut Block,
         count: &mut Count,
-        body: Block,
-        continuing: Block,
-        break_if: Option<Handle<Expression>>,
-    ) -> Result<Statement, InstrumentError> {
+        (body, continuing, break_if): (Block, Block, Option<Handle<Expression>>),
+        span: Span,
+    ) -> Result<(), InstrumentError> {
         Self::flush(f, cx, out, count);
-        let what = format!("loop in `{}`", cx.name);
+        let what =
+            format!("loop at {} (in `{}`)", super::pass::location(self.source, self.file, span), cx.name);
         let site = self.new_site(SiteKind::Loop, what, self.file.to_string())?;
         let before = self.sites.len();
         self.loop_stack.push(site);
         let body = self.block(f, cx, body);
         let continuing = body.and_then(|b| Ok((b, self.block(f, cx, continuing)?)));
         self.loop_stack.pop();
-        let (body, continuing) = continuing?;
+        let (body, mut continuing) = continuing?;
         let mut bounded = crate::ops::add(f, cx.vars.ops, crate::ops::LOOP_BOUNDING_OPS);
         bounded.extend_block(body);
         let body = bounded;
@@ -275,6 +275,54 @@ impl Pass<'_> {
         } else {
             body
         };
-        Ok(Statement::Loop { body, continuing, break_if })
+        // the exit flag: cleared before the loop, set by each of its exits
+        let exited = f.local_variables.append(
+            LocalVariable { name: Some("banksim_exited".into()), ty: self.g.u32_ty, init: None },
+            Span::UNDEFINED,
+        );
+        let mut e = Emitter { f };
+        let flag = e.expr(out, Expression::LocalVariable(exited));
+        let (zero, one) = (e.u32(0), e.u32(1));
+        out.push(Statement::Store { pointer: flag, value: zero }, Span::UNDEFINED);
+        let body = flag_breaks(body, flag, one);
+        if let Some(condition) = break_if {
+            let taken = e.expr(&mut continuing, Expression::Select { condition, accept: one, reject: zero });
+            continuing.push(Statement::Store { pointer: flag, value: taken }, Span::UNDEFINED);
+        }
+        out.push(Statement::Loop { body, continuing, break_if }, span);
+        let left = e.expr(out, Expression::Load { pointer: flag });
+        let cut = e.binary(out, BinaryOperator::Equal, left, zero);
+        let mut mark = Block::new();
+        let word = e.expr(&mut mark, Expression::AccessIndex { base: cx.vars.trace, index: CUT_WORD });
+        let id = e.u32(site + 1);
+        mark.push(
+            Statement::Atomic { pointer: word, fun: AtomicFunction::Max, value: id, result: None },
+            Span::UNDEFINED,
+        );
+        out.push(Statement::If { condition: cut, accept: mark, reject: Block::new() }, Span::UNDEFINED);
+        Ok(())
     }
+}
+
+/// `block` with `flag = one` before every `break` that leaves the loop whose body it is:
+/// not those of a nested loop or `switch` (a `break` there leaves that).
+fn flag_breaks(block: Block, flag: Handle<Expression>, one: Handle<Expression>) -> Block {
+    let mut out = Block::with_capacity(block.len());
+    for (stmt, span) in block.span_into_iter() {
+        let stmt = match stmt {
+            Statement::Break => {
+                out.push(Statement::Store { pointer: flag, value: one }, Span::UNDEFINED);
+                Statement::Break
+            }
+            Statement::Block(b) => Statement::Block(flag_breaks(b, flag, one)),
+            Statement::If { condition, accept, reject } => Statement::If {
+                condition,
+                accept: flag_breaks(accept, flag, one),
+                reject: flag_breaks(reject, flag, one),
+            },
+            other => other,
+        };
+        out.push(stmt, span);
+    }
+    out
 }

@@ -152,7 +152,11 @@ fn launch<W: Workload + ?Sized>(args: &RunArgs, hw: &Hardware, work: &W) -> Resu
     }
     let launch = Launch { blocks: e.grid, gaps, options: engine_options(args), footprint: e.footprint };
     let _bar = progress::spinner(&format!("cycle engine: {} warp requests", work.len()));
-    Ok(with_threads(e.threads, || sim_core::launch::run(hw, work, &launch))??)
+    let report = with_threads(e.threads, || sim_core::launch::run(hw, work, &launch))?;
+    Ok(match e.grid {
+        Some(g) => report.with_context(|| format!("--grid {g}"))?,
+        None => report?,
+    })
 }
 
 /// Prints the totals and the engine's report of a `run --cycles`, and writes --per-sm.
@@ -195,7 +199,7 @@ fn run_by_line(args: &RunArgs, hw: Hardware, inputs: &Inputs) -> Result<()> {
     } else {
         None
     };
-    let sources = by_line::read_sources(&trace, args.trace.parent());
+    let sources = by_line::read_sources(&trace, args.trace.parent())?;
     let print = args.by_line.by_line;
     tables::by_line::emit(
         &hw,
@@ -223,7 +227,7 @@ fn run_windowed(
 ) -> Result<()> {
     let e = &args.engine;
     let source = input.name().to_string();
-    let dir = tempfile::Builder::new().prefix("banksim-run-").tempdir()?;
+    let dir = pipeline::files::TempFolder::new("banksim-run-")?;
     // the totals and the checks (a text trace's naming its lines), in a streamed pass
     let (t, path) = with_threads(e.threads, || stream::totals_to_binary_file(input, &hw, how, dir.path()))??;
     let (layout, longest, traffic) = window::scan(&path, hw.warp)?;
@@ -273,6 +277,7 @@ fn engine_options(args: &RunArgs) -> EngineOptions {
         no_conflicts: false,
         bandwidth_sms: None,
         full: e.full,
+        memory: sim_core::limits::MemoryBound::mib(args.memory.memory as u64),
     }
 }
 
@@ -370,9 +375,11 @@ fn check_gap_cycles<W: Workload + ?Sized>(requests: &W, cycles_per_op: f64) -> R
     }
 }
 
-/// Whether a gap of `ops` operations at `cycles_per_op` is more cycles than a gap may take.
+/// Whether a gap of `ops` operations at `cycles_per_op` is more cycles than a gap may
+/// take. (A warp's gaps are differences of its rounded running total of cycles, so one
+/// is at most the ceiling of its own cycles: see `sim_core::replicate`.)
 fn gap_too_long(ops: u32, cycles_per_op: f64) -> bool {
-    (ops as f64 * cycles_per_op).ceil() + 1.0 > u32::MAX as f64
+    (ops as f64 * cycles_per_op).ceil() > u32::MAX as f64
 }
 
 /// The error of request `i` of `block`, whose gap of `ops` operations is too long.

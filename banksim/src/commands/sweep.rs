@@ -55,12 +55,6 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         return super::slurm::run(&args.slurm, &ex, &args.study, &out, args.threads, args.fresh, &inputs);
     }
     let (shard, shards) = parse_shard(args.shard.as_deref())?;
-    // the folder: banksim's own (or new or empty), held by this sweep alone
-    let folder = SweepFolder::open(&out)?;
-    let journal_path = folder.join("cells.jsonl");
-    for target in [&journal_path, &folder.join("results.csv"), &folder.join("results.json")] {
-        inputs.check_target(target)?;
-    }
     let plan = ShardPlan::balance(&ex.costs, shards);
     let cells: Vec<Cell> = (0..ex.hardware.len())
         .flat_map(|hw| (0..ex.workloads.len()).map(move |work| (hw, work)))
@@ -73,6 +67,13 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         &crate::args::build_id(),
         cells.iter().filter(|c| !ex.skipped.contains_key(&c.id)).map(|c| c.id),
     )?;
+    // every target checked before anything is made or written
+    let journal_path = out.join("cells.jsonl");
+    for target in [&journal_path, &out.join("results.csv"), &out.join("results.json")] {
+        inputs.check_target(target)?;
+    }
+    // the folder: banksim's own (or new or empty), held by this sweep alone
+    let folder = SweepFolder::open(&out)?;
     let Expanded { study, hardware, workloads, hash, costs, generated, skipped, .. } = ex;
 
     let columns = Columns::new(&study, &workloads);

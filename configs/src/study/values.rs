@@ -217,3 +217,37 @@ impl<'de> Deserialize<'de> for AxisValue {
         d.deserialize_any(V)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::study::Study;
+
+    fn parse_err(params: &str) -> String {
+        let text =
+            format!("(name: \"s\", presets: [\"h100\"], workloads: [(gen: \"tile\", params: {params})])");
+        Study::parse(&text, "s.ron").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn values_say_what_was_expected() {
+        let e = parse_err("{\"pad\": 1.5}");
+        assert!(e.starts_with("s.ron:1:") && e.contains("1.5") && e.contains("a whole number"), "{e}");
+        let e = parse_err("{\"pad\": [1, 2.5]}");
+        assert!(e.contains("2.5") && e.contains("whole numbers in the list"), "{e}");
+        let e = parse_err("{\"pad\": 18446744073709551615}");
+        assert!(e.contains("out of range"), "{e}");
+        let e = parse_err("{\"pad\": 1, \"pad\": 2}");
+        assert!(e.contains("`pad` is given twice"), "{e}");
+        for e in [parse_err("{\"pad\": 1.5}"), parse_err("{\"pad\": true}")] {
+            assert!(!e.contains("untagged"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let text =
+            "(name: \"s\", presets: [\"h100\"], workloads: [(gen: \"tile\", params: {\"pad\": \"0..=2\"})])";
+        let plain = Study::parse(text, "s.ron").unwrap();
+        assert_eq!(Study::parse(&format!("\u{feff}{text}"), "s.ron").unwrap(), plain);
+    }
+}

@@ -178,7 +178,7 @@ fn check_size<W: Workload + ?Sized>(
     options: &EngineOptions,
 ) -> Result<(), EngineError> {
     let runs: Vec<u32> = match one_sm {
-        Some(sms) if blocks % sms > 0 => vec![blocks / sms + 1, blocks / sms],
+        Some(sms) if !blocks.is_multiple_of(sms) => vec![blocks / sms + 1, blocks / sms],
         Some(sms) => vec![blocks / sms],
         None => vec![blocks],
     };

@@ -207,6 +207,6 @@ mod tests {
     fn the_memory_bound_names_what_set_it() {
         let e = MemoryBound::mib(1).check(|| "--grid 9".into(), (1 << 20) + 1).unwrap_err();
         assert!(e.to_string().contains("above the limit of 1048576 (--memory 1;"), "{e}");
-        assert!(MemoryBound::default().check(|| String::new(), MEMORY.max).is_ok());
+        assert!(MemoryBound::default().check(String::new, MEMORY.max).is_ok());
     }
 }

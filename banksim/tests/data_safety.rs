@@ -186,6 +186,40 @@ fn a_sweep_folder_is_held_by_one_sweep_at_a_time() {
 }
 
 #[test]
+fn two_sweeps_started_together_on_one_folder_lose_nothing() {
+    let (_tmp, dir) = tmp("race");
+    let study = r#"(name: "r", presets: ["h100", "g80", "cdna3"], hardware: {"banks": [16, 32]}, workloads: [(gen: "strided", params: {"stride": "1..=100"})])"#;
+    std::fs::write(dir.join("r.ron"), study).unwrap();
+    ok(banksim_in(&dir, &["sweep", "r.ron", "-o", "alone"]), "alone");
+    let start = || {
+        Command::new(env!("CARGO_BIN_EXE_banksim"))
+            .args(["sweep", "r.ron", "-o", "both", "--threads", "1"])
+            .current_dir(&dir)
+            .env("CI", "1")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (start(), start());
+    let outs = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+    assert!(outs.iter().any(|o| o.status.success()), "one of them ran");
+    for o in &outs {
+        if !o.status.success() {
+            refused(o, &["both: another banksim sweep or merge is writing to this folder"]);
+        }
+    }
+    let journal = std::fs::read_to_string(dir.join("both/cells.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 1 + 600, "each cell once");
+    assert!(journal.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
+    for f in ["results.csv", "results.json"] {
+        assert_eq!(
+            std::fs::read(dir.join("alone").join(f)).unwrap(),
+            std::fs::read(dir.join("both").join(f)).unwrap()
+        );
+    }
+}
+
+#[test]
 fn two_outputs_on_one_path_are_refused_before_anything_is_written() {
     let (_tmp, dir) = tmp("outputs");
     std::fs::write(dir.join("t.csv"), TRACE).unwrap();

@@ -113,7 +113,8 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     // Test hook: stop as if killed after this many cells (see banksim/tests/sweep.rs).
     let kill_after: Option<usize> =
         std::env::var("BANKSIM_SWEEP_KILL_AFTER").ok().and_then(|v| v.parse().ok());
-    let written = std::sync::atomic::AtomicUsize::new(0);
+    // cells appended (counted with their append, so that the hook stops after exactly N)
+    let written = std::sync::Mutex::new(0usize);
     let bar = progress::steps(todo.len() as u64, "cells", "sweep");
     let results: Vec<Result<()>> = with_threads(args.threads, || {
         todo.par_iter()
@@ -131,9 +132,10 @@ pub fn run(args: &SweepArgs) -> Result<()> {
                         (None, w) => bail!("workload {w:?} was not generated"),
                     },
                 );
+                let mut n = written.lock().unwrap_or_else(|e| e.into_inner());
                 journal.append(cell.id, &keys[&cell.id], &row)?;
-                let n = written.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                if kill_after == Some(n) {
+                *n += 1;
+                if kill_after == Some(*n) {
                     std::process::exit(3);
                 }
                 bar.inc(1);

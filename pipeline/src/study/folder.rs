@@ -47,17 +47,19 @@ impl SweepFolder {
             Ok(_) => {}
         }
         let marker = dir.join(MARKER);
-        if !marker.is_file() {
-            let mut entries =
-                std::fs::read_dir(dir).map_err(|e| Error::io(dir, "cannot read the output folder", e))?;
-            if entries.next().is_some() {
-                return Err(Error::Input(format!(
-                    "{}: holds files that banksim did not write (it has no {MARKER}, the mark of a folder a banksim sweep or merge made); \
-                     banksim changes no file it did not write: choose a new or empty folder (if an older banksim wrote this one, create {} to adopt it)",
-                    dir.display(),
-                    marker.display()
-                )));
-            }
+        // decided from one listing: another banksim making the folder at the same moment
+        // makes the marker before anything else
+        let entries: Vec<std::ffi::OsString> = std::fs::read_dir(dir)
+            .map_err(|e| Error::io(dir, "cannot read the output folder", e))?
+            .filter_map(|e| e.ok().map(|e| e.file_name()))
+            .collect();
+        if !entries.is_empty() && !entries.iter().any(|n| n == MARKER) {
+            return Err(Error::Input(format!(
+                "{}: holds files that banksim did not write (it has no {MARKER}, the mark of a folder a banksim sweep or merge made); \
+                 banksim changes no file it did not write: choose a new or empty folder (if an older banksim wrote this one, create {} to adopt it)",
+                dir.display(),
+                marker.display()
+            )));
         }
         let mut file = OpenOptions::new()
             .read(true)

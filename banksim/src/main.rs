@@ -96,7 +96,15 @@ fn main() {
     ) {
         quiet_gpu_loader();
     }
-    if let Err(e) = args::check_command_line(&cmd, &matches).and_then(|()| dispatch(command)) {
+    let done = args::check_command_line(&cmd, &matches).and_then(|()| dispatch(command));
+    // an interrupted command ends with the signal's code: its work may fail first, for
+    // the temporary files and folders removed under it
+    if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+    if let Err(e) = done {
         // `banksim ... | head` closing the pipe early is not an error.
         if e.chain().any(|c| {
             c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
@@ -131,9 +139,13 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
     }
 }
 
-/// On SIGINT or SIGTERM, removes the temporary files of the outputs being written
-/// (`pipeline::output::cleanup`) and exits with 128 + the signal (130, 143), as a shell
-/// reports a process killed by it.
+/// Set when a signal's cleanup has begun: the command's own end then waits for the exit
+/// with the signal's code.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// On SIGINT or SIGTERM, removes the temporary files of the outputs being written and the
+/// temporary folders in use (`pipeline::output::cleanup`) and exits with 128 + the
+/// signal (130, 143), as a shell reports a process killed by it.
 fn install_signal_handler() {
     #[cfg(unix)]
     {
@@ -141,6 +153,7 @@ fn install_signal_handler() {
         let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else { return };
         std::thread::spawn(move || {
             if let Some(sig) = signals.forever().next() {
+                INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
                 pipeline::output::cleanup::remove_all();
                 std::process::exit(128 + sig);
             }

@@ -33,16 +33,25 @@ pub fn read_regular(path: &Path, what: &str, max: &sim_core::limits::Limit) -> R
     Ok(text)
 }
 
-/// Registers a temporary folder for removal on a signal (`path` made, `live`), or
-/// forgets it (removed): the hook of `traces::sort::BlockSorter::track_folder`, with the
-/// registry of output files ([`crate::output::cleanup`]).
-pub fn track_folder(path: &Path, live: bool) {
-    if live {
-        crate::output::cleanup::register(path);
-    } else {
-        crate::output::cleanup::unregister(path);
-    }
+/// A temporary folder whose name starts with `prefix`, made and registered for removal
+/// on a signal in one step ([`crate::output::cleanup::register_made`]).
+pub fn make_folder(prefix: &str) -> std::io::Result<tempfile::TempDir> {
+    crate::output::cleanup::register_made(|| {
+        let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
+        let path = dir.path().to_path_buf();
+        Ok((dir, path))
+    })
 }
+
+/// Forgets a temporary folder removed.
+pub fn folder_gone(path: &Path) {
+    crate::output::cleanup::unregister(path);
+}
+
+/// The hooks of `traces::sort::BlockSorter::track_folder`: the sort's folder of runs
+/// is registered for removal on a signal as it is made.
+pub const SORT_FOLDERS: traces::sort::FolderHooks =
+    traces::sort::FolderHooks { make: make_folder, gone: folder_gone };
 
 /// A temporary folder under the system's temporary directory, removed when dropped and,
 /// registered with [`crate::output::cleanup`], when the program is interrupted.
@@ -51,11 +60,8 @@ pub struct TempFolder(Option<tempfile::TempDir>);
 impl TempFolder {
     /// A new folder whose name starts with `prefix`.
     pub fn new(prefix: &str) -> Result<TempFolder> {
-        let dir = tempfile::Builder::new()
-            .prefix(prefix)
-            .tempdir()
+        let dir = make_folder(prefix)
             .map_err(|e| Error::io(std::env::temp_dir(), "cannot make a temporary folder in", e))?;
-        track_folder(dir.path(), true);
         Ok(TempFolder(Some(dir)))
     }
 
@@ -70,7 +76,7 @@ impl Drop for TempFolder {
         if let Some(dir) = self.0.take() {
             let path = dir.path().to_path_buf();
             drop(dir);
-            track_folder(&path, false);
+            folder_gone(&path);
         }
     }
 }

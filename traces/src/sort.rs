@@ -42,8 +42,8 @@ pub struct BlockSorter {
     capacity: usize,
     /// The folder of the run files (made at the first run) and the runs written.
     dir: Option<RunFolder>,
-    /// Told of the folder when it is made and when it is gone.
-    hook: Option<FolderHook>,
+    /// What makes the folder and is told when it is gone.
+    hook: Option<FolderHooks>,
     runs: Vec<std::path::PathBuf>,
     /// Whether the records so far came in block order (then no sort is needed).
     in_order: bool,
@@ -65,11 +65,11 @@ impl BlockSorter {
         }
     }
 
-    /// Calls `hook(folder, true)` when the sorter makes its folder of runs and
-    /// `hook(folder, false)` once it has removed it: a program registers the folder
-    /// for removal on a signal (`pipeline::files::track_folder`).
-    pub fn track_folder(mut self, hook: FolderHook) -> BlockSorter {
-        self.hook = Some(hook);
+    /// Makes the folder of runs with `hooks.make` (given its name's prefix) and calls
+    /// `hooks.gone` once it has removed it: a program registers the folder for removal
+    /// on a signal as it is made (`pipeline::files::SORT_FOLDERS`).
+    pub fn track_folder(mut self, hooks: FolderHooks) -> BlockSorter {
+        self.hook = Some(hooks);
         self
     }
 
@@ -114,11 +114,13 @@ impl BlockSorter {
             message: format!("cannot write a sorted run to the temporary directory: {e}"),
         };
         if self.dir.is_none() {
-            let dir = tempfile::Builder::new().prefix("banksim-sort-").tempdir().map_err(io)?;
-            if let Some(hook) = self.hook {
-                hook(dir.path(), true);
+            const PREFIX: &str = "banksim-sort-";
+            let dir = match self.hook {
+                Some(hooks) => (hooks.make)(PREFIX),
+                None => tempfile::Builder::new().prefix(PREFIX).tempdir(),
             }
-            self.dir = Some(RunFolder { dir: Some(dir), hook: self.hook });
+            .map_err(io)?;
+            self.dir = Some(RunFolder { dir: Some(dir), gone: self.hook.map(|h| h.gone) });
         }
         let path = self.dir.as_ref().expect("made above").path().join(format!("run-{}", self.runs.len()));
         let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(&path).map_err(io)?);
@@ -168,13 +170,20 @@ impl BlockSorter {
     }
 }
 
-/// What [`BlockSorter::track_folder`] calls: the folder, and whether it is there now.
-pub type FolderHook = fn(&std::path::Path, bool);
+/// How a sorter makes its temporary folder and says it is gone
+/// ([`BlockSorter::track_folder`]).
+#[derive(Clone, Copy, Debug)]
+pub struct FolderHooks {
+    /// Makes a temporary folder whose name starts with the prefix given.
+    pub make: fn(&str) -> std::io::Result<tempfile::TempDir>,
+    /// Called with the folder's path once it is removed.
+    pub gone: fn(&std::path::Path),
+}
 
-/// The folder of a sorter's runs: removed when dropped, then its hook told.
+/// The folder of a sorter's runs: removed when dropped, then `gone` told.
 struct RunFolder {
     dir: Option<tempfile::TempDir>,
-    hook: Option<FolderHook>,
+    gone: Option<fn(&std::path::Path)>,
 }
 
 impl RunFolder {
@@ -188,8 +197,8 @@ impl Drop for RunFolder {
         if let Some(dir) = self.dir.take() {
             let path = dir.path().to_path_buf();
             drop(dir);
-            if let Some(hook) = self.hook {
-                hook(&path, false);
+            if let Some(gone) = self.gone {
+                gone(&path);
             }
         }
     }

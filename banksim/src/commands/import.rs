@@ -77,7 +77,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     // the output, written a set of whole blocks at a time
     let bar = progress::bytes(input.file_len(), &format!("importing {name}"));
     let mut sorter = traces::sort::BlockSorter::new(&name, args.memory.bytes())
-        .track_folder(pipeline::files::track_folder);
+        .track_folder(pipeline::files::SORT_FOLDERS);
     let reader = bar.wrap_read(input.into_reader());
     let stats = import::read_each(reader, &args.input, &name, format, &opts, &mut |part| {
         sorter.push(&part.records, &part.lines).map_err(|e| import::ImportError::Output(e.into()))

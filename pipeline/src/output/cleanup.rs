@@ -15,6 +15,16 @@ pub fn register(path: &Path) {
     LIVE.lock().unwrap_or_else(|e| e.into_inner()).insert(path.to_path_buf());
 }
 
+/// Makes a temporary file or folder (`make` gives it and its path) and registers it
+/// under the registry's lock: an interruption's [`remove_all`] comes before it is made
+/// or after it is registered, never in between.
+pub fn register_made<T>(make: impl FnOnce() -> std::io::Result<(T, PathBuf)>) -> std::io::Result<T> {
+    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    let (made, path) = make()?;
+    live.insert(path);
+    Ok(made)
+}
+
 /// Forgets a temporary file (renamed into place, or removed).
 pub fn unregister(path: &Path) {
     LIVE.lock().unwrap_or_else(|e| e.into_inner()).remove(path);
@@ -22,7 +32,7 @@ pub fn unregister(path: &Path) {
 
 /// Removes every registered temporary file (and forgets them: the lock is held by the
 /// removal, so no file registers in between). A registered folder (a sort's runs, see
-/// `crate::files::track_folder`) goes with what is in it, tried again while the work
+/// `crate::files::make_folder`) goes with what is in it, tried again while the work
 /// still writes into it.
 pub fn remove_all() {
     let live = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));

@@ -256,7 +256,7 @@ pub fn text_in_block_order<S: Send, E: From<Error> + From<traces::TraceError> + 
     let mut state = start()?;
     let source = input.name().to_string();
     let mut sorter =
-        traces::sort::BlockSorter::new(&source, sort_memory).track_folder(crate::files::track_folder);
+        traces::sort::BlockSorter::new(&source, sort_memory).track_folder(crate::files::SORT_FOLDERS);
     let mut columns = 0;
     let mut sites = Vec::new();
     let bar = reading(&input, progress);

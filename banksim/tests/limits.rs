@@ -669,6 +669,14 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
                 absent: &[],
             },
             Case {
+                what: "measure --reps 2^32-1 (warm-up + repetitions wrapped)",
+                files: &[("k.wgsl", TRANSPOSE)],
+                args: &["measure", "k.wgsl", "--dispatch", "1", "--reps", "4294967295"],
+                code: 1,
+                needles: &["--reps 4294967295: about 4294967298 runs", "(MEASURE_RUNS"],
+                absent: &[],
+            },
+            Case {
                 what: "more records than CAPTURE_RECORDS",
                 files: &[("m.wgsl", MANY)],
                 args: &["capture", "m.wgsl", "--dispatch", "65535", "-o", "t.csv"],

@@ -167,6 +167,10 @@ pub const GPU_SECONDS: Limit = Limit {
     applies_to: "`capture`, `explain`, `predict`, `measure` (`--time-limit`)",
 };
 
+/// Timed runs of one measurement: warm-up and repetitions.
+pub const MEASURE_RUNS: Limit =
+    Limit { name: "MEASURE_RUNS", max: 1 << 20, unit: "runs", applies_to: "`measure --warmup --reps`" };
+
 /// Bytes of a kernel source file named by a trace's site labels (`run --by-line`).
 pub const SOURCE_BYTES: Limit = Limit {
     name: "SOURCE_BYTES",
@@ -185,6 +189,7 @@ pub const ALL: &[Limit] = &[
     CAPTURE_INVOCATIONS,
     CAPTURE_RECORDS,
     GPU_SECONDS,
+    MEASURE_RUNS,
     SOURCE_BYTES,
 ];
 

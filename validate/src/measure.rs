@@ -205,6 +205,10 @@ pub fn measure(
     if opts.reps == 0 {
         return Err(MeasureError::Options { what: "--reps must be at least 1".into() });
     }
+    let runs = opts.warmup as u64 + opts.reps as u64;
+    sim_core::limits::MEASURE_RUNS
+        .check(|| format!("--warmup {} --reps {}", opts.warmup, opts.reps), runs)
+        .map_err(|e| MeasureError::Options { what: e.to_string() })?;
     let d = opts.kernel.dispatch;
     if d.contains(&0) {
         return Err(MeasureError::Options {
@@ -247,7 +251,7 @@ pub fn measure(
     });
     let period = gpu.queue.get_timestamp_period() as f64;
     let mut times = Vec::with_capacity(opts.reps as usize);
-    for rep in 0..opts.warmup + opts.reps {
+    for rep in 0..runs as u32 {
         let t0 = std::time::Instant::now();
         gpu.dispatch(&kernel, &groups, d, stamps.as_ref().map(|(q, r)| (q, r)))?;
         let wall = t0.elapsed().as_nanos() as f64;

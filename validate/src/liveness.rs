@@ -108,7 +108,11 @@ pub(crate) enum Var {
 }
 
 /// The local or private variable a pointer expression is rooted at.
-pub(crate) fn root(f: &Function, globals: &naga::Arena<GlobalVariable>, mut p: Handle<Expression>) -> Option<Var> {
+pub(crate) fn root(
+    f: &Function,
+    globals: &naga::Arena<GlobalVariable>,
+    mut p: Handle<Expression>,
+) -> Option<Var> {
     loop {
         match f.expressions[p] {
             Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => p = base,

@@ -20,16 +20,17 @@
 //! use validate::capture::{prepare, KernelOptions};
 //! let src = "
 //!     var<workgroup> tile: array<array<f32, 33>, 32>;
+//!     @group(0) @binding(0) var<storage, read_write> out: array<f32>;
 //!     @compute @workgroup_size(32, 32)
 //!     fn main(@builtin(local_invocation_id) l: vec3<u32>) {
 //!         tile[l.y][l.x] = f32(l.x);
 //!         workgroupBarrier();
-//!         let v = tile[l.x][l.y];
+//!         out[l.y * 32u + l.x] = tile[l.x][l.y];
 //!     }";
 //! let (inst, wgsl, entry) = prepare(src, "transpose.wgsl", &KernelOptions::default()).unwrap();
 //! assert_eq!(entry, "main");
 //! assert_eq!(inst.shared_bytes, 32 * 33 * 4);
-//! assert_eq!(inst.sites.len(), 3); // the store, the barrier, the load
+//! assert_eq!(inst.sites.len(), 4); // the shared store, the barrier, the shared load, the global store
 //! assert!(wgsl.contains("atomicAdd"));
 //! ```
 //!

@@ -43,7 +43,6 @@ pub struct Replicated<'a, W: Workload + ?Sized = dyn Workload + 'a> {
 struct Each {
     gap: u32,
     wait: Option<u32>,
-    path: Option<u32>,
     block: u32,
 }
 
@@ -72,10 +71,7 @@ impl<'a, W: Workload + ?Sized> Replicated<'a, W> {
             ops += r.gap as u64;
             let total = at(ops);
             let block = template_starts.len() as u32 - 1;
-            let gap = cycles_of(total - cycles);
-            // (a chain is not a running total: rounded alone, and never past the gap)
-            let path = r.path.map(|p| cycles_of(at(p.min(r.gap) as u64)).min(gap));
-            each.push(Each { gap, wait, path, block });
+            each.push(Each { gap: cycles_of(total - cycles), wait, block });
             cycles = total;
         }
         let distinct = template_starts.len() as u32;
@@ -132,8 +128,7 @@ impl<'a, W: Workload + ?Sized> Replicated<'a, W> {
                         && a.bytes == b.bytes
                         && a.gap == b.gap
                         && a.dep == b.dep
-                        && a.wait == b.wait
-                        && a.path == b.path;
+                        && a.wait == b.wait;
                     let cost = |r: &EngineRequest<'_>, m: &mut crate::BankModel| {
                         r.cost.unwrap_or_else(|| {
                             m.evaluate(&crate::WarpRequest {
@@ -171,7 +166,7 @@ impl<W: Workload + ?Sized> Workload for Replicated<'_, W> {
         // the template's k-th block (whatever its id) becomes block replica * B + k
         let e = self.each[j];
         r.block = replica as u32 * self.distinct + e.block;
-        (r.gap, r.wait, r.path) = (e.gap, e.wait, e.path);
+        (r.gap, r.wait) = (e.gap, e.wait);
         r
     }
 
@@ -213,7 +208,6 @@ mod tests {
                 gap,
                 dep: None,
                 wait: (gap > 2).then(|| gap - 2),
-                path: None,
                 lanes: &[0],
                 addrs: &[0],
                 cost: None,

@@ -174,7 +174,6 @@ impl sim_core::engine::Workload for StrideBench {
             gap,
             dep,
             wait: None,
-            path: None,
             lanes,
             addrs,
             cost: None,

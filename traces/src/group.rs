@@ -108,7 +108,6 @@ impl<'a> RequestRef<'a> {
             gap: self.gap,
             dep: self.dep,
             wait: self.wait,
-            path: None,
             lanes: self.lanes,
             addrs: self.addrs,
             cost: None,

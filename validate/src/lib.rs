@@ -46,7 +46,6 @@ pub mod bind;
 pub mod calibrate;
 pub mod capture;
 pub mod compiled;
-pub mod dataflow;
 pub mod dead_loops;
 pub mod decode;
 pub mod deps;

@@ -101,18 +101,14 @@ pub fn live(f: &Function, globals: &naga::Arena<GlobalVariable>) -> Vec<bool> {
 }
 
 /// A function-local or private variable.
-#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
-pub(crate) enum Var {
+#[derive(Clone, Copy, Hash, PartialEq, Eq)]
+enum Var {
     Local(Handle<naga::LocalVariable>),
     Private(Handle<GlobalVariable>),
 }
 
 /// The local or private variable a pointer expression is rooted at.
-pub(crate) fn root(
-    f: &Function,
-    globals: &naga::Arena<GlobalVariable>,
-    mut p: Handle<Expression>,
-) -> Option<Var> {
+fn root(f: &Function, globals: &naga::Arena<GlobalVariable>, mut p: Handle<Expression>) -> Option<Var> {
     loop {
         match f.expressions[p] {
             Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => p = base,
@@ -126,7 +122,7 @@ pub(crate) fn root(
 }
 
 /// The expressions `e` uses; `None` for a kind the analysis does not know.
-pub(crate) fn operands_of(e: &Expression) -> Option<Vec<Handle<Expression>>> {
+fn operands_of(e: &Expression) -> Option<Vec<Handle<Expression>>> {
     use Expression as E;
     Some(match *e {
         E::Literal(_)

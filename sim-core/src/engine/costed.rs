@@ -31,7 +31,6 @@ struct Step {
     warp: u32,
     gap: u32,
     wait: u32,
-    path: u32,
     outcome: Outcome,
     /// Start of a global request's lanes and addresses (0 for any other request).
     at: u32,
@@ -45,7 +44,6 @@ struct Step {
 const HAS_DEP: u8 = 1;
 const DEP: u8 = 2;
 const HAS_WAIT: u8 = 4;
-const HAS_PATH: u8 = 8;
 
 impl Costed {
     /// No requests yet, of `warp_size`-lane warps.
@@ -79,15 +77,11 @@ impl Costed {
         if r.wait.is_some() {
             flags |= HAS_WAIT;
         }
-        if r.path.is_some() {
-            flags |= HAS_PATH;
-        }
         self.steps.push(Step {
             block: r.block,
             warp: r.warp,
             gap: r.gap,
             wait: r.wait.unwrap_or(0),
-            path: r.path.unwrap_or(0),
             outcome,
             at,
             lanes,
@@ -149,7 +143,6 @@ impl Workload for Costed {
             gap: s.gap,
             dep: (s.flags & HAS_DEP != 0).then_some(s.flags & DEP != 0),
             wait: (s.flags & HAS_WAIT != 0).then_some(s.wait),
-            path: (s.flags & HAS_PATH != 0).then_some(s.path),
             lanes: &self.lanes[at..at + n],
             addrs: &self.addrs[at..at + n],
             cost: Some(s.outcome),

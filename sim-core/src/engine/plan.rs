@@ -31,19 +31,10 @@ pub(super) struct BlockPlan {
 
 #[derive(Clone, Copy)]
 pub(super) struct Step {
-    /// Cycles the other work before the request takes its warp: the request's `gap`, or
-    /// where the request gives its work's longest chain (`path`), the longer of that
-    /// chain and [`Step::held`].
+    /// Cycles of other work before the request.
     pub(super) gap: u32,
-    /// Cycles that work holds the warp's scheduler (`gap_issue_fraction` of the
-    /// request's `gap`).
-    pub(super) held: u32,
-    /// With [`HAS_WAIT`]: cycles into [`Step::gap`] at which the warp needs its last
-    /// load's data (the request's `wait`, in the same proportion of the gap).
+    /// With [`HAS_WAIT`]: cycles into `gap` at which the warp needs its last load's data.
     pub(super) wait: u32,
-    /// Cycles of [`Step::held`] before that, and after it.
-    pub(super) wait_held: u32,
-    pub(super) rest_held: u32,
     /// The bank model's outcome (evaluated when the plan is built: it does not depend on
     /// timing, and one pass over a block's requests reads each request once).
     pub(super) outcome: Outcome,
@@ -137,37 +128,10 @@ pub(super) fn build_plan<W: Workload + ?Sized>(
             o.wavefronts = o.ideal;
         }
         let w = plan.warps.len() as u32 - 1;
-        let first_use = r.wait.unwrap_or(0);
-        let (held, wait_held, rest_held) = (
-            held(ctx.timing, r.gap),
-            held(ctx.timing, first_use),
-            held(ctx.timing, r.gap - first_use.min(r.gap)),
-        );
-        let (gap, wait) = match r.path {
-            None => (r.gap, r.wait.unwrap_or(0)),
-            Some(path) => {
-                // independent work overlaps: its chain or its issue slots, whichever is
-                // longer; the first use of the load as far into it as into the gap
-                let gap = path.min(r.gap).max(held);
-                let wait = r.wait.map_or(0, |w| {
-                    (w.min(r.gap) as u64 * gap as u64).checked_div(r.gap as u64).unwrap_or(0) as u32
-                });
-                (gap, wait)
-            }
-        };
-        plan.steps.push(Step { gap, held, wait, wait_held, rest_held, outcome: o, warp: w, flags });
+        plan.steps.push(Step { gap: r.gap, wait: r.wait.unwrap_or(0), outcome: o, warp: w, flags });
     }
     if let Some(last) = plan.warps.last_mut() {
         last.end = (end - start) as u32;
     }
     plan
-}
-
-/// Cycles `gap` cycles of other work hold the warp's scheduler (`gap_issue_fraction`).
-pub(super) fn held(t: &crate::timing::Timing, gap: u32) -> u32 {
-    if t.gap_issue_fraction >= 1.0 {
-        gap
-    } else {
-        (gap as f64 * t.gap_issue_fraction).round() as u32
-    }
 }

@@ -207,31 +207,29 @@ impl Sm {
             // the work before the first use runs under the load's latency; the rest
             // resumes when the data is back
             self.run.stats.stalls.issue += start - at;
-            self.run.sched_free[s] = start + step.wait_held as Cycle;
+            self.run.sched_free[s] = start + held(ctx.timing, step.wait);
             self.run.stats.stalls.latency += data - (start + step.wait as Cycle);
             self.run.events.push(data, EventKind::Resume, slot, node);
         } else {
             self.run.stats.stalls.latency += at.saturating_sub(order);
-            self.work_then_issue(ctx, at, s, step.gap, step.held, slot, node);
+            self.work_then_issue(ctx, at, s, step.gap, slot, node);
         }
     }
 
     /// From `at` (the current cycle), the warp on scheduler `s` does `work` cycles of
-    /// other work (holding the scheduler `held` of them) and then issues `node`.
-    #[allow(clippy::too_many_arguments)]
+    /// other work (holding the scheduler for its share) and then issues `node`.
     fn work_then_issue<W: Workload + ?Sized>(
         &mut self,
         ctx: &Ctx<'_, W>,
         at: Cycle,
         s: usize,
         work: u32,
-        held: u32,
         slot: usize,
         node: u32,
     ) {
         let start = at.max(self.run.sched_free[s]);
         self.run.stats.stalls.issue += start - at;
-        self.run.sched_free[s] = start + held as Cycle + ctx.timing.issue_cycles as Cycle;
+        self.run.sched_free[s] = start + held(ctx.timing, work) + ctx.timing.issue_cycles as Cycle;
         let issue = start + work as Cycle;
         if issue == at && self.run.events.none_at(at) {
             // the issue would be the next event taken
@@ -246,7 +244,7 @@ impl Sm {
         let res = self.run.slots[slot].as_ref().expect("resident block");
         let step = res.plan.steps[node as usize];
         let s = res.plan.warps[step.warp as usize].scheduler as usize;
-        self.work_then_issue(ctx, at, s, step.gap - step.wait.min(step.gap), step.rest_held, slot, node);
+        self.work_then_issue(ctx, at, s, step.gap - step.wait.min(step.gap), slot, node);
     }
 
     fn on_issue<W: Workload + ?Sized>(&mut self, ctx: &Ctx<'_, W>, at: Cycle, slot: usize, node: u32) {
@@ -349,5 +347,14 @@ impl Sm {
         if res.left == 0 {
             self.run.events.push(res.end, EventKind::BlockDone, slot, 0);
         }
+    }
+}
+
+/// Cycles `gap` cycles of other work hold the warp's scheduler (`gap_issue_fraction`).
+fn held(t: &Timing, gap: u32) -> Cycle {
+    if t.gap_issue_fraction >= 1.0 {
+        gap as Cycle
+    } else {
+        (gap as f64 * t.gap_issue_fraction).round() as Cycle
     }
 }

@@ -25,11 +25,6 @@ pub struct EngineRequest<'a> {
     /// issues in order, so latency shows only from the first use on. `None`: `dep`
     /// decides, and a dependent request waits for the data before its whole gap.
     pub wait: Option<u32>,
-    /// Cycles of the longest chain of dependent work in `gap` (at most `gap`): the work
-    /// then takes its warp the longer of this chain and its issue cycles (`gap` times
-    /// the timing's `gap_issue_fraction`), where its independent operations overlap.
-    /// `None`: the whole gap is one chain (`gap` cycles).
-    pub path: Option<u32>,
     /// Active lanes.
     pub lanes: &'a [u16],
     /// Byte address per active lane.

@@ -64,7 +64,9 @@ fn check_every_figure(gen: &str, rows: &[Row]) {
         }
         let reqs = traces::Requests::group(&t, 32).unwrap();
         let mut m = BankModel::new(&hw);
-        let (mut wf, mut ideal, mut conflicts, mut smem) = (0u64, 0u64, 0u64, 0u32);
+        // a block holds the whole array as laid out, or more where the trace touches more
+        let mut smem = shape.base + shape.bytes() + layout.extra_bytes(&shape);
+        let (mut wf, mut ideal, mut conflicts) = (0u64, 0u64, 0u64);
         for q in reqs.iter() {
             let o = m.evaluate(&q.warp_request());
             wf += o.wavefronts as u64;

@@ -61,7 +61,7 @@ const CASES: &[Case] = &[
         files: &[("t.csv", trace!("0,0,0,lds,0,4\n"))],
         args: &["run", "{dir}/t.csv"],
         code: 1,
-        needles: &["t.csv:2", "`op`", "ld, st, atom, red, bar"],
+        needles: &["t.csv:2", "`op`", "ld, st, atom, red, bar, gld, gst"],
     },
     Case {
         what: "width 3",

@@ -54,7 +54,9 @@ fn run_prints_summary_and_writes_per_request_csv() {
     ]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
-    assert!(out.contains("6 warp requests") && out.contains("warp 32 on h100"), "{out}");
+    // the header counts records; every count of requests is the table's
+    assert!(out.contains("192 records, warp 32 on h100"), "{out}");
+    assert!(out.contains("total          4") && out.contains("(2 warp barriers)"), "{out}");
     let rows = std::fs::read_to_string(&out_csv).unwrap();
     let lines: Vec<&str> = rows.lines().collect();
     assert_eq!(lines[0], "block,warp,step,op,bytes,active,wavefronts,ideal,conflicts");
@@ -685,7 +687,12 @@ fn a_trace_of_no_records_gives_zero_totals() {
     let o = banksim(&["run", "--cycles", trace.to_str().unwrap()]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
-    assert!(out.contains("0 records, 0 warp requests") && out.contains("cycle engine: 0 cycles"), "{out}");
+    assert!(
+        out.contains("0 records, warp 32")
+            && out.contains("total          0")
+            && out.contains("cycle engine: 0 cycles"),
+        "{out}"
+    );
     assert!(
         out.contains("utilisation: mean 0.000, max 0.000") && !out.contains("-0.0") && !out.contains("NaN"),
         "{out}"

@@ -23,7 +23,8 @@ pub struct Candidate {
     pub conflicts: u64,
     /// Bytes the layout adds to the array.
     pub extra_bytes: u32,
-    /// Shared memory a block touches.
+    /// Shared memory a block holds: the array as laid out (padding included), or the
+    /// highest byte the trace touches where that is beyond it.
     pub smem_per_block: u32,
     /// Resident blocks per SM (with the engine).
     pub blocks_per_sm: Option<u32>,
@@ -148,7 +149,9 @@ pub fn evaluate(
     let (mut wavefronts, mut ideal, mut conflicts) = (0, 0, 0);
     let mut groups = BTreeMap::new();
     let mut sites = BTreeMap::new();
-    let mut smem = 0u32;
+    // the whole array is allocated, whatever part of it the trace touches: a swizzle
+    // keeps its size, padding adds `extra_bytes`
+    let mut smem = shape.base.saturating_add(shape.bytes()).saturating_add(layout.extra_bytes(shape));
     // shared-memory requests only: global accesses (captures have them) are no layout's
     // concern, though the engine below runs them
     for r in requests.iter().filter(|r| r.op.is_memory()) {

@@ -624,7 +624,10 @@ fn parse_record(r: &[&str], name: &str, line: u64) -> Result<Record, TraceError>
     let block = int(0)?;
     let thread = int(1)?;
     let step = int(2)?;
-    let op = Op::from_name(r[3]).ok_or_else(|| field_err(3, "expected one of ld, st, atom, red, bar"))?;
+    let op = Op::from_name(r[3]).ok_or_else(|| {
+        // every op a trace may hold, named as in the file
+        field_err(3, &format!("expected one of {}", Op::ALL.map(Op::name).join(", ")))
+    })?;
     let (addr, bytes) = if op == Op::Barrier {
         (0, 0)
     } else {

@@ -334,7 +334,7 @@ const BAD_TRACES: &[(&str, &str, &[&str])] = &[
     (
         "unknown op",
         "block,thread,step,op,addr,bytes\n0,0,0,load,0,4\n",
-        &["t.csv:2", "column 4 `op`", "`load`", "ld, st, atom, red, bar"],
+        &["t.csv:2", "column 4 `op`", "`load`", "ld, st, atom, red, bar, gld, gst"],
     ),
     (
         "bad hex address",

@@ -303,9 +303,13 @@ pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Sen
     let cap = cores.saturating_mul(MAX_THREADS_PER_CORE);
     let threads = match threads {
         Some(n) if n > cap => {
-            eprintln!(
-                "--threads {n}: capped at {cap} ({MAX_THREADS_PER_CORE} x the {cores} available cores)"
-            );
+            // said once, however many pools a command starts
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                eprintln!(
+                    "--threads {n}: capped at {cap} ({MAX_THREADS_PER_CORE} x the {cores} available cores)"
+                )
+            });
             Some(cap)
         }
         t => t,

@@ -18,15 +18,8 @@ pub fn run(args: &HardwareArgs) -> Result<()> {
     )?;
     for pad in [0, 1] {
         let trace = traces::builtin::transpose(32, pad, 4);
-        let (requests, summary) = simulate::summarize_trace(&hw, &trace)?;
-        tables::print_totals(
-            &mut out,
-            &trace.source,
-            trace.len() as u64,
-            requests.len() as u64,
-            &hw,
-            &summary,
-        )?;
+        let (_, summary) = simulate::summarize_trace(&hw, &trace)?;
+        tables::print_totals(&mut out, &trace.source, trace.len() as u64, &hw, &summary)?;
         writeln!(out)?;
     }
     writeln!(out, "Unpadded, each column read hits one bank 32 times (32 wavefronts per warp);")?;

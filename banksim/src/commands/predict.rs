@@ -289,11 +289,12 @@ fn open(
     print_warnings(&file, &c);
     writeln!(
         out,
-        "{file}{}: captured {n} of {blocks} workgroups of {:?} on {} ({} records, {} B of workgroup memory)",
+        "{file}{}: captured {n} of {} of {:?} on {} ({}, {} B of workgroup memory)",
         overrides_text(&k.overrides),
+        crate::tables::count(blocks, "workgroup"),
         c.workgroup_size,
         c.adapter,
-        c.trace.len(),
+        crate::tables::count(c.trace.len() as u64, "record"),
         c.shared_bytes
     )?;
     // the shared memory the driver allocates: every workgroup variable declared
@@ -314,10 +315,10 @@ fn print_report(out: &mut dyn Write, r: &LaunchReport, launch_interval: u32) -> 
     let e = &r.engine;
     writeln!(
         out,
-        "dispatch: {} blocks, {} per SM at once ({} warps, {} B of shared memory each){}",
-        r.blocks,
+        "dispatch: {}, {} per SM at once ({}, {} B of shared memory each){}",
+        crate::tables::count(r.blocks, "block"),
         e.blocks_per_sm,
-        e.warps_per_block,
+        crate::tables::count(e.warps_per_block, "warp"),
         e.smem_per_block,
         if r.one_sm { "; one SM simulated for all (every block is the same)" } else { "" }
     )?;

@@ -53,7 +53,11 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     write_atomically(&args.out.join("index.html"), &inputs, |f| {
         f.write_all(html.as_bytes()).with_context(|| format!("{}: cannot write", args.out.display()))
     })?;
-    eprintln!("wrote {} charts, index.md and index.html to {}", items.len(), args.out.display());
+    eprintln!(
+        "wrote {}, index.md and index.html to {}",
+        crate::tables::count(items.len() as u64, "chart"),
+        args.out.display()
+    );
     Ok(())
 }
 

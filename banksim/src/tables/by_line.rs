@@ -39,7 +39,7 @@ pub fn emit(
     let lines = by_line::report(hw, trace, requests, report.map(|r| &r.engine), !args.no_advice)?;
     let mut stdout = std::io::stdout().lock();
     let summary = pipeline::simulate::summarize(hw, requests, |_, _, _| {});
-    super::print_totals(&mut stdout, &trace.source, trace.len() as u64, requests.len() as u64, hw, &summary)?;
+    super::print_totals(&mut stdout, &trace.source, trace.len() as u64, hw, &summary)?;
     if let Some(r) = report {
         super::print_engine(&mut stdout, r)?;
     }

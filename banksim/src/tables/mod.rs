@@ -8,20 +8,31 @@ use sim_core::launch::LaunchReport;
 use sim_core::{stats::Summary, Hardware, Op};
 use std::io::Write;
 
-/// The header line and the totals by op (memory ops with requests, then the total; then
-/// barriers and global accesses, if any).
+/// `n` and `word`, with an `s` where `n` is not 1 ("1 lane", "2 lanes").
+pub fn count(n: impl Into<u64>, word: &str) -> String {
+    let n = n.into();
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// The header line and the totals by op (shared-memory ops with requests, then their
+/// total; then barriers and global accesses, if any). The header counts records, not
+/// requests, so that every count of requests is the table's.
 pub fn print_totals(
     out: &mut dyn Write,
     source: &str,
     records: u64,
-    requests: u64,
     hw: &Hardware,
     s: &Summary,
 ) -> std::io::Result<()> {
     writeln!(
         out,
-        "{}: {} records, {} warp requests, warp {} on {} ({} banks x {} B)",
-        source, records, requests, hw.warp, hw.name, hw.banks, hw.bank_bytes
+        "{}: {}, warp {} on {} ({} banks x {} B)",
+        source,
+        count(records, "record"),
+        hw.warp,
+        hw.name,
+        hw.banks,
+        hw.bank_bytes
     )?;
     writeln!(
         out,
@@ -46,18 +57,17 @@ pub fn print_totals(
     row("total", &s.memory_total())?;
     let bars = s.op(Op::Barrier).requests;
     if bars > 0 {
-        writeln!(out, "({bars} warp barriers)")?;
+        writeln!(out, "({})", count(bars, "warp barrier"))?;
     }
     for op in [Op::GlobalLoad, Op::GlobalStore] {
         let t = s.op(op);
         if t.requests > 0 {
             writeln!(
                 out,
-                "({} global {}s: {} lanes, {} 128-byte lines through the pipe)",
-                t.requests,
-                if op == Op::GlobalLoad { "load" } else { "store" },
-                t.lanes,
-                t.wavefronts
+                "({}: {}, {} through the pipe)",
+                count(t.requests, if op == Op::GlobalLoad { "global load" } else { "global store" }),
+                count(t.lanes, "lane"),
+                count(t.wavefronts, "128-byte line")
             )?;
         }
     }
@@ -85,15 +95,15 @@ pub fn print_engine(out: &mut dyn Write, launch: &LaunchReport) -> std::io::Resu
     if launch.one_sm {
         writeln!(
             out,
-            "  one SM with its share simulated for all {} blocks: every block is the same to the engine (exact; --full runs them all)",
-            launch.blocks
+            "  one SM simulated with its share of the grid's {}: every block is the same to the engine (exact; --full runs them all)",
+            count(launch.blocks, "block")
         )?;
     }
     writeln!(
         out,
-        "  occupancy: {} blocks/SM resident ({} warps/block, {} B shared memory/block); {} of {sms} SMs used",
-        r.blocks_per_sm,
-        r.warps_per_block,
+        "  occupancy: {}/SM resident ({}/block, {} B shared memory/block); {} of {sms} SMs used",
+        count(r.blocks_per_sm, "block"),
+        count(r.warps_per_block, "warp"),
         r.smem_per_block,
         active.len()
     )?;

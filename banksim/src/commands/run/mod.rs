@@ -75,20 +75,20 @@ pub fn run(args: &RunArgs) -> Result<()> {
     };
     if !e.cycles {
         // the bank model alone streams, whatever the trace's size and order
-        let (source, records, requests, summary) = if args.per_request.is_none() && args.out.is_none() {
+        let (source, records, summary) = if args.per_request.is_none() && args.out.is_none() {
             let t = with_threads(e.threads, || stream::totals(input, &hw, &how))??;
-            (t.source, t.records, t.requests, t.summary)
+            (t.source, t.records, t.summary)
         } else {
             // (a fresh sink if the reader starts over: a text trace found out of order)
             let start = || RequestSink::create(args.per_request.as_deref(), args.out.as_deref(), &inputs);
             let (sink, source, records) = with_threads(e.threads, || {
                 stream::for_each_evaluated(input, &hw, &how, start, |sink, part| sink.take(part))
             })??;
-            let (summary, requests) = sink.finish(&source, &hw)?;
-            (source, records, requests, summary)
+            let (summary, _) = sink.finish(&source, &hw)?;
+            (source, records, summary)
         };
         let mut out = std::io::stdout().lock();
-        tables::print_totals(&mut out, &source, records, requests, &hw, &summary)?;
+        tables::print_totals(&mut out, &source, records, &hw, &summary)?;
         return Ok(());
     }
     // the plain cycle engine on a file whose requests would not fit in --memory holds a
@@ -108,16 +108,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let report = launch(args, &hw, &loaded.requests)?;
         // (costed requests come with their totals: none for a trace of no requests)
         let summary = loaded.summary.unwrap_or_default();
-        return print_cycles(
-            args,
-            &hw,
-            &loaded.source,
-            loaded.records,
-            loaded.requests.len(),
-            &summary,
-            &report,
-            &inputs,
-        );
+        return print_cycles(args, &hw, &loaded.source, loaded.records, &summary, &report, &inputs);
     }
     let loaded = with_threads(e.threads, || stream::load::<Requests>(input, &hw, &how))??;
     let (source, records, requests) = (loaded.source, loaded.records, loaded.requests);
@@ -138,7 +129,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(dir) = &args.out {
         write_run_folder(dir, &source, &hw, &requests, timings, Some(&report.engine), &inputs)?;
     }
-    print_cycles(args, &hw, &source, records, requests.len(), &summary, &report, &inputs)
+    print_cycles(args, &hw, &source, records, &summary, &report, &inputs)
 }
 
 /// The cycle engine's launch of `work` as `run --cycles` asks for it (after the check of
@@ -160,19 +151,17 @@ fn launch<W: Workload + ?Sized>(args: &RunArgs, hw: &Hardware, work: &W) -> Resu
 }
 
 /// Prints the totals and the engine's report of a `run --cycles`, and writes --per-sm.
-#[allow(clippy::too_many_arguments)]
 fn print_cycles(
     args: &RunArgs,
     hw: &Hardware,
     source: &str,
     records: u64,
-    requests: usize,
     summary: &sim_core::stats::Summary,
     report: &LaunchReport,
     inputs: &Inputs,
 ) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    tables::print_totals(&mut out, source, records, requests as u64, hw, summary)?;
+    tables::print_totals(&mut out, source, records, hw, summary)?;
     tables::print_engine(&mut out, report)?;
     if let Some(path) = &args.engine.per_sm {
         write_atomically(path, inputs, |f| write_per_sm(f, &report.engine))?;
@@ -245,7 +234,7 @@ fn run_windowed(
         with_threads(e.threads, || engine::run_window(&hw, &mut work, &layout, &opts))??
     };
     let mut out = std::io::stdout().lock();
-    tables::print_totals(&mut out, &source, t.records, t.requests, &hw, &t.summary)?;
+    tables::print_totals(&mut out, &source, t.records, &hw, &t.summary)?;
     let launch = LaunchReport { memory, ..launch_report(&hw, report, &layout) };
     tables::print_engine(&mut out, &launch)?;
     if let Some(path) = &e.per_sm {

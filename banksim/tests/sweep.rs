@@ -348,3 +348,53 @@ fn a_file_workload_measures_as_the_generated_trace() {
         assert_eq!(get(&from_csv, "degree"), get(&generated, "degree"));
     }
 }
+
+/// A study names a config file among its presets, by its path relative to the study's
+/// folder (wherever the sweep runs from): its cells are that machine's, named by its
+/// entry; a config file that is missing, or wrong, is a problem of the study, with its
+/// line and the config's own.
+#[test]
+fn a_config_file_is_a_preset_relative_to_the_study() {
+    let (_tmp, dir) = tmp("config-preset");
+    std::fs::create_dir(dir.join("s")).unwrap();
+    // 16 banks: 32 consecutive words take 2 wavefronts; with a one-bit XOR the stride-16
+    // read takes 16, as on h100 (32 on 16 banks of a linear mapping)
+    std::fs::write(
+        dir.join("s/my-gpu.ron"),
+        "(\n    base: \"h100\",\n    banks: 16,\n    mapping: Xor(shift: 4, mask: 1),\n)\n",
+    )
+    .unwrap();
+    let study = dir.join("s/study.ron");
+    std::fs::write(
+        &study,
+        r#"(name: "c", presets: ["h100", "my-gpu.ron"], workloads: [(gen: "strided", params: {"stride": [1, 16]})])"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    run_ok(&["sweep", study.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let presets: Vec<&str> = rows.iter().map(|r| r[1]).collect();
+    assert_eq!(presets, ["h100", "h100", "my-gpu.ron", "my-gpu.ron"], "{csv}");
+    // columns: cell,preset,workload,stride,requests,lanes,wavefronts,...
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let wf = header.iter().position(|c| *c == "wavefronts").unwrap();
+    let wavefronts: Vec<&str> = rows.iter().map(|r| r[wf]).collect();
+    assert_eq!(wavefronts, ["1", "16", "2", "16"], "{csv}");
+
+    // the config's own problem, with its line, under the study's presets
+    std::fs::write(dir.join("s/my-gpu.ron"), "(\n    base: \"h100\",\n    banks: 0,\n)\n").unwrap();
+    let o = banksim(&["sweep", study.to_str().unwrap(), "-o", dir.join("out2").to_str().unwrap()], &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("`presets`: config file `my-gpu.ron`") && err.contains("my-gpu.ron:3: `banks`"),
+        "{err}"
+    );
+    // a missing one: named, and why
+    std::fs::remove_file(dir.join("s/my-gpu.ron")).unwrap();
+    let o = banksim(&["sweep", study.to_str().unwrap(), "-o", dir.join("out3").to_str().unwrap()], &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("my-gpu.ron") && err.contains("cannot read"), "{err}");
+    assert!(!err.contains("was not read"), "{err}");
+}

@@ -79,6 +79,7 @@ pub fn run(args: &MergeArgs) -> Result<()> {
             cycles: false,
             plot: serde_json::from_value(doc["plot"].clone()).ok(),
             on_unfit: Default::default(),
+            configs: Default::default(),
         },
     };
     // without the study file, the shards say how many cells it has

@@ -176,9 +176,27 @@ impl Study {
         let axes: Vec<(&String, &Vec<super::AxisValue>)> = self.hardware.iter().collect();
         let combos = product(&axes.iter().map(|a| a.1.len()).collect::<Vec<_>>());
         for preset in &self.presets {
-            let Some(base) = preset_source(preset).and_then(|s| crate::parse_config(s, preset).ok()) else {
+            let base = match (preset_source(preset), self.configs.get(preset)) {
+                (Some(s), _) => crate::parse_config(s, preset).ok(),
+                (None, Some((file, text))) => match crate::parse_config(text, file) {
+                    Ok(hw) => Some(hw),
+                    Err(e) => {
+                        problems.push(format!("{}: config file `{preset}`: {e}", src.at(&presets)));
+                        continue;
+                    }
+                },
+                (None, None) if super::is_config_file(preset) => {
+                    problems.push(format!(
+                        "{}: config file `{preset}` was not read (a study names config files relative to its own folder)",
+                        src.at(&presets)
+                    ));
+                    continue;
+                }
+                (None, None) => None,
+            };
+            let Some(base) = base else {
                 problems.push(format!(
-                    "{}: unknown preset `{preset}`; known presets are {}",
+                    "{}: unknown preset `{preset}`; known presets are {}, or a config file (`NAME.ron`, relative to the study's folder)",
                     src.at(&presets),
                     preset_names().join(", ")
                 ));

@@ -67,7 +67,8 @@ pub struct Study {
     /// The question the study answers (shown in its report).
     #[serde(default)]
     pub question: String,
-    /// Presets to start from.
+    /// Presets to start from: built-in names, or config files (`.ron`) by path relative to
+    /// the study file's folder (see [`Study::config_files`]).
     pub presets: Vec<String>,
     /// Hardware fields to vary: field name → values.
     #[serde(default, deserialize_with = "unique_keys")]
@@ -84,6 +85,17 @@ pub struct Study {
     /// beyond its shared memory, say): refuse the study (the default) or skip the cell.
     #[serde(default)]
     pub on_unfit: OnUnfit,
+    /// The texts of the config files among the presets, read by the caller
+    /// ([`Study::config_files`], [`Study::add_config`]): entry → (the file as messages name
+    /// it, its text). An entry that names a file not given here is a problem of the study.
+    #[serde(skip)]
+    pub configs: BTreeMap<String, (String, String)>,
+}
+
+/// Whether an entry of a study's `presets` names a config file (a `.ron` file) rather
+/// than a built-in preset.
+pub fn is_config_file(entry: &str) -> bool {
+    crate::preset_source(entry).is_none() && entry.ends_with(".ron")
 }
 
 /// What a sweep does with a cell whose workload cannot run on its hardware.
@@ -229,11 +241,31 @@ impl Study {
         crate::ron_options().from_str(text).map_err(|e| crate::parse_error(&e, file))
     }
 
-    /// Reads a study file.
+    /// Reads a study file (and the config files among its presets).
     pub fn read(path: &std::path::Path) -> Result<Study, ConfigError> {
         let text =
             std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: path.into(), source })?;
-        Study::parse(&text, &path.display().to_string())
+        let mut study = Study::parse(&text, &path.display().to_string())?;
+        for (entry, file) in study.config_files(path) {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|source| ConfigError::Io { path: file.clone(), source })?;
+            study.add_config(&entry, &file.display().to_string(), text);
+        }
+        Ok(study)
+    }
+
+    /// The config files among the presets, in study order: each entry and its path, relative
+    /// to the folder of the study file at `study` (an absolute path as it is). The caller
+    /// reads each and hands its text to [`Study::add_config`].
+    pub fn config_files(&self, study: &std::path::Path) -> Vec<(String, std::path::PathBuf)> {
+        let folder = study.parent().unwrap_or(std::path::Path::new(""));
+        self.presets.iter().filter(|p| is_config_file(p)).map(|p| (p.clone(), folder.join(p))).collect()
+    }
+
+    /// The text of the config file that presets entry `entry` names (`file`: the file as
+    /// messages name it).
+    pub fn add_config(&mut self, entry: &str, file: &str, text: String) {
+        self.configs.insert(entry.to_string(), (file.to_string(), text));
     }
 }
 

@@ -73,10 +73,30 @@ impl Expanded {
         inputs.declare(path);
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read", e))?;
         let file = path.display().to_string();
-        let study = Study::parse(&text, &file)?;
+        let mut study = Study::parse(&text, &file)?;
         let src = Source { file: &file, text: &text };
+        // config files among the presets, relative to the study's folder: read here (a
+        // regular file, bounded), handed to the study, and part of its fingerprint
+        let mut read_problems = Vec::new();
+        let mut config_texts = Vec::new();
+        for (entry, config) in study.config_files(path) {
+            inputs.declare(&config);
+            let what = format!("config file `{entry}` of the study");
+            match crate::files::read_regular(&config, &what, &sim_core::limits::SOURCE_BYTES) {
+                Ok(text) => {
+                    config_texts.push(format!("{entry}\n{text}"));
+                    study.add_config(&entry, &config.display().to_string(), text);
+                }
+                Err(e) => read_problems.push((entry, format!("{}: {e}", src.at(&[key("presets")])))),
+            }
+        }
         let ex = study.expand(src);
         let mut problems = ex.problems;
+        // (a file that cannot be read is reported with why, not again as a config not read)
+        for (entry, problem) in read_problems {
+            problems.retain(|p| !p.contains(&format!("config file `{entry}` was not read")));
+            problems.push(problem);
+        }
         let mut generated = Vec::with_capacity(ex.workloads.len());
         let mut records = Vec::with_capacity(ex.workloads.len());
         for (w, &spec) in ex.workloads.iter().zip(&ex.spec_of) {
@@ -146,7 +166,9 @@ impl Expanded {
             return Err(invalid(&file, problems).into());
         }
         let costs = configs::study::cell_costs(ex.hardware.len(), &records);
-        let hash = fingerprint(&[b"study", text.as_bytes()]);
+        let mut parts: Vec<&[u8]> = vec![b"study", text.as_bytes()];
+        parts.extend(config_texts.iter().map(|t| t.as_bytes()));
+        let hash = fingerprint(&parts);
         Ok(Expanded {
             study,
             hardware: ex.hardware,

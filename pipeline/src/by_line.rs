@@ -228,8 +228,9 @@ pub fn advise(hw: &Hardware, trace: &Trace, report: &mut ByLine, max_pad: u32) -
             Err(_) => continue,
         };
         let key = (shape.base, shape.rows, shape.cols, shape.elem);
-        let found =
-            searched.entry(key).or_insert_with(|| layout::search(hw, trace, &shape, max_pad, false).ok());
+        // (padding up to what keeps the array in shared memory)
+        let pad = max_pad.min(layout::fitting_pad(&shape, hw));
+        let found = searched.entry(key).or_insert_with(|| layout::search(hw, trace, &shape, pad, false).ok());
         let Some((base, cands)) = found else { continue };
         let on_row = |c: &layout::Candidate| sites.iter().map(|s| c.sites.get(s).copied().unwrap_or(0)).sum();
         let before: u64 = on_row(base);

@@ -47,26 +47,18 @@ pub fn search(
     cycles: bool,
 ) -> Result<(Candidate, Vec<Candidate>)> {
     check_shape(shape, hw)?;
-    // the most padding that keeps the padded array in shared memory, and the work of
-    // re-simulating every candidate, known before any candidate is made
-    let padded_end = |pad: u32| {
-        shape.base as u64 + shape.rows as u64 * (shape.cols as u64 + pad as u64) * shape.elem as u64
-    };
-    if padded_end(max_pad) > hw.smem_per_sm as u64 {
+    // the most padding that keeps the padded array in shared memory, known before any
+    // candidate is made
+    let fits = fitting_pad(shape, hw);
+    if max_pad > fits {
+        let end =
+            shape.base as u64 + shape.rows as u64 * (shape.cols as u64 + max_pad as u64) * shape.elem as u64;
         return Err(Error::Input(format!(
-            "--max-pad {max_pad}: the array padded by {max_pad} elements a row ends at byte {}, beyond the {} bytes \
-             of shared memory of `{}`: at most {} elements of padding fit",
-            padded_end(max_pad),
-            hw.smem_per_sm,
-            hw.name,
-            (hw.smem_per_sm as u64 - padded_end(0)) / (shape.rows as u64 * shape.elem as u64)
+            "--max-pad {max_pad}: the array padded by {max_pad} elements a row ends at byte {end}, beyond the {} bytes \
+             of shared memory of `{}`: at most {fits} elements of padding fit",
+            hw.smem_per_sm, hw.name
         )));
     }
-    let candidates = max_pad as u64 + SWIZZLES + 2;
-    sim_core::limits::LAYOUT_WORK.check(
-        || format!("--max-pad {max_pad}: {candidates} candidate layouts of {} records", trace.len()),
-        candidates.saturating_mul(trace.len() as u64),
-    )?;
     let width = trace
         .records
         .iter()
@@ -101,6 +93,26 @@ pub fn search(
 
 /// Swizzles the search tries (bits 1..=5, base 0..=4, shift bits..=8).
 const SWIZZLES: u64 = 5 * (8 + 7 + 6 + 5 + 4);
+
+/// The most elements of padding a row of `shape` may take with the padded array still
+/// inside `hw`'s shared memory (0 where the array itself does not fit).
+pub fn fitting_pad(shape: &ArrayShape, hw: &Hardware) -> u32 {
+    let end = shape.base as u64 + shape.rows as u64 * shape.cols as u64 * shape.elem as u64;
+    let per_pad = (shape.rows as u64 * shape.elem as u64).max(1);
+    u32::try_from((hw.smem_per_sm as u64).saturating_sub(end) / per_pad).unwrap_or(u32::MAX)
+}
+
+/// That a search up to `max_pad` elements of padding on a trace of `records` records
+/// (every candidate layout re-simulates all of them) stays within
+/// [`LAYOUT_WORK`](sim_core::limits::LAYOUT_WORK).
+pub fn check_work(max_pad: u32, records: usize) -> Result<()> {
+    let candidates = max_pad as u64 + SWIZZLES + 2;
+    sim_core::limits::LAYOUT_WORK.check(
+        || format!("--max-pad {max_pad}: {candidates} candidate layouts of {records} records"),
+        candidates.saturating_mul(records as u64),
+    )?;
+    Ok(())
+}
 
 /// That `shape` is an array the search can lay out on `hw`: inside its shared memory,
 /// with at least two rows (padding is per row, and a transposition swaps rows and

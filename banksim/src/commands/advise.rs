@@ -64,6 +64,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     if let Some(s) = &args.shape {
         layout::check_shape(&shape, &hw).with_context(|| format!("--shape {s}"))?;
     }
+    layout::check_work(args.max_pad, trace.len())?;
     let (base, cands) = layout::search(&hw, &trace, &shape, args.max_pad, cycles)?;
     let hot = layout::hot_group(&base);
     let hot_of = |c: &Candidate| hot.map_or(0, |k| c.groups.get(&k).copied().unwrap_or(0));

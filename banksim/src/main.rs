@@ -74,6 +74,8 @@ enum Command {
     Predict(commands::predict::PredictArgs),
     /// What a GPU's driver compiles a WGSL kernel to: its statistics (registers, instructions, ...), through Vulkan.
     ShaderStats(commands::shader_stats::ShaderStatsArgs),
+    /// Find a GPU's shared-memory banks by timing microbenchmarks, and write them as a preset.
+    Probe(commands::probe::ProbeArgs),
 }
 
 fn main() {
@@ -93,6 +95,7 @@ fn main() {
             | Command::Calibrate(_)
             | Command::Predict(_)
             | Command::ShaderStats(_)
+            | Command::Probe(_)
     ) {
         quiet_gpu_loader();
     }
@@ -136,6 +139,7 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Calibrate(args) => commands::calibrate::run(&args),
         Command::Predict(args) => commands::predict::run(&args),
         Command::ShaderStats(args) => commands::shader_stats::run(&args),
+        Command::Probe(args) => commands::probe::run(&args),
     }
 }
 

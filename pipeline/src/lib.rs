@@ -6,7 +6,8 @@
 //! layout ([`layout`]); studies expand into cells whose metrics are journalled and
 //! written as results ([`study`]); every file is written complete or not at all
 //! ([`output`]). With the `gpu` feature, [`kernel`] predicts the time of a captured WGSL
-//! kernel's dispatch.
+//! kernel's dispatch. [`probe`] finds a GPU's bank structure from timed microbenchmarks
+//! (timing them on a GPU needs the `gpu` feature; inferring from the times does not).
 //!
 //! ```
 //! use pipeline::{check, simulate};
@@ -33,6 +34,7 @@ pub mod files;
 pub mod kernel;
 pub mod layout;
 pub mod output;
+pub mod probe;
 pub mod progress;
 pub mod simulate;
 pub mod stream;

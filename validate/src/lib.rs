@@ -40,6 +40,10 @@
 //! **Measure** runs the uninstrumented kernel with timestamp queries, warm-up and
 //! repetitions, and reports the median and spread with the adapter's name, driver and
 //! limits ([`measure`]).
+//!
+//! **Probe** compiles `banksim probe`'s microbenchmark and times it one lane pattern at
+//! a time ([`probe`]); what the patterns are and what the times say is
+//! `pipeline::probe`'s.
 #![warn(missing_docs)]
 
 pub mod bind;
@@ -56,6 +60,7 @@ pub mod kernel;
 pub mod liveness;
 pub mod measure;
 pub mod ops;
+pub mod probe;
 pub mod record;
 pub mod suite;
 pub mod vectorize;

@@ -10,6 +10,7 @@ pub mod gen;
 pub mod import;
 pub mod merge;
 pub mod presets;
+pub mod probe;
 pub mod run;
 pub mod slurm;
 pub mod stridebench;

@@ -42,8 +42,15 @@ pub fn by_line(
         legend: String::new(),
     };
     let mean = lines.total.conflicts as f64 / bars.len() as f64;
+    let line = format!("mean over the lines: {mean:.0} conflicts");
+    let reference = reports::Reference {
+        value: mean,
+        line: &line,
+        below: "fewer conflicts than the mean",
+        rest: "the mean or more: the lines to fix first",
+    };
     write_via_path(path, inputs, |p| {
-        reports::bars(p, &labels, &bars, mean, "mean over the lines").map_err(anyhow::Error::from)
+        reports::bars(p, &labels, &bars, &reference).map_err(anyhow::Error::from)
     })
 }
 
@@ -77,9 +84,15 @@ pub fn advice(
         y: "wavefronts (whole trace, fewer is better)".into(),
         legend: String::new(),
     };
-    let reference = format!("current layout: {} wavefronts", base.wavefronts);
+    let line = format!("current layout: {} wavefronts", base.wavefronts);
+    let reference = reports::Reference {
+        value: base.wavefronts as f64,
+        line: &line,
+        below: "fewer wavefronts than the current layout",
+        rest: "as many as the current layout, or more",
+    };
     write_via_path(path, inputs, |p| {
-        reports::bars(p, &labels, &bars, base.wavefronts as f64, &reference).map_err(anyhow::Error::from)
+        reports::bars(p, &labels, &bars, &reference).map_err(anyhow::Error::from)
     })
 }
 

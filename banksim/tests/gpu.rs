@@ -176,3 +176,23 @@ fn shader_stats_names_the_file_of_a_kernel_that_does_not_parse() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("bad.wgsl") && stderr.contains("does not parse"), "{stderr}");
 }
+
+/// `measure` on a CPU adapter (lavapipe) says that its times are the CPU's, and on a GPU
+/// says nothing of the kind.
+#[test]
+fn measure_on_a_cpu_adapter_warns_that_the_times_are_the_cpus() {
+    let Some(gpu) =
+        validate::gpu::open_for_tests("measure_on_a_cpu_adapter_warns_that_the_times_are_the_cpus")
+    else {
+        return;
+    };
+    let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
+        .args(["measure", &kernel("scan.wgsl"), "--dispatch", "1", "--reps", "2", "--warmup", "1"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // (the adapter's description names its device type: `NAME (Cpu, Vulkan, driver ...)`)
+    let cpu = validate::gpu::describe(&gpu.info).contains("(Cpu, ");
+    assert_eq!(err.contains("is a CPU (software Vulkan): these are the CPU's times"), cpu, "{err}");
+}

@@ -73,24 +73,37 @@ pub(crate) fn draw_histogram<DB: DrawingBackend>(
     legend(&side, if labels.legend.is_empty() { "op" } else { &labels.legend }, &entries)
 }
 
+/// The dashed reference line of [`bars`] and what the legend says of it and of the bars'
+/// two colours, in the chart's own words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference<'a> {
+    /// Where the line is (e.g. the current layout's wavefronts).
+    pub value: f64,
+    /// What the line is (`current layout: 1056 wavefronts`).
+    pub line: &'a str,
+    /// What a bar short of the line means (`fewer wavefronts than now`).
+    pub below: &'a str,
+    /// What a bar at or past the line means.
+    pub rest: &'a str,
+}
+
 /// A horizontal bar per labelled value (e.g. wavefronts per layout candidate), ranked
 /// top down, each name written in full at the left of its bar and its value at the
-/// bar's end, with a dashed reference line at `reference` (e.g. the current layout),
-/// explained in the legend as `reference_label`; bars below the line are drawn in
-/// another colour. `labels.x` names the bars: its words before " (" head the name
-/// column, a parenthesised explanation goes under the legend; `labels.y` is the
+/// bar's end, with a dashed reference line (e.g. the current layout), explained in the
+/// legend with what the bars on either side of it mean; bars short of the line are
+/// drawn in another colour. `labels.x` names the bars: its words before " (" head the
+/// name column, a parenthesised explanation goes under the legend; `labels.y` is the
 /// value axis.
 pub fn bars(
     path: &Path,
     labels: &Labels,
     bars: &[(String, f64)],
-    reference: f64,
-    reference_label: &str,
+    reference: &Reference,
 ) -> Result<(), ReportError> {
     if bars.is_empty() {
         return Err(common::empty(path));
     }
-    common::png(path, |root| draw_bars(root, labels, bars, reference, reference_label))
+    common::png(path, |root| draw_bars(root, labels, bars, reference))
 }
 
 /// Characters per line of a bar's name before it wraps.
@@ -110,9 +123,9 @@ pub(crate) fn draw_bars<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &Labels,
     bars: &[(String, f64)],
-    reference: f64,
-    reference_label: &str,
+    line: &Reference,
 ) -> Drawn {
+    let reference = line.value;
     // room at the bars' end for their values
     let top = bars.iter().map(|b| b.1).fold(reference, f64::max).max(1.0) * 1.12;
     let n = bars.len().max(1) as u32;
@@ -202,19 +215,9 @@ pub(crate) fn draw_bars<DB: DrawingBackend>(
     ))
     .map_err(err)?;
     let mut entries = vec![
-        Entry {
-            swatch: Swatch::Dashed(8, 5),
-            marker: None,
-            colour: REFERENCE,
-            label: wrap(reference_label, 24),
-        },
-        Entry {
-            swatch: Swatch::Box,
-            marker: None,
-            colour: better,
-            label: "left of the line: fewer\nthan now".into(),
-        },
-        Entry { swatch: Swatch::Box, marker: None, colour: same, label: "at or right of the line".into() },
+        Entry { swatch: Swatch::Dashed(8, 5), marker: None, colour: REFERENCE, label: wrap(line.line, 24) },
+        Entry { swatch: Swatch::Box, marker: None, colour: better, label: wrap(line.below, 24) },
+        Entry { swatch: Swatch::Box, marker: None, colour: same, label: wrap(line.rest, 24) },
     ];
     if !note.is_empty() {
         entries.push(Entry { swatch: Swatch::None, marker: None, colour: BLACK, label: wrap(&note, 28) });

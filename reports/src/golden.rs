@@ -56,7 +56,7 @@ fn series() -> Vec<Series> {
 #[test]
 fn line_chart_golden() {
     let l = labels("strides: conflict degree vs stride");
-    let s = svg(|root| draw_line_chart(root, &l, &series()));
+    let s = svg(|root| draw_line_chart(root, &l, &series(), &[]));
     assert_words(&s, &l);
     // a and b coincide: drawn once, one legend entry "a" then "= b"; c its own
     assert_eq!(count(&s, "a"), 1);
@@ -70,9 +70,49 @@ fn line_chart_golden() {
     // two drawn lines (solid and dashed) in two palette colours
     assert!(s.contains("#0072B2") && s.contains("#E69F00"), "Okabe-Ito blue and orange");
     assert!(!s.contains("#009E73") || count(&s, "c") == 1);
-    let size = png_size(|p| crate::line_chart(p, &l, &series()).expect("drawn"));
+    let size = png_size(|p| crate::line_chart(p, &l, &series(), &[]).expect("drawn"));
     assert_eq!(size, (WIDTH, HEIGHT));
-    assert!(crate::line_chart(std::path::Path::new("/nonexistent/x.png"), &l, &[]).is_err());
+    assert!(crate::line_chart(std::path::Path::new("/nonexistent/x.png"), &l, &[], &[]).is_err());
+}
+
+/// Powers of two spanning a factor of 8 (a crossbar's 64 to 512 bytes) go on a
+/// logarithmic axis whose ticks are the powers; a metric's ideal is a grey line with
+/// its own legend entry.
+#[test]
+fn powers_of_two_on_a_log_axis_and_the_ideal_line() {
+    let mut l = labels("crossbar: wavefronts per request vs crossbar width");
+    l.x = "crossbar width (bytes)".into();
+    let series: Vec<Series> = vec![
+        ("1 port".into(), vec![(64.0, 8.0), (128.0, 4.0), (256.0, 4.0), (512.0, 4.0)]),
+        ("2 ports".into(), vec![(64.0, 4.0), (128.0, 2.0), (256.0, 2.0), (512.0, 2.0)]),
+    ];
+    let ideal = vec![vec![(64.0, 2.0), (128.0, 1.0), (256.0, 1.0), (512.0, 1.0)]; 2];
+    let s = svg(|root| draw_line_chart(root, &l, &series, &ideal));
+    let t = texts(&s);
+    assert_eq!(count(&s, "crossbar width (bytes) (log scale)"), 1, "{t:?}");
+    for tick in ["64", "128", "256", "512"] {
+        assert_eq!(count(&s, tick), 1, "tick {tick} in {t:?}");
+    }
+    assert!(!t.iter().any(|x| x == "300" || x == "100"), "no linear ticks: {t:?}");
+    // the two lines' ideal is one curve: drawn and explained once
+    assert_eq!(count(&s, "ideal: no conflicts"), 1, "{t:?}");
+    // not powers of two, or too narrow a span: a linear axis, and no ideal without one
+    let linear = svg(|root| {
+        draw_line_chart(root, &labels("x"), &series_of(&[(1.0, 1.0), (3.0, 2.0), (16.0, 4.0)]), &[])
+    });
+    assert!(
+        !texts(&linear).iter().any(|x| x.contains("log scale") || x.contains("ideal")),
+        "{:?}",
+        texts(&linear)
+    );
+    let narrow = svg(|root| {
+        draw_line_chart(root, &labels("x"), &series_of(&[(2.0, 1.0), (4.0, 2.0), (8.0, 4.0)]), &[])
+    });
+    assert!(!texts(&narrow).iter().any(|x| x.contains("log scale")), "{:?}", texts(&narrow));
+}
+
+fn series_of(pts: &[(f64, f64)]) -> Vec<Series> {
+    vec![("a".into(), pts.to_vec())]
 }
 
 #[test]
@@ -154,14 +194,23 @@ fn advise_bars_golden() {
         ("transpose (AoS<->SoA)".to_string(), 32.0),
         (long.to_string(), 2.0),
     ];
-    let s = svg(|root| draw_bars(root, &l, &bars, 32.0, "current layout: 32 wavefronts"));
+    let line = crate::Reference {
+        value: 32.0,
+        line: "current layout: 32 wavefronts",
+        below: "fewer wavefronts than the current layout",
+        rest: "as many or more",
+    };
+    let s = svg(|root| draw_bars(root, &l, &bars, &line));
     assert_eq!(count(&s, &l.title), 1);
     assert_eq!(count(&s, &l.subtitle), 1);
     assert_eq!(count(&s, &l.y), 1, "the value axis");
     assert_eq!(count(&s, "layout"), 1, "the name column's heading");
     assert!(texts(&s).iter().any(|t| t.contains("pad N: N elements")), "the names are explained");
     assert!(texts(&s).iter().any(|t| t.starts_with("current layout")), "the dashed line is explained");
-    assert!(texts(&s).iter().any(|t| t.contains("fewer")), "the bar colours are explained");
+    // the bar colours are explained in the caller's words
+    assert!(texts(&s).iter().any(|t| t.contains("fewer wavefronts")), "{:?}", texts(&s));
+    assert!(texts(&s).iter().any(|t| t.contains("as many or more")), "{:?}", texts(&s));
+    assert!(!texts(&s).iter().any(|t| t.contains("than now")), "no other chart's words");
     // every name in full (long ones wrapped, never cut), and every value at its bar
     for name in ["as is", "pad 1", "transpose (AoS<->SoA)"] {
         assert_eq!(count(&s, name), 1, "{name} in {:?}", texts(&s));
@@ -175,5 +224,5 @@ fn advise_bars_golden() {
     for v in ["1", "2", "32"] {
         assert!(count(&s, v) >= 1, "value {v}");
     }
-    assert_eq!(png_size(|p| crate::bars(p, &l, &bars, 32.0, "current").expect("drawn")), (WIDTH, HEIGHT));
+    assert_eq!(png_size(|p| crate::bars(p, &l, &bars, &line).expect("drawn")), (WIDTH, HEIGHT));
 }

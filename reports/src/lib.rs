@@ -25,7 +25,7 @@ mod style;
 #[cfg(test)]
 mod golden;
 
-pub use bars::{bars, histogram};
+pub use bars::{bars, histogram, Reference};
 pub use common::ReportError;
 pub use grid::{heatmap, timeline, HeatCell};
 pub use labels::{column_label, column_short, describe};

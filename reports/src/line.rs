@@ -69,20 +69,60 @@ pub(crate) fn wrap(s: &str, width: usize) -> String {
 /// colour, marker and dash pattern; series with identical values are drawn once and
 /// share a legend entry (`a`, `= b`), and where different series meet at a point their
 /// markers are nudged sideways so each stays visible.
-pub fn line_chart(path: &Path, labels: &Labels, series: &[Series]) -> Result<(), ReportError> {
+///
+/// `ideal` holds the metric's ideal (its value with no bank conflicts) where it has one:
+/// each distinct curve is drawn as a thin grey dotted line under the series, explained
+/// once in the legend. Where every x is a power of two spanning a factor of 8 or more
+/// (64 to 512 bytes, say), the x axis is logarithmic (base 2), its ticks the powers.
+pub fn line_chart(
+    path: &Path,
+    labels: &Labels,
+    series: &[Series],
+    ideal: &[Vec<(f64, f64)>],
+) -> Result<(), ReportError> {
     if series.iter().all(|s| s.1.is_empty()) {
         return Err(common::empty(path));
     }
-    common::png(path, |root| draw_line_chart(root, labels, series))
+    common::png(path, |root| draw_line_chart(root, labels, series, ideal))
+}
+
+/// The colour of the ideal curves.
+const IDEAL: RGBColor = RGBColor(150, 150, 150);
+
+/// Whether x values `xs` are powers of two spanning a factor of 8 or more, best read on
+/// a logarithmic axis.
+fn powers_of_two(xs: impl Iterator<Item = f64>) -> bool {
+    let (mut lo, mut hi, mut any) = (f64::MAX, 0.0f64, false);
+    for x in xs {
+        if !(x >= 1.0 && x.fract() == 0.0 && (x as u64).is_power_of_two()) {
+            return false;
+        }
+        (lo, hi, any) = (lo.min(x), hi.max(x), true);
+    }
+    any && hi / lo >= 8.0
 }
 
 pub(crate) fn draw_line_chart<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &Labels,
     series: &[Series],
+    ideal: &[Vec<(f64, f64)>],
 ) -> Drawn {
-    let merged = merge(series);
-    let pts = || merged.iter().flat_map(|s| s.1.iter().copied());
+    // on a logarithmic axis the points are drawn at log2(x), the ticks named 2^v
+    let log2 = powers_of_two(series.iter().flat_map(|s| s.1.iter().map(|p| p.0)));
+    let at = |x: f64| if log2 { x.log2() } else { x };
+    let series: Vec<Series> =
+        series.iter().map(|(l, pts)| (l.clone(), pts.iter().map(|&(x, y)| (at(x), y)).collect())).collect();
+    // each distinct curve once
+    let mut curves: Vec<Vec<(f64, f64)>> = Vec::new();
+    for c in ideal.iter().map(|c| c.iter().map(|&(x, y)| (at(x), y)).collect::<Vec<_>>()) {
+        if !c.is_empty() && !curves.contains(&c) {
+            curves.push(c);
+        }
+    }
+    let ideal = curves;
+    let merged = merge(&series);
+    let pts = || merged.iter().flat_map(|s| s.1.iter().copied()).chain(ideal.iter().flatten().copied());
     let (mut x0, mut x1) = pts().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let y1 = pts().fold(0.0f64, |m, p| m.max(p.1));
     let y0 = pts().fold(0.0f64, |m, p| m.min(p.1));
@@ -108,14 +148,37 @@ pub(crate) fn draw_line_chart<DB: DrawingBackend>(
     let body = titled(root, &labels.title, &labels.subtitle)?;
     let (plot, side) = with_legend(&body);
     let mut chart = chart_on(&plot, 80).build_cartesian_2d(x0..x1, y0..top).map_err(err)?;
+    let x_tick = tick(xi);
+    let power = |v: &f64| {
+        if (v - v.round()).abs() < 1e-6 {
+            format!("{}", 2f64.powf(v.round()))
+        } else {
+            String::new()
+        }
+    };
+    let x_desc = if log2 { format!("{} (log scale)", labels.x) } else { labels.x.clone() };
     grey_mesh(&mut chart.configure_mesh(), labels)
+        .x_desc(x_desc.as_str())
         .x_labels(tick_count(xi, x0, x1))
         .y_labels(tick_count(yi, y0, top))
-        .x_label_formatter(&tick(xi))
+        .x_label_formatter(if log2 { &power } else { &x_tick })
         .y_label_formatter(&tick(yi))
         .draw()
         .map_err(err)?;
     let mut entries = Vec::new();
+    for curve in &ideal {
+        chart.draw_series(DashedLineSeries::new(curve.clone(), 3, 4, IDEAL.stroke_width(2))).map_err(err)?;
+    }
+    if !ideal.is_empty() {
+        let label =
+            if ideal.len() == 1 { "ideal: no conflicts" } else { "ideal: no conflicts\n(one per line)" };
+        entries.push(Entry {
+            swatch: Swatch::Dashed(3, 4),
+            marker: None,
+            colour: IDEAL,
+            label: label.into(),
+        });
+    }
     for (k, (names, pts)) in merged.iter().enumerate() {
         let (c, m, d) = (colour(k), marker(k), dash(k));
         let dx = nudge(k);

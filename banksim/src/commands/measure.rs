@@ -72,6 +72,14 @@ pub fn run(args: &MeasureArgs) -> Result<()> {
     let s = &m.stats;
     let mut out = std::io::stdout().lock();
     writeln!(out, "adapter: {} (driver {} {})", m.adapter.name, m.adapter.driver, m.adapter.driver_info)?;
+    if m.adapter.device_type == "Cpu" {
+        // lavapipe and other software Vulkan: times of the CPU, which say nothing of a GPU's
+        eprintln!(
+            "warning: `{}` is a CPU (software Vulkan): these are the CPU's times, not a GPU's; \
+             time kernels on a GPU, or predict a GPU's time with `banksim predict`",
+            m.adapter.name
+        );
+    }
     writeln!(
     out,
     "{file} dispatch {:?}: median {:.3} us, min {:.3}, max {:.3}, q1 {:.3}, q3 {:.3} (spread {:.1}% of the median), {} reps after {} warm-up, timer {}",

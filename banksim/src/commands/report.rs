@@ -41,15 +41,13 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             args.input.display()
         );
     }
-    let mut md = String::from("# banksim report\n\n");
-    writeln!(md, "Source: `{}`\n", args.input.display())?;
-    for (png, caption) in &items {
-        writeln!(md, "## {caption}\n\n![{caption}]({png})\n")?;
-    }
+    let head =
+        if args.input.join("results.json").is_file() { study_head(&args.input)? } else { Head::default() };
+    let md = index_md(&args.input.display().to_string(), &head, &items);
     write_atomically(&args.out.join("index.md"), &inputs, |f| {
         f.write_all(md.as_bytes()).with_context(|| format!("{}: cannot write", args.out.display()))
     })?;
-    let html = index_html(&args.input.display().to_string(), &items);
+    let html = index_html(&args.input.display().to_string(), &head, &items);
     write_atomically(&args.out.join("index.html"), &inputs, |f| {
         f.write_all(html.as_bytes()).with_context(|| format!("{}: cannot write", args.out.display()))
     })?;
@@ -66,22 +64,226 @@ fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// The index page for a browser: the same headings and charts as `index.md`, each PNG
-/// inline through a relative `<img>`.
-fn index_html(source: &str, items: &[(String, String)]) -> String {
-    let mut h = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>banksim report</title>\n\
-         <style>body{font-family:sans-serif;max-width:1240px;margin:2em auto;padding:0 1em}\
-         img{max-width:100%;border:1px solid #ccc}h2{font-size:1.15em;margin-top:2em}</style>\n</head>\n<body>\n\
-         <h1>banksim report</h1>\n",
+/// A chart of the report: its file, its caption and one sentence on what it shows.
+struct Item {
+    png: String,
+    caption: String,
+    sentence: String,
+}
+
+/// What a sweep's index page says before its charts: the study, its question, and the
+/// cells as a table of what varies (a row per column, its values).
+#[derive(Default)]
+struct Head {
+    title: String,
+    question: String,
+    cells: String,
+    axes: Vec<(String, String)>,
+}
+
+/// The head of a sweep's index page, from its results.
+fn study_head(input: &Path) -> Result<Head> {
+    let doc = pipeline::study::results::read_results(&input.join("results.json"))?;
+    let columns: Vec<String> = serde_json::from_value(doc["columns"].clone())?;
+    let rows = doc["rows"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let metrics_from = columns.iter().position(|c| c == "requests").unwrap_or(columns.len());
+    let mut axes = Vec::new();
+    for c in columns.iter().take(metrics_from).filter(|c| *c != "cell") {
+        let mut values: Vec<(f64, String)> = Vec::new();
+        for r in rows {
+            let v = &r[c.as_str()];
+            if v.is_null() {
+                continue;
+            }
+            let text = v.as_str().map(String::from).unwrap_or_else(|| v.to_string());
+            if !values.iter().any(|(_, t)| *t == text) {
+                values.push((num(v).unwrap_or(f64::MAX), text));
+            }
+        }
+        // numbers in order, names as the study lists them
+        if values.iter().all(|v| v.0 != f64::MAX) {
+            values.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        let shown = match values.len() {
+            n if n > 12 => format!("{} to {} ({n} values)", values[0].1, values[n - 1].1),
+            _ => values.iter().map(|v| v.1.clone()).collect::<Vec<_>>().join(", "),
+        };
+        axes.push((c.clone(), shown));
+    }
+    let skipped = rows.iter().filter(|r| r["skipped"].as_str().is_some_and(|s| !s.is_empty())).count();
+    let mut cells = format!("{} cells", rows.len());
+    if skipped > 0 {
+        write!(cells, ", {skipped} of them skipped (their hardware cannot run their workload: `skipped` in the results says why)")?;
+    }
+    Ok(Head {
+        title: format!("{}: banksim report", doc["study"].as_str().unwrap_or("study")),
+        question: doc["question"].as_str().unwrap_or_default().to_string(),
+        cells,
+        axes,
+    })
+}
+
+/// The index page in Markdown: the study's question and its cells, then each chart with
+/// its sentence.
+fn index_md(source: &str, head: &Head, items: &[Item]) -> String {
+    let mut md = format!(
+        "# {}
+
+",
+        if head.title.is_empty() { "banksim report" } else { &head.title }
     );
+    if !head.question.is_empty() {
+        md += &format!(
+            "**Question:** {}
+
+",
+            head.question
+        );
+    }
+    md += &format!(
+        "Source: `{source}`
+
+"
+    );
+    if !head.axes.is_empty() {
+        md += &format!(
+            "## Cells
+
+{} (every row in `results.csv` of the source):
+
+",
+            head.cells
+        );
+        md += "| column | values |
+| --- | --- |
+";
+        for (c, v) in &head.axes {
+            md += &format!(
+                "| {} | {v} |
+",
+                reports::column_short(c)
+            );
+        }
+        md += "
+";
+    }
+    for it in items {
+        md += &format!(
+            "## {}
+
+",
+            it.caption
+        );
+        if !it.sentence.is_empty() {
+            md += &format!(
+                "{}
+
+",
+                it.sentence
+            );
+        }
+        md += &format!(
+            "![{}]({})
+
+",
+            it.caption, it.png
+        );
+    }
+    md
+}
+
+/// The index page for a browser: the same content as `index.md`, each PNG inline through
+/// a relative `<img>`.
+fn index_html(source: &str, head: &Head, items: &[Item]) -> String {
+    let title = escape(if head.title.is_empty() { "banksim report" } else { &head.title });
+    let mut h = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n\
+         <style>body{{font-family:sans-serif;max-width:1240px;margin:2em auto;padding:0 1em}}\
+         img{{max-width:100%;border:1px solid #ccc}}h2{{font-size:1.15em;margin-top:2em}}\
+         td,th{{border:1px solid #ccc;padding:.2em .5em;text-align:left}}table{{border-collapse:collapse}}</style>\n\
+         </head>\n<body>\n<h1>{title}</h1>\n"
+    );
+    if !head.question.is_empty() {
+        h.push_str(&format!("<p><b>Question:</b> {}</p>\n", escape(&head.question)));
+    }
     h.push_str(&format!("<p>Source: <code>{}</code></p>\n", escape(source)));
-    for (png, caption) in items {
-        let (png, caption) = (escape(png), escape(caption));
-        h.push_str(&format!("<h2>{caption}</h2>\n<p><img src=\"{png}\" alt=\"{caption}\"></p>\n"));
+    if !head.axes.is_empty() {
+        h.push_str(&format!(
+            "<h2>Cells</h2>\n<p>{} (every row in <code>results.csv</code> of the source):</p>\n<table>\n<tr><th>column</th><th>values</th></tr>\n",
+            escape(&head.cells)
+        ));
+        for (c, v) in &head.axes {
+            h.push_str(&format!(
+                "<tr><td>{}</td><td>{}</td></tr>\n",
+                escape(&reports::column_short(c)),
+                escape(v)
+            ));
+        }
+        h.push_str("</table>\n");
+    }
+    for it in items {
+        let (png, caption) = (escape(&it.png), escape(&it.caption));
+        h.push_str(&format!("<h2>{caption}</h2>\n"));
+        if !it.sentence.is_empty() {
+            h.push_str(&format!("<p>{}</p>\n", escape(&it.sentence)));
+        }
+        h.push_str(&format!("<p><img src=\"{png}\" alt=\"{caption}\"></p>\n"));
     }
     h.push_str("</body>\n</html>\n");
     h
+}
+
+/// A metric's ideal in a row of the results, where it has one: its value with every
+/// request at its ideal wavefronts (1 for a conflict degree; ideal wavefronts per
+/// request for wavefronts per request, which is more than 1 where a warp's request takes
+/// several phases).
+fn ideal_of(y: &str, r: &Value) -> Option<f64> {
+    let get = |c: &str| num(&r[c]);
+    let ratio = |a: Option<f64>, b: Option<f64>| a.zip(b).filter(|(_, b)| *b > 0.0).map(|(a, b)| a / b);
+    match y {
+        "degree" | "ld_degree" => Some(1.0),
+        "wavefronts" => get("ideal"),
+        "per_request" => ratio(get("ideal"), get("requests")),
+        "ld_wavefronts" => ratio(get("ld_wavefronts"), get("ld_degree")),
+        "ld_per_request" => ratio(get("ld_per_request"), get("ld_degree")),
+        _ => None,
+    }
+}
+
+/// A number as the index page writes it: at most 3 decimals, no trailing zeros.
+fn short(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// One sentence on a chart: the range of its metric, where the lowest and highest
+/// values are, and how many points are at the ideal.
+fn sentence(y: &str, x: &str, series: &[reports::Series], ideal: &[Vec<(f64, f64)>]) -> String {
+    let mut pts: Vec<(f64, f64, &str)> = Vec::new();
+    for (label, ps) in series {
+        pts.extend(ps.iter().map(|&(a, b)| (a, b, label.as_str())));
+    }
+    let Some(lo) = pts.iter().min_by(|a, b| a.1.total_cmp(&b.1)) else { return String::new() };
+    let hi = pts.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    let at = |p: &(f64, f64, &str)| {
+        let on = if p.2.is_empty() { String::new() } else { format!(", {}", p.2) };
+        format!("{} {}{on}", reports::column_short(x), short(p.0))
+    };
+    let what = reports::column_short(y);
+    let mut s = if lo.1 == hi.1 {
+        format!("{what} is {} at every point", short(lo.1))
+    } else {
+        format!("{what} goes from {} ({}) to {} ({})", short(lo.1), at(lo), short(hi.1), at(hi))
+    };
+    if !ideal.is_empty() {
+        let at_ideal = series
+            .iter()
+            .zip(ideal)
+            .map(|((_, ps), id)| ps.iter().zip(id).filter(|(p, i)| (p.1 - i.1).abs() < 1e-9).count())
+            .sum::<usize>();
+        write!(s, "; {at_ideal} of {} points are at the ideal (no conflicts)", pts.len()).unwrap();
+    }
+    s + "."
 }
 
 fn num(v: &Value) -> Option<f64> {
@@ -89,7 +291,7 @@ fn num(v: &Value) -> Option<f64> {
 }
 
 /// One chart per (metric, workload group), one line per hardware configuration.
-fn sweep_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<(String, String)>> {
+fn sweep_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<Item>> {
     let path = input.join("results.json");
     let doc: Value = pipeline::study::results::read_results(&path)?;
     let columns: Vec<String> = serde_json::from_value(doc["columns"].clone())?;
@@ -151,7 +353,8 @@ fn sweep_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<(String
     for y in &ys {
         // group rows: workload (name + fixed params) -> line -> points
         type Key = Vec<(f64, String)>;
-        type Line = (Key, String, Vec<(f64, f64)>);
+        // (its key, its label, its points, the metric's ideal at each point where known)
+        type Line = (Key, String, Vec<(f64, f64)>, Vec<Option<f64>>);
         let mut groups: Vec<(Key, String, Vec<Line>)> = Vec::new();
         let mut presets: Vec<Vec<String>> = Vec::new();
         for r in rows {
@@ -180,9 +383,13 @@ fn sweep_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<(String
             }
             let lk = key(r, &lines);
             let lines_of = &mut groups[g].2;
+            let ideal = ideal_of(y, r);
             match lines_of.iter_mut().find(|l| l.0 == lk) {
-                Some(l) => l.2.push((xv, yv)),
-                None => lines_of.push((lk, words(r, &lines), vec![(xv, yv)])),
+                Some(l) => {
+                    l.2.push((xv, yv));
+                    l.3.push(ideal);
+                }
+                None => lines_of.push((lk, words(r, &lines), vec![(xv, yv)], vec![ideal])),
             }
         }
         let mut order: Vec<usize> = (0..groups.len()).collect();
@@ -200,13 +407,18 @@ fn sweep_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<(String
                     .find(|o| o.is_ne())
                     .unwrap_or(std::cmp::Ordering::Equal)
             });
-            let series: Vec<reports::Series> = lines_of
-                .into_iter()
-                .map(|(_, l, mut pts)| {
-                    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                    (l, pts)
-                })
-                .collect();
+            let mut series: Vec<reports::Series> = Vec::new();
+            let mut ideal: Vec<Vec<(f64, f64)>> = Vec::new();
+            for (_, l, pts, ideals) in lines_of {
+                let mut both: Vec<((f64, f64), Option<f64>)> = pts.into_iter().zip(ideals).collect();
+                both.sort_by(|a, b| a.0 .0.total_cmp(&b.0 .0));
+                ideal.push(both.iter().filter_map(|(p, i)| i.map(|i| (p.0, i))).collect());
+                series.push((l, both.into_iter().map(|(p, _)| p).collect()));
+            }
+            // an ideal only where every point has one
+            if series.iter().zip(&ideal).any(|(s, i)| s.1.len() != i.len()) {
+                ideal.clear();
+            }
             let png = format!("sweep-{y}-{i}.png");
             let what = format!("{} vs {}", reports::column_short(y), reports::column_short(&x));
             let ps = &presets[g];
@@ -223,10 +435,10 @@ fn sweep_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<(String
                 legend: lines.iter().map(|c| reports::column_short(c)).collect::<Vec<_>>().join(", "),
             };
             write_via_path(&out.join(&png), inputs, |p| {
-                reports::line_chart(p, &labels, &series).map_err(anyhow::Error::from)
+                reports::line_chart(p, &labels, &series, &ideal).map_err(anyhow::Error::from)
             })?;
-            let question = doc["question"].as_str().unwrap_or_default();
-            items.push((png, format!("{what} — {sub}{on} ({question})")));
+            let sentence = sentence(y, &x, &series, &ideal);
+            items.push(Item { png, caption: format!("{what} — {sub}{on}"), sentence });
         }
     }
     Ok(items)
@@ -253,7 +465,7 @@ fn hardware_words(summary: &Value) -> String {
 
 /// Conflict-degree histogram, the worst request's bank x lane picture and, with cycles,
 /// the per-SM pipe timeline.
-fn run_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<(String, String)>> {
+fn run_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<Item>> {
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(input.join("summary.json")).context("summary.json")?)?;
     let mut items = Vec::new();
@@ -300,7 +512,13 @@ fn run_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<(String, 
         };
         reports::histogram(p, &labels, &series).map_err(anyhow::Error::from)
     })?;
-    items.push(("histogram.png".into(), "Conflict degree of every warp request, by op".into()));
+    items.push(Item {
+        png: "histogram.png".into(),
+        caption: "Conflict degree of every warp request, by op".into(),
+        sentence:
+            "How many warp requests of each op took 1, 2, ... times their ideal wavefronts (1: no conflict)."
+                .into(),
+    });
 
     let pic = input.join("picture.csv");
     if pic.is_file() {
@@ -322,7 +540,12 @@ fn run_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<(String, 
             };
             reports::heatmap(p, &labels, banks, &cells).map_err(anyhow::Error::from)
         })?;
-        items.push(("heatmap.png".into(), format!("Which lane uses which bank in which wavefront: {what}")));
+        items.push(Item {
+            png: "heatmap.png".into(),
+            caption: format!("Which lane uses which bank in which wavefront: {what}"),
+            sentence: "A column of cells in one bank is a conflict: its lanes wait for one wavefront each."
+                .into(),
+        });
     }
     if sms > 0 {
         let end = end.max(1.0);
@@ -353,10 +576,11 @@ fn run_report(input: &Path, out: &Path, inputs: &Inputs) -> Result<Vec<(String, 
             };
             reports::timeline(p, &labels, width, &rows).map_err(anyhow::Error::from)
         })?;
-        items.push((
-            "timeline.png".into(),
-            "Shared-memory pipe occupancy over time, one strip per SM (darker = busier)".into(),
-        ));
+        items.push(Item {
+            png: "timeline.png".into(),
+            caption: "Shared-memory pipe occupancy over time, one strip per SM (darker = busier)".into(),
+            sentence: "Where a strip stays dark, its SM's shared-memory pipe was the bottleneck.".into(),
+        });
     }
     Ok(items)
 }

@@ -1,6 +1,8 @@
 //! Layout transformations of one shared array, for the fix advisor: row padding,
-//! CuTe-style XOR swizzles, and the AoS ↔ SoA transpose. Each maps byte addresses of
-//! the old layout to the new one; addresses past the array move by the bytes it grows.
+//! CuTe-style XOR swizzles, the TMA's swizzle modes ([`TmaSwizzle`]), and the AoS ↔ SoA
+//! transpose. Each maps byte addresses of the old layout to the new one; addresses past
+//! the array move by the bytes it grows. [`spell`] writes a layout as CuTe and Triton
+//! do, and names the TMA mode it is.
 //!
 //! ```
 //! use sim_core::layout::{ArrayShape, Layout};
@@ -12,6 +14,11 @@
 //! let s = Layout::Swizzle { bits: 5, base: 0, shift: 5 };
 //! assert_eq!(s.map(&tile, (3 * 32 + 1) * 4), (3 * 32 + (1 ^ 3)) * 4);
 //! ```
+
+pub mod spell;
+pub mod tma;
+
+pub use tma::TmaSwizzle;
 
 use std::fmt;
 
@@ -58,6 +65,9 @@ pub enum Layout {
     },
     /// Element (r, c) stored at (c, r): array of structs ↔ structure of arrays.
     Transpose,
+    /// A TMA swizzle mode on the array's byte offsets (the TMA's own layout where the
+    /// array's base is a multiple of the mode's period).
+    Tma(TmaSwizzle),
 }
 
 impl Layout {
@@ -77,6 +87,12 @@ impl Layout {
                     && (1 << base) * shape.elem >= width
             }
             Layout::Transpose => shape.elem >= width,
+            Layout::Tma(m) => {
+                let block = m.xors().iter().map(|&(b, lo, _)| 1u32 << (b + lo)).max().unwrap_or(1);
+                shape.base.is_multiple_of(m.period())
+                    && shape.bytes().is_multiple_of(block)
+                    && m.unit() >= width.max(shape.elem)
+            }
         }
     }
 
@@ -97,6 +113,9 @@ impl Layout {
         if off >= shape.bytes() {
             return addr + self.extra_bytes(shape);
         }
+        if let Layout::Tma(m) = *self {
+            return shape.base + m.map(off);
+        }
         let (e, byte) = (off / shape.elem, off % shape.elem);
         let (r, c) = (e / shape.cols, e % shape.cols);
         let new = match *self {
@@ -107,6 +126,7 @@ impl Layout {
                 e ^ ((e & mask) >> shift)
             }
             Layout::Transpose => c * shape.rows + r,
+            Layout::Tma(_) => unreachable!("mapped on bytes above"),
         };
         shape.base + new * shape.elem + byte
     }
@@ -119,6 +139,56 @@ impl fmt::Display for Layout {
             Layout::Pad { elems } => write!(f, "pad {elems}"),
             Layout::Swizzle { bits, base, shift } => write!(f, "Swizzle<{bits},{base},{shift}>"),
             Layout::Transpose => write!(f, "transpose (AoS<->SoA)"),
+            Layout::Tma(m) => write!(f, "{m}"),
         }
+    }
+}
+
+/// A layout's text is not one [`Layout`] writes.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "layout `{0}`: expected `as is`, `pad N`, `Swizzle<B,M,S>` (on element offsets), `transpose`, or a TMA \
+     swizzle mode (SWIZZLE_NONE, SWIZZLE_32B, SWIZZLE_64B, SWIZZLE_128B, SWIZZLE_128B_ATOM_32B, \
+     SWIZZLE_128B_ATOM_32B_FLIP_8B, SWIZZLE_128B_ATOM_64B)"
+)]
+pub struct ParseLayoutError(pub String);
+
+impl std::str::FromStr for Layout {
+    type Err = ParseLayoutError;
+
+    /// What [`Layout`]'s `Display` writes, read back; also `none`, `identity`,
+    /// `transpose`, `pad N`, and a TMA mode by its driver API name with or without
+    /// `TMA `, `CU_TENSOR_MAP_` or `SWIZZLE_` (`SWIZZLE_128B`, `tma 128b`).
+    fn from_str(s: &str) -> Result<Layout, ParseLayoutError> {
+        let bad = || ParseLayoutError(s.to_string());
+        let t = s.trim();
+        let lower = t.to_ascii_lowercase();
+        if ["as is", "none", "identity"].contains(&lower.as_str()) {
+            return Ok(Layout::Identity);
+        }
+        if lower == "transpose" || lower == "transpose (aos<->soa)" {
+            return Ok(Layout::Transpose);
+        }
+        if let Some(n) = lower.strip_prefix("pad ") {
+            return n
+                .trim()
+                .parse()
+                .ok()
+                .filter(|&e| e > 0)
+                .map(|elems| Layout::Pad { elems })
+                .ok_or_else(bad);
+        }
+        if let Some(args) = t.strip_prefix("Swizzle<").and_then(|r| r.strip_suffix('>')) {
+            let v: Vec<u32> =
+                args.split(',').map(|x| x.trim().parse()).collect::<Result<_, _>>().map_err(|_| bad())?;
+            return match v[..] {
+                [bits, base, shift] if bits > 0 && shift >= bits && base + bits + shift <= 31 => {
+                    Ok(Layout::Swizzle { bits, base, shift })
+                }
+                _ => Err(bad()),
+            };
+        }
+        let mode = lower.strip_prefix("tma").map_or(t, |_| t[3..].trim_start_matches(['-', ' ', '_']));
+        TmaSwizzle::parse(mode).map(Layout::Tma).ok_or_else(bad)
     }
 }

@@ -20,7 +20,8 @@ pub mod study;
 
 use serde::Deserialize;
 use sim_core::{
-    BankMapping, Crossbar, Hardware, LaneGroups, PairMerge, PhaseLanes, SameWord, Timing, Violation,
+    BankMapping, Crossbar, Hardware, LaneGroups, OpRule, OpRules, PairMerge, PhaseLanes, SameWord, Timing,
+    Violation,
 };
 use std::path::{Path, PathBuf};
 
@@ -194,6 +195,32 @@ pub struct CrossbarOverrides {
     pub load_pair_merge: Option<Option<PairMerge>>,
     /// Words a bank serves per wavefront.
     pub ports: Option<u32>,
+    /// The tensor-core ops' rules, each optional.
+    pub ops: Option<OpRulesOverrides>,
+}
+
+/// The tensor-core ops' rules a config may set, each optional (see [`sim_core::OpRules`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpRulesOverrides {
+    /// `ldmatrix`.
+    pub ldsm: Option<OpRule>,
+    /// `stmatrix`.
+    pub stsm: Option<OpRule>,
+    /// `cp.async.ca`.
+    pub ldgsts: Option<OpRule>,
+    /// `cp.async.cg`.
+    pub ldgsts_cg: Option<OpRule>,
+}
+
+impl OpRulesOverrides {
+    /// Applies every set rule to `r`.
+    pub fn apply(&self, r: &mut OpRules) {
+        macro_rules! set {
+            ($($f:ident),*) => { $( if let Some(v) = self.$f { r.$f = v; } )* };
+        }
+        set!(ldsm, stsm, ldgsts, ldgsts_cg);
+    }
 }
 
 /// The old top-level spelling of a crossbar field and its name in `crossbar`.
@@ -220,10 +247,13 @@ impl CrossbarOverrides {
             ($($f:ident),*) => { $( if let Some(v) = &self.$f { c.$f = v.clone(); } )* };
         }
         set!(width, lanes, groups, broadcast, write_collision, atomic, reduction, load_pair_merge, ports);
+        if let Some(ops) = &self.ops {
+            ops.apply(&mut c.ops);
+        }
     }
 
     /// Which fields are set, by name.
-    fn given(&self) -> [(&'static str, bool); 9] {
+    fn given(&self) -> [(&'static str, bool); 10] {
         [
             ("width", self.width.is_some()),
             ("lanes", self.lanes.is_some()),
@@ -234,6 +264,7 @@ impl CrossbarOverrides {
             ("reduction", self.reduction.is_some()),
             ("load_pair_merge", self.load_pair_merge.is_some()),
             ("ports", self.ports.is_some()),
+            ("ops", self.ops.is_some()),
         ]
     }
 }
@@ -337,7 +368,7 @@ pub(crate) fn parse_error(e: &ron::error::SpannedError, file: &str) -> ConfigErr
 }
 
 /// The crossbar's fields, as `crossbar.FIELD` names them.
-pub(crate) const CROSSBAR_FIELDS: [&str; 9] = [
+pub(crate) const CROSSBAR_FIELDS: [&str; 10] = [
     "width",
     "lanes",
     "groups",
@@ -347,6 +378,7 @@ pub(crate) const CROSSBAR_FIELDS: [&str; 9] = [
     "reduction",
     "load_pair_merge",
     "ports",
+    "ops",
 ];
 
 /// Why a `crossbar.width` that `o` gives would be ignored in `hw` (the result), if it
@@ -610,6 +642,7 @@ fn placeholder() -> Hardware {
             reduction: SameWord::Multicast,
             load_pair_merge: None,
             ports: 1,
+            ops: OpRules::default(),
         },
         mapping: BankMapping::Linear,
         smem_per_sm: 0,

@@ -195,6 +195,30 @@ fn crossbar_fields_override_one_by_one() {
 }
 
 #[test]
+fn tensor_op_rules_override_one_by_one_and_are_checked() {
+    use sim_core::{OpRule, SameWord};
+    let h100 = preset("h100").unwrap();
+    assert_eq!(h100.crossbar.ops.ldgsts_cg, OpRule::Bypass);
+    // a kernel whose 4-byte cp.async sources lie 16 bytes apart: a phase per global line
+    let src = "(base: \"h100\", crossbar: (ops: (ldgsts: Phases(lanes: 8, same_word: Serialize))))";
+    let hw = parse_config(src, "u.ron").unwrap();
+    assert_eq!(hw.crossbar.ops.ldgsts, OpRule::Phases { lanes: Some(8), same_word: SameWord::Serialize });
+    assert_eq!((hw.crossbar.ops.ldsm, hw.crossbar.ops.ldgsts_cg), (h100.crossbar.ops.ldsm, OpRule::Bypass));
+    // presets that say nothing serve them as the loads and stores of their width
+    assert_eq!(preset("v100").unwrap().crossbar.ops.ldsm, OpRule::Crossbar);
+    let e = parse_config(
+        "(base: \"h100\", crossbar: (ops: (ldsm: Phases(lanes: 3, same_word: Multicast))))",
+        "u.ron",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("`crossbar.ops.ldsm.lanes`: must be a power of two from 1 to 64, got 3"), "{e}");
+    let e =
+        parse_config("(base: \"h100\", crossbar: (ops: (lds: Bypass)))", "u.ron").unwrap_err().to_string();
+    assert!(e.contains("`lds`") && e.contains("ldgsts_cg"), "{e}");
+}
+
+#[test]
 fn a_study_sweeps_crossbar_fields_by_path() {
     let src = r#"(
         name: "x",

@@ -23,6 +23,10 @@
 //! of an op and width explicitly ([`LaneGroups`]): any sets of lanes, e.g. the CDNA 3
 //! `ds_read_b128` groups of lanes 0–3 with 20–23. Ops a group list does not name keep the
 //! compact default.
+//!
+//! The tensor-core ops (`ldsm`, `stsm`, `ldgsts`, `ldgsts.cg`) each have a rule of their
+//! own ([`OpRules`]): by default the phases and same-word rule of a load or store of their
+//! width, or measured phases of their own, or no wavefronts at all.
 
 use crate::op::{width_index, Op, WIDTHS};
 use serde::{Deserialize, Serialize};
@@ -115,6 +119,71 @@ pub struct LaneGroups {
     pub groups: Vec<Vec<u16>>,
 }
 
+/// How the crossbar serves one of the tensor-core ops ([`Op::TENSOR`]).
+///
+/// Whatever the rule, a request's ideal is the number of the crossbar's phases of its
+/// width that hold an active lane (what Nsight Compute counts as ideal), so a rule of
+/// narrower phases shows conflicts even where no bank is shared: the H100's conflict-free
+/// 4-byte `cp.async` of a warp takes 4 wavefronts against an ideal of 1.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OpRule {
+    /// As the crossbar serves a load (`ldsm`) or a store (`stsm`, `ldgsts`,
+    /// `ldgsts.cg`) of the same width: its phases (or lane groups) and same-word rule,
+    /// without the load pair merge. The default, for hardware whose rule is not measured.
+    #[default]
+    Crossbar,
+    /// Phases of `lanes` consecutive lanes at any width, or (`lanes: None`) the crossbar's
+    /// phases of the width (consecutive lanes, never lane groups); lanes on one bank word
+    /// served by `same_word`, never pair-merged.
+    Phases {
+        /// Lanes per phase (a power of two, 1 to 64); `None`: the width's.
+        #[serde(default)]
+        lanes: Option<u32>,
+        /// How lanes on one word are served.
+        same_word: SameWord,
+    },
+    /// Not through the shared-memory pipe: no wavefronts (the H100's `cp.async.cg`,
+    /// whose write into shared memory takes another path).
+    Bypass,
+}
+
+/// The rules of the tensor-core ops, one field each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpRules {
+    /// `ldmatrix` (`ldsm`).
+    #[serde(default)]
+    pub ldsm: OpRule,
+    /// `stmatrix` (`stsm`).
+    #[serde(default)]
+    pub stsm: OpRule,
+    /// `cp.async.ca` (`ldgsts`).
+    #[serde(default)]
+    pub ldgsts: OpRule,
+    /// `cp.async.cg` (`ldgsts.cg`).
+    #[serde(default)]
+    pub ldgsts_cg: OpRule,
+}
+
+impl OpRules {
+    /// The rule of `op`; `None` for an op that is not a tensor-core op.
+    #[inline]
+    pub fn rule(&self, op: Op) -> Option<OpRule> {
+        match op {
+            Op::MatrixLoad => Some(self.ldsm),
+            Op::MatrixStore => Some(self.stsm),
+            Op::AsyncCopy => Some(self.ldgsts),
+            Op::AsyncCopyBypass => Some(self.ldgsts_cg),
+            _ => None,
+        }
+    }
+
+    /// Each field's name and rule.
+    pub fn fields(&self) -> [(&'static str, OpRule); 4] {
+        [("ldsm", self.ldsm), ("stsm", self.stsm), ("ldgsts", self.ldgsts), ("ldgsts_cg", self.ldgsts_cg)]
+    }
+}
+
 /// The crossbar between lanes and banks: phases, same-word rules, merging, bank ports.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -143,6 +212,9 @@ pub struct Crossbar {
     /// wavefront: a phase costs `ceil(busiest bank's count / ports)`.
     #[serde(default = "one")]
     pub ports: u32,
+    /// The rules of the tensor-core ops (`ldsm`, `stsm`, `ldgsts`, `ldgsts.cg`).
+    #[serde(default)]
+    pub ops: OpRules,
 }
 
 fn one() -> u32 {
@@ -185,6 +257,16 @@ impl Crossbar {
                     bad(
                         &format!("lanes.b{}", WIDTHS[i]),
                         format!("must be a power of two from 1 to 64, got {l}"),
+                    );
+                }
+            }
+        }
+        for (name, rule) in self.ops.fields() {
+            if let OpRule::Phases { lanes: Some(lanes), .. } = rule {
+                if !(lanes.is_power_of_two() && lanes <= 64) {
+                    bad(
+                        &format!("ops.{name}.lanes"),
+                        format!("must be a power of two from 1 to 64, got {lanes}"),
                     );
                 }
             }

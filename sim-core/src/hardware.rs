@@ -3,7 +3,7 @@
 //! A [`Hardware`] is plain data (presets live as RON files in `configs/`). Build it, call
 //! [`Hardware::validate`], and the model may then rely on every invariant listed there.
 
-pub use crate::crossbar::{Crossbar, PairMerge, PhaseLanes, SameWord};
+pub use crate::crossbar::{Crossbar, OpRule, PairMerge, PhaseLanes, SameWord};
 use crate::mapping::BankMapping;
 use crate::op::Op;
 use crate::timing::Timing;
@@ -47,7 +47,8 @@ impl fmt::Display for Violation {
 }
 
 impl Hardware {
-    /// How lanes touching the same word are served for `op`.
+    /// How lanes touching the same word are served for `op` (a tensor-core op: its
+    /// rule's, or that of the load or store it is served as).
     #[inline]
     pub fn same_word(&self, op: Op) -> SameWord {
         match op {
@@ -55,7 +56,31 @@ impl Hardware {
             Op::Store => self.crossbar.write_collision,
             Op::Atomic => self.crossbar.atomic,
             Op::Reduction => self.crossbar.reduction,
+            Op::MatrixLoad | Op::MatrixStore | Op::AsyncCopy | Op::AsyncCopyBypass => {
+                match self.crossbar.ops.rule(op) {
+                    Some(OpRule::Phases { same_word, .. }) => same_word,
+                    _ => self.same_word(Hardware::served_as(op)),
+                }
+            }
         }
+    }
+
+    /// The load or store whose phases and lane groups serve a tensor-core op under the
+    /// [`OpRule::Crossbar`] rule: `ld` for `ldsm`, `st` for `stsm` and the copies; any
+    /// other op itself.
+    #[inline]
+    pub fn served_as(op: Op) -> Op {
+        match op {
+            Op::MatrixLoad => Op::Load,
+            Op::MatrixStore | Op::AsyncCopy | Op::AsyncCopyBypass => Op::Store,
+            other => other,
+        }
+    }
+
+    /// The rule of a tensor-core op (`None` for the other ops).
+    #[inline]
+    pub fn op_rule(&self, op: Op) -> Option<OpRule> {
+        self.crossbar.ops.rule(op)
     }
 
     /// Lanes per phase for `bytes`-byte accesses (before the pair merge): the crossbar's

@@ -56,7 +56,7 @@ mod request;
 pub mod stats;
 mod timing;
 
-pub use crossbar::{Crossbar, LaneGroups, MAX_PORTS, MAX_WIDTH};
+pub use crossbar::{Crossbar, LaneGroups, OpRule, OpRules, MAX_PORTS, MAX_WIDTH};
 pub use hardware::{Hardware, PairMerge, PhaseLanes, SameWord, Violation};
 pub use mapping::BankMapping;
 pub use masked::{affine_addrs, tile_addrs, tile_lane, LaneAddrs, MaskedRequest, LANE_NUMBERS};

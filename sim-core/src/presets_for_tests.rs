@@ -1,6 +1,7 @@
 //! Hardware descriptions for doctests and unit tests. The real presets are RON files in
 //! `configs/`; this one mirrors `configs/presets/h100.ron`'s bank rules.
 
+use crate::crossbar::OpRules;
 use crate::hardware::{Crossbar, Hardware, PairMerge, SameWord};
 use crate::mapping::BankMapping;
 
@@ -22,6 +23,7 @@ pub fn h100_like() -> Hardware {
             reduction: SameWord::Multicast,
             load_pair_merge: Some(PairMerge { widths: vec![8, 16], masks: vec![1, 2] }),
             ports: 1,
+            ops: OpRules::default(),
         },
         mapping: BankMapping::Linear,
         smem_per_sm: 228 * 1024,

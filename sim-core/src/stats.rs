@@ -52,7 +52,7 @@ impl OpTotals {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Totals per op, in [`Op::ALL`] order.
-    pub by_op: [OpTotals; 7],
+    pub by_op: [OpTotals; Op::COUNT],
 }
 
 impl Summary {

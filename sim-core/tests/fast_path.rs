@@ -72,7 +72,17 @@ proptest! {
 /// merge, repeats of the previous lane), tile rows; mostly aligned, at times one lane
 /// off by a byte; dense, sparse or contiguous runs of lanes.
 fn aligned_request() -> impl Strategy<Value = (u8, Op, Vec<Option<u32>>)> {
-    let op = prop::sample::select(vec![Op::Load, Op::Load, Op::Store, Op::Atomic, Op::Reduction]);
+    let op = prop::sample::select(vec![
+        Op::Load,
+        Op::Load,
+        Op::Store,
+        Op::Atomic,
+        Op::Reduction,
+        Op::MatrixLoad,
+        Op::MatrixStore,
+        Op::AsyncCopy,
+        Op::AsyncCopyBypass,
+    ]);
     let width = prop::sample::select(vec![1u8, 2, 4, 8, 16]);
     (width, op, 0u8..7, 0u8..4, any::<u64>(), prop::collection::vec(any::<u32>(), 64)).prop_map(
         |(bytes, op, shape, lanes, seed, raw)| {

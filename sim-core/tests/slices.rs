@@ -141,7 +141,15 @@ fn paired_hardware() -> impl Strategy<Value = Hardware> {
 /// quick hashes collide, so it must leave the phase to the one-warp kernel), strides,
 /// lane pairs on one word, and at times one lane off by a byte.
 fn full_slice() -> impl Strategy<Value = (u8, Op, Vec<u32>)> {
-    let op = prop::sample::select(vec![Op::Load, Op::Load, Op::Store, Op::Atomic, Op::Reduction]);
+    let op = prop::sample::select(vec![
+        Op::Load,
+        Op::Load,
+        Op::Store,
+        Op::Atomic,
+        Op::Reduction,
+        Op::MatrixLoad,
+        Op::AsyncCopy,
+    ]);
     let width = prop::sample::select(vec![1u8, 2, 4, 8, 16]);
     (width, op, 0u8..6, any::<u64>(), prop::collection::vec(any::<u32>(), 64)).prop_map(
         |(bytes, op, shape, seed, raw)| {

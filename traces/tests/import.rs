@@ -408,6 +408,10 @@ fn to_accelsim(trace: &Trace, grid: [u32; 3], block: [u32; 3], base: u64) -> (St
                 lines.push(format!("{pc:04x} {mask:08x} 0 BAR.SYNC.DEFER_BLOCKING 0 0 0"));
                 continue;
             }
+            Op::MatrixLoad => ("1 R4", "LDSM.16.M88.4".into()),
+            Op::MatrixStore => ("0", "STSM.16.M88.4".into()),
+            Op::AsyncCopy => ("0", format!("LDGSTS.E{suffix}")),
+            Op::AsyncCopyBypass => ("0", "LDGSTS.E.BYPASS.128".into()),
             Op::GlobalLoad | Op::GlobalStore => {
                 unreachable!("the generated kernels access shared memory only")
             }

@@ -4,6 +4,7 @@
 
 use super::closed_form::affine_phases;
 use super::counter::WordCounter;
+use super::general::ideal_phases;
 use super::pair_merge::pairs_merge;
 use super::phase::{phases, Units, Words};
 #[cfg(target_arch = "x86_64")]
@@ -11,7 +12,7 @@ use super::simd::units_simd;
 use super::simd::{avx512_available, conflict_kernel, simd_available};
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
-use crate::hardware::{Hardware, SameWord};
+use crate::hardware::{Hardware, OpRule, SameWord};
 use crate::mapping::BankMapping;
 use crate::op::{Op, WIDTHS};
 use crate::request::{Outcome, WarpRequest};
@@ -32,7 +33,7 @@ pub(super) struct Fast {
     /// log2(bank_bytes).
     word_shift: u32,
     /// What to do with a request, by op and width in bytes.
-    plans: [[Plan; 17]; 8],
+    plans: [[Plan; 17]; Op::COUNT],
     /// The per-phase count's scratch.
     counter: WordCounter,
     /// Whether [`avx2::units`] may run (the CPU has AVX2).
@@ -52,8 +53,10 @@ enum Plan {
     /// The general path (the `OneBroadcastWord` rule, an unsupported width).
     General,
     /// Phases of `1 << shift` lanes, doubled where `merge` is set and the lanes pair up;
-    /// lanes on one word served together (multicast) or one by one (`serialize`).
-    Fast { shift: u8, merge: bool, serialize: bool },
+    /// lanes on one word served together (multicast) or one by one (`serialize`); the
+    /// ideal counts phases of `1 << ideal` lanes (`shift` but for a tensor-core op whose
+    /// rule has phases of its own).
+    Fast { shift: u8, merge: bool, serialize: bool, ideal: u8 },
 }
 
 /// How the fast path computes a word's bank.
@@ -88,28 +91,41 @@ impl Fast {
             }
             mapping => FastBanks::Other { mapping, banks: n },
         };
-        let mut plans = [[Plan::General; 17]; 8];
+        let mut plans = [[Plan::General; 17]; Op::COUNT];
         plans[Op::Barrier as usize] = [Plan::Nothing; 17];
         for op in Op::ALL.into_iter().filter(|op| op.is_memory()) {
+            let own = match hw.op_rule(op) {
+                Some(OpRule::Bypass) => {
+                    plans[op as usize] = [Plan::Nothing; 17];
+                    continue;
+                }
+                Some(OpRule::Phases { lanes, .. }) => Some(lanes.map(|l| l.min(hw.warp))),
+                Some(OpRule::Crossbar) | None => None,
+            };
             let serialize = match hw.same_word(op) {
                 SameWord::Multicast => false,
                 SameWord::Serialize => true,
                 SameWord::OneBroadcastWord => continue,
             };
             for w in WIDTHS {
-                if hw.crossbar.groups_for(op, w).is_some() {
+                if own.is_none() && hw.crossbar.groups_for(Hardware::served_as(op), w).is_some() {
                     // explicit lane groups: the general path
                     continue;
                 }
-                let lanes = hw.phase_lanes(w);
-                if !lanes.is_power_of_two() {
+                let ideal = hw.phase_lanes(w);
+                let lanes = own.flatten().unwrap_or(ideal);
+                if !lanes.is_power_of_two() || !ideal.is_power_of_two() {
                     return None;
                 }
                 let merge = op == Op::Load
                     && lanes < hw.warp
                     && hw.crossbar.load_pair_merge.as_ref().is_some_and(|pm| pm.widths.contains(&w));
-                plans[op as usize][w as usize] =
-                    Plan::Fast { shift: lanes.trailing_zeros() as u8, merge, serialize };
+                plans[op as usize][w as usize] = Plan::Fast {
+                    shift: lanes.trailing_zeros() as u8,
+                    merge,
+                    serialize,
+                    ideal: ideal.trailing_zeros() as u8,
+                };
             }
         }
         Some(Box::new(Fast {
@@ -163,7 +179,7 @@ impl Fast {
         if self.avx512 {
             let plan = self.plan(op, bytes);
             let (
-                Plan::Fast { shift: 5, merge: false, serialize },
+                Plan::Fast { shift: 5, merge: false, serialize, ideal: 5 },
                 FastBanks::LinearPow2 { mask, banks_log2 },
             ) = (plan, self.banks)
             else {
@@ -239,9 +255,27 @@ impl Fast {
     ) -> Option<Outcome> {
         debug_assert_eq!(req.lanes.len(), req.addrs.len());
         let plan = self.plan(req.op, req.bytes);
-        let Plan::Fast { shift, merge, serialize } = plan else {
+        let Plan::Fast { shift, merge, serialize, ideal } = plan else {
             return (plan == Plan::Nothing).then(Outcome::default);
         };
+        let mut out = self.evaluate_phases::<SIMD>(hw, dense, req, shift, merge, serialize)?;
+        if ideal != shift && !req.lanes.is_empty() {
+            out.ideal = ideal_phases(req.lanes, 1 << ideal);
+        }
+        Some(out)
+    }
+
+    /// [`Self::evaluate_with`] in phases of `1 << shift` lanes (see [`Plan::Fast`]).
+    #[inline(always)]
+    fn evaluate_phases<const SIMD: bool>(
+        &mut self,
+        hw: &Hardware,
+        dense: &mut [u32],
+        req: &WarpRequest<'_>,
+        shift: u8,
+        merge: bool,
+        serialize: bool,
+    ) -> Option<Outcome> {
         let (lanes, addrs) = (req.lanes, req.addrs);
         if lanes.is_empty() {
             return Some(Outcome::default());
@@ -354,7 +388,7 @@ impl Fast {
     #[inline(always)]
     fn affine_with(&self, op: Op, bytes: u8, mask: u64, first: u32, stride: i64) -> Option<Outcome> {
         let plan = self.plan(op, bytes);
-        let Plan::Fast { shift, merge: false, serialize } = plan else {
+        let Plan::Fast { shift, merge: false, serialize, ideal } = plan else {
             return (plan == Plan::Nothing).then(Outcome::default);
         };
         let FastBanks::LinearPow2 { banks_log2, .. } = self.banks else { return None };
@@ -363,14 +397,18 @@ impl Fast {
             return None;
         }
         let d = stride >> unit_shift;
-        Some(affine_phases(mask, shift as u32, serialize, d, banks_log2 - span))
+        let mut out = affine_phases(mask, shift as u32, serialize, d, banks_log2 - span);
+        if ideal != shift {
+            out.ideal = mask_phases(mask, ideal as u32);
+        }
+        Some(out)
     }
 
     /// The plan for requests of `op` and `bytes` ([`Plan::General`] for a width it has
     /// none for).
     #[inline(always)]
     fn plan(&self, op: Op, bytes: u8) -> Plan {
-        self.plans[op as usize & 7].get(bytes as usize).copied().unwrap_or(Plan::General)
+        self.plans[op as usize].get(bytes as usize).copied().unwrap_or(Plan::General)
     }
 
     /// `(unit_shift, span)` of `bytes`-byte accesses: log2 of the "unit" a lane's words
@@ -400,4 +438,16 @@ impl Fast {
         }
         pairs_merge(hw, dense, req)
     }
+}
+
+/// Phases of `1 << shift` lanes that hold a lane of `mask`: the ideal of an affine
+/// request whose rule has phases of its own.
+#[inline(always)]
+fn mask_phases(mask: u64, shift: u32) -> u32 {
+    let size = 1u32 << shift;
+    if size >= 64 {
+        return (mask != 0) as u32;
+    }
+    let phase = u64::MAX >> (64 - size);
+    (0..64 / size).filter(|&p| mask >> (p * size) & phase != 0).count() as u32
 }

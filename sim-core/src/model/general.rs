@@ -5,7 +5,7 @@
 
 use super::global::global_lines;
 use super::pair_merge::{pairs_merge, NONE};
-use crate::hardware::{Hardware, SameWord};
+use crate::hardware::{Hardware, OpRule, SameWord};
 use crate::mapping::BankMapping;
 use crate::op::Op;
 use crate::request::{Cell, Outcome, WarpRequest};
@@ -14,14 +14,31 @@ use crate::request::{Cell, Outcome, WarpRequest};
 const UNASSIGNED: u32 = u32::MAX;
 
 /// Lanes per phase for `req` on `hw`, after the load pair-merge rule (`dense`: see
-/// [`pairs_merge`]).
+/// [`pairs_merge`]); a tensor-core op's own phases where its rule has them.
 pub(super) fn phase_lanes(hw: &Hardware, dense: &mut [u32], req: &WarpRequest<'_>) -> u32 {
+    if let Some(OpRule::Phases { lanes, .. }) = hw.op_rule(req.op) {
+        return lanes.map_or(hw.phase_lanes(req.bytes), |l| l.min(hw.warp));
+    }
     let base = hw.phase_lanes(req.bytes);
     if req.op == Op::Load && base < hw.warp && pairs_merge(hw, dense, req) {
         (base * 2).min(hw.warp)
     } else {
         base
     }
+}
+
+/// Phases of `phase` consecutive lanes (a power of two) that hold one of `lanes`
+/// (ascending): a tensor-core op's ideal where its rule has phases of its own.
+pub(super) fn ideal_phases(lanes: &[u16], phase: u32) -> u32 {
+    let shift = phase.trailing_zeros();
+    let mut n = 0;
+    let mut prev = u32::MAX;
+    for &l in lanes {
+        let p = l as u32 >> shift;
+        n += (p != prev) as u32;
+        prev = p;
+    }
+    n
 }
 
 /// Scratch of the general path, reused from request to request.
@@ -67,10 +84,18 @@ impl General {
         if !req.op.is_memory() || req.lanes.is_empty() {
             return Outcome::default();
         }
+        // a tensor-core op: phases of its own (ideal: the crossbar's phases of the
+        // width), none, or those of the load or store it is served as
+        let own_phases = match hw.op_rule(req.op) {
+            Some(OpRule::Bypass) => return Outcome::default(),
+            Some(OpRule::Phases { .. }) => true,
+            Some(OpRule::Crossbar) | None => false,
+        };
         let rule = hw.same_word(req.op);
         let ports = hw.crossbar.ports;
         let mut out = Outcome::default();
-        if let Some(groups) = hw.crossbar.groups_for(req.op, req.bytes) {
+        let groups = hw.crossbar.groups_for(Hardware::served_as(req.op), req.bytes);
+        if let Some(groups) = groups.filter(|_| !own_phases) {
             // explicit lane groups: `dense` holds each active lane's index in `req`
             for (i, &lane) in req.lanes.iter().enumerate() {
                 dense[lane as usize] = i as u32;
@@ -108,6 +133,9 @@ impl General {
             }
             self.serve_phase(rule, ports, &mut out, cells.as_deref_mut());
             start = end;
+        }
+        if own_phases {
+            out.ideal = ideal_phases(req.lanes, hw.phase_lanes(req.bytes));
         }
         out
     }

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use proptest::prelude::*;
-use sim_core::{BankMapping, Crossbar, Hardware, Op, PairMerge, PhaseLanes, SameWord};
+use sim_core::{BankMapping, Crossbar, Hardware, Op, OpRule, OpRules, PairMerge, PhaseLanes, SameWord};
 
 pub fn pow2_upto_64() -> impl Strategy<Value = u32> {
     (0u32..=6).prop_map(|k| 1 << k)
@@ -51,6 +51,7 @@ pub fn hardware() -> impl Strategy<Value = Hardware> {
                     reduction: rules.3,
                     load_pair_merge,
                     ports: 1,
+                    ops: op_rules(bits >> 44),
                 },
                 mapping,
                 smem_per_sm: 1 << 20,
@@ -59,11 +60,35 @@ pub fn hardware() -> impl Strategy<Value = Hardware> {
         })
 }
 
+/// Rules of the tensor-core ops from the bits of `bits`: each the crossbar's, phases of
+/// 1 to 64 lanes under either rule, or bypass.
+pub fn op_rules(bits: u64) -> OpRules {
+    let rule = |b: u64| match b % 4 {
+        0 => OpRule::Crossbar,
+        1 => OpRule::Bypass,
+        k => OpRule::Phases {
+            lanes: (b / 4 % 8 < 7).then_some(1 << (b / 4 % 8)),
+            same_word: if k == 2 { SameWord::Multicast } else { SameWord::Serialize },
+        },
+    };
+    OpRules { ldsm: rule(bits), stsm: rule(bits >> 5), ldgsts: rule(bits >> 10), ldgsts_cg: rule(bits >> 15) }
+}
+
 /// One request: width, op, and per lane of a 64-lane warp an optional address. The
 /// addresses come from one of several shapes: few distinct elements (sharing and
 /// conflicts), strides, unaligned bytes, and addresses near the top of the range.
 pub fn request() -> impl Strategy<Value = (u8, Op, Vec<Option<u32>>)> {
-    let op = prop::sample::select(vec![Op::Load, Op::Store, Op::Atomic, Op::Reduction, Op::Barrier]);
+    let op = prop::sample::select(vec![
+        Op::Load,
+        Op::Store,
+        Op::Atomic,
+        Op::Reduction,
+        Op::Barrier,
+        Op::MatrixLoad,
+        Op::MatrixStore,
+        Op::AsyncCopy,
+        Op::AsyncCopyBypass,
+    ]);
     let width = prop::sample::select(vec![1u8, 2, 4, 8, 16]);
     (width, op, 0u8..5, 0.0f64..1.0, any::<u64>(), prop::collection::vec(any::<u32>(), 64)).prop_map(
         |(bytes, op, shape, density, seed, raw)| {
@@ -118,6 +143,9 @@ pub fn affine_request() -> impl Strategy<Value = (u8, Op, u64, i64, u32, Vec<u32
         Op::Barrier,
         Op::GlobalLoad,
         Op::GlobalStore,
+        Op::MatrixLoad,
+        Op::AsyncCopy,
+        Op::AsyncCopyBypass,
     ]);
     let width = prop::sample::select(vec![1u8, 2, 4, 8, 16]);
     (width, op, any::<u64>(), any::<u64>(), prop::collection::vec(any::<u32>(), 0..6)).prop_map(

@@ -10,10 +10,16 @@ type Row = BTreeMap<String, String>;
 
 /// Runs `banksim advise GEN` and returns its CSV rows (rank 0 = as is).
 fn advise(gen: &str) -> Vec<Row> {
+    advise_with(gen, &[])
+}
+
+/// `banksim advise GEN ARGS...`'s CSV rows.
+fn advise_with(gen: &str, args: &[&str]) -> Vec<Row> {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("advise.csv");
     let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
         .args(["advise", gen, "--csv", csv.to_str().unwrap()])
+        .args(args)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -26,18 +32,9 @@ fn num(r: &Row, k: &str) -> u64 {
     r[k].parse().unwrap_or_else(|_| panic!("{k} = {:?}", r[k]))
 }
 
+/// A layout as the CSV writes it (what `Layout`'s `Display` writes).
 fn parse_layout(s: &str) -> Layout {
-    if s == "as is" {
-        Layout::Identity
-    } else if let Some(p) = s.strip_prefix("pad ") {
-        Layout::Pad { elems: p.parse().unwrap() }
-    } else if let Some(rest) = s.strip_prefix("Swizzle<") {
-        let v: Vec<u32> = rest.trim_end_matches('>').split(',').map(|x| x.parse().unwrap()).collect();
-        Layout::Swizzle { bits: v[0], base: v[1], shift: v[2] }
-    } else {
-        assert!(s.starts_with("transpose"), "{s}");
-        Layout::Transpose
-    }
+    s.parse().unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Re-simulates every row: the generator's trace with the row's layout applied to
@@ -151,4 +148,55 @@ fn aos_of_4_words_transposes_to_soa() {
     assert_eq!(num(soa, "conflicts"), 0);
     assert!(num(&rows[0], "conflicts") > 0);
     check_every_figure(gen, &rows);
+}
+
+/// The bank model's conflicts of a generator's trace, as it is.
+fn conflicts_of(gen: &str, params: &[(&str, i64)]) -> u64 {
+    let params = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    let trace = traces::generators::generate(gen, &params).unwrap();
+    let hw = configs::preset("h100").unwrap();
+    let mut m = BankModel::new(&hw);
+    traces::Requests::group(&trace, 32)
+        .unwrap()
+        .iter()
+        .map(|q| m.evaluate(&q.warp_request()).conflicts() as u64)
+        .sum()
+}
+
+#[test]
+fn tma_128b_makes_both_operands_ldmatrix_reads_conflict_free() {
+    // a 64 x 64 fp16 tile read with ldmatrix.x4, K-major then MN-major (`major=2`): which
+    // TMA swizzle mode leaves no conflict?
+    let gen = "ldmatrix:major=2";
+    let rows = advise_with(gen, &["--layouts", "tma"]);
+    // as is: every 8-lane phase reads one 16-byte column of 8 rows of 128 bytes, all in
+    // the same 4 banks (8 wavefronts where 1 would do); 16 requests of 4 phases a tile
+    assert_eq!(num(&rows[0], "conflicts"), 2 * 16 * 4 * 7);
+    let b = best(&rows);
+    assert_eq!((b["layout"].as_str(), num(b, "conflicts")), ("TMA SWIZZLE_128B", 0));
+    assert!(b["same_as"].contains("Swizzle<3,4,3> on bytes"), "{b:?}");
+    assert!(b["same_as"].contains("Triton vec=8 perPhase=1 maxPhase=8"), "{b:?}");
+    // the spans of 32B and 64B are narrower than a row, FLIP_8B splits 16-byte rows
+    assert!(!rows.iter().any(|r| r["layout"].ends_with("SWIZZLE_32B") || r["layout"].contains("FLIP")));
+    check_every_figure(gen, &rows);
+    // the generator's own TMA storage (each mode's chunk formula, boxes of its span)
+    // gives the advisor's figures, and 32B / 64B in boxes of 16 / 32 columns are
+    // conflict-free too
+    for r in &rows[1..] {
+        let mode = sim_core::layout::TmaSwizzle::parse(r["layout"].trim_start_matches("TMA ")).unwrap();
+        let stored = conflicts_of("ldmatrix", &[("major", 2), ("tma", mode.value() as i64)]);
+        assert_eq!(stored, num(r, "conflicts"), "{}", r["layout"]);
+    }
+    for tma in [1, 2] {
+        assert_eq!(conflicts_of("ldmatrix", &[("major", 2), ("tma", tma)]), 0, "tma={tma}");
+    }
+}
+
+#[test]
+fn a_swizzle_that_is_a_tma_mode_is_named_so() {
+    let rows = advise("ldmatrix");
+    let b = best(&rows);
+    assert_eq!((b["layout"].as_str(), num(b, "conflicts")), ("Swizzle<3,3,3>", 0));
+    assert!(b["same_as"].starts_with("TMA SWIZZLE_128B = Swizzle<3,4,3> on bytes"), "{b:?}");
+    check_every_figure("ldmatrix", &rows);
 }

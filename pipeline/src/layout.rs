@@ -5,7 +5,7 @@
 use super::error::{Error, Result};
 use rayon::prelude::*;
 use sim_core::engine::{self, EngineOptions};
-use sim_core::layout::{ArrayShape, Layout};
+use sim_core::layout::{spell, ArrayShape, Layout, TmaSwizzle};
 use sim_core::{BankModel, Hardware, Op};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -59,15 +59,26 @@ pub fn search(
             hw.smem_per_sm, hw.name
         )));
     }
-    let width = trace
-        .records
-        .iter()
-        .filter(|r| r.op.is_memory() && r.addr >= shape.base && r.addr - shape.base < shape.bytes())
-        .map(|r| r.bytes as u32)
-        .max()
-        .ok_or_else(|| Error::Input("no access of the trace falls inside the array; check --shape".into()))?;
-    let mut layouts = vec![Layout::Identity];
-    layouts.extend((1..=max_pad).map(|elems| Layout::Pad { elems }));
+    let s = search_among(hw, trace, shape, &candidates(shape, max_pad), cycles)?;
+    Ok((s.base, s.candidates))
+}
+
+/// A search of given layouts: the array as it is, the valid layouts evaluated (best
+/// first), and those that cannot lay it out, with why.
+pub struct Searched {
+    /// The array as it is.
+    pub base: Candidate,
+    /// The valid layouts, best first (fewest conflicts, extra bytes, cycles).
+    pub candidates: Vec<Candidate>,
+    /// The layouts refused, each with why.
+    pub refused: Vec<(Layout, String)>,
+}
+
+/// The layouts [`search`] tries: padding up to `max_pad` elements, the XOR swizzles
+/// (bits 1..=5, base 0..=4, shift bits..=8, on element offsets), the TMA modes that are
+/// none of those swizzles on `shape`'s elements, and the transpose.
+pub fn candidates(shape: &ArrayShape, max_pad: u32) -> Vec<Layout> {
+    let mut layouts: Vec<Layout> = (1..=max_pad).map(|elems| Layout::Pad { elems }).collect();
     for bits in 1..=5 {
         for base in 0..=4 {
             for shift in bits..=8 {
@@ -75,10 +86,52 @@ pub fn search(
             }
         }
     }
+    for m in &TmaSwizzle::ALL[1..] {
+        let searched = spell::on_elements(&Layout::Tma(*m), shape)
+            .is_some_and(|(b, e, s)| (1..=5).contains(&b) && e <= 4 && (b..=8).contains(&s));
+        if !searched {
+            layouts.push(Layout::Tma(*m));
+        }
+    }
     layouts.push(Layout::Transpose);
-    layouts.retain(|l| l.valid_for(shape, width));
+    layouts
+}
+
+/// The TMA modes as layouts (`advise --layouts tma`), `SWIZZLE_NONE` (the array as it
+/// is) left out.
+pub fn tma_layouts() -> Vec<Layout> {
+    TmaSwizzle::ALL[1..].iter().map(|m| Layout::Tma(*m)).collect()
+}
+
+/// Evaluates each of `layouts` that can lay out `shape` for the trace's accesses (see
+/// [`Searched`]); the array as it is always.
+pub fn search_among(
+    hw: &Hardware,
+    trace: &Trace,
+    shape: &ArrayShape,
+    layouts: &[Layout],
+    cycles: bool,
+) -> Result<Searched> {
+    check_shape(shape, hw)?;
+    let width = trace
+        .records
+        .iter()
+        .filter(|r| r.op.is_memory() && r.addr >= shape.base && r.addr - shape.base < shape.bytes())
+        .map(|r| r.bytes as u32)
+        .max()
+        .ok_or_else(|| Error::Input("no access of the trace falls inside the array; check --shape".into()))?;
+    let fits = fitting_pad(shape, hw);
+    let mut valid = vec![Layout::Identity];
+    let mut refused = Vec::new();
+    for l in layouts.iter().filter(|l| **l != Layout::Identity) {
+        match why_not(l, shape, width, fits) {
+            Some(why) => refused.push((*l, why)),
+            None if !valid.contains(l) => valid.push(*l),
+            None => {}
+        }
+    }
     let mut cands: Vec<Candidate> =
-        layouts.par_iter().map(|l| evaluate(hw, trace, shape, *l, cycles)).collect::<Result<_>>()?;
+        valid.par_iter().map(|l| evaluate(hw, trace, shape, *l, cycles)).collect::<Result<_>>()?;
     let base = cands.remove(0);
     cands.sort_by(|a, b| {
         (a.conflicts, a.extra_bytes, a.cycles, a.layout.to_string()).cmp(&(
@@ -88,7 +141,39 @@ pub fn search(
             b.layout.to_string(),
         ))
     });
-    Ok((base, cands))
+    Ok(Searched { base, candidates: cands, refused })
+}
+
+/// Why `layout` cannot lay out `shape` for accesses of `width` bytes (`fits`: the most
+/// padding shared memory holds); `None` where it can.
+fn why_not(layout: &Layout, shape: &ArrayShape, width: u32, fits: u32) -> Option<String> {
+    if layout.valid_for(shape, width) {
+        return match *layout {
+            Layout::Pad { elems } if elems > fits => Some(format!(
+                "the padded array is beyond shared memory (at most {fits} elements of padding fit)"
+            )),
+            _ => None,
+        };
+    }
+    let row = shape.cols * shape.elem;
+    Some(match *layout {
+        Layout::Tma(m) if m.span().is_some_and(|s| row > s) => format!(
+            "rows of {row} bytes are wider than its {}-byte span (a TMA box's inner dimension fits the span: load \
+             the tile as boxes of {} elements a row)",
+            m.span().unwrap_or(0),
+            m.span().unwrap_or(0) / shape.elem
+        ),
+        Layout::Tma(m) if m.unit() < width.max(shape.elem) => {
+            format!("it moves {}-byte pieces: a {}-byte access would be split", m.unit(), width.max(shape.elem))
+        }
+        Layout::Tma(m) => format!(
+            "the array ({} bytes from byte {}) is not whole periods of its {}-byte pattern",
+            shape.bytes(),
+            shape.base,
+            m.period()
+        ),
+        _ => format!("it does not keep {width}-byte accesses whole within the array"),
+    })
 }
 
 /// Swizzles the search tries (bits 1..=5, base 0..=4, shift bits..=8).
@@ -106,7 +191,8 @@ pub fn fitting_pad(shape: &ArrayShape, hw: &Hardware) -> u32 {
 /// (every candidate layout re-simulates all of them) stays within
 /// [`LAYOUT_WORK`](sim_core::limits::LAYOUT_WORK).
 pub fn check_work(max_pad: u32, records: usize) -> Result<()> {
-    let candidates = max_pad as u64 + SWIZZLES + 2;
+    // (the identity, the transpose, and at most every TMA mode but `SWIZZLE_NONE`)
+    let candidates = max_pad as u64 + SWIZZLES + 2 + (TmaSwizzle::ALL.len() as u64 - 1);
     sim_core::limits::LAYOUT_WORK.check(
         || format!("--max-pad {max_pad}: {candidates} candidate layouts of {records} records"),
         candidates.saturating_mul(records as u64),
@@ -234,6 +320,13 @@ pub fn load_input(input: &str, inputs: &crate::output::Inputs) -> Result<(Trace,
         }
         "reduction" => Some(ArrayShape { base: 0, rows: p("tile").div_ceil(32), cols: 32, elem: 4 }),
         "aos" if p("soa") == 0 => Some(ArrayShape { base: 0, rows: p("threads"), cols: p("k"), elem: 4 }),
+        // (both tiles of `major=2` as one array: a layout of it lays out each alike)
+        "ldmatrix" => Some(ArrayShape {
+            base: 0,
+            rows: p("rows") * if p("major") == 2 { 2 } else { 1 },
+            cols: p("cols"),
+            elem: p("width"),
+        }),
         _ => None,
     };
     Ok((trace, shape))

@@ -66,7 +66,7 @@ pub enum Layout {
     /// Element (r, c) stored at (c, r): array of structs ↔ structure of arrays.
     Transpose,
     /// A TMA swizzle mode on the array's byte offsets (the TMA's own layout where the
-    /// array's base is a multiple of the mode's period).
+    /// array's base is a multiple of the mode's period and a row fits the mode's span).
     Tma(TmaSwizzle),
 }
 
@@ -92,6 +92,7 @@ impl Layout {
                 shape.base.is_multiple_of(m.period())
                     && shape.bytes().is_multiple_of(block)
                     && m.unit() >= width.max(shape.elem)
+                    && m.span().is_none_or(|s| shape.cols * shape.elem <= s)
             }
         }
     }

@@ -77,6 +77,17 @@ pub const GENERATORS: &[(&str, &str, &[Param])] = &[
         ],
     ),
     (
+        "ldmatrix",
+        "a tensor-core operand tile read fragment by fragment as ldmatrix.x4 reads it (one warp): each lane a 16-byte row of an 8x16-byte matrix, 8 lanes a matrix (16-byte loads, one per row address), the tile stored as a TMA swizzle mode stores it (one box per span of a row)",
+        &[
+            ("rows", 64, "stored rows (K-major: M, MN-major: K), a multiple of 16"),
+            ("cols", 64, "elements per stored row (K-major: K, MN-major: M); a row a multiple of 32 bytes"),
+            ("width", 2, "bytes per element (1, 2 or 4)"),
+            ("major", 0, "0: K-major (ldmatrix), 1: MN-major (ldmatrix.trans: the same row addresses, lanes in its order), 2: both, a K-major tile then an MN-major one after it (a GEMM's A and B)"),
+            ("tma", 0, "the TMA swizzle mode the tile is stored in, by its CUtensorMapSwizzle value: 0 NONE, 1 32B, 2 64B, 3 128B, 4 128B_ATOM_32B, 5 128B_ATOM_32B_FLIP_8B, 6 128B_ATOM_64B"),
+        ],
+    ),
+    (
         "random",
         "uniformly random element indices",
         &[
@@ -351,6 +362,76 @@ pub fn generate(kind: &str, params: &BTreeMap<String, i64>) -> Result<Trace, Gen
                     g.access(t, step + 1, Op::Load, (b_base + kv * pb + (t * v) % n) * 4, w);
                 }
                 step += 2;
+            }
+        }
+        "ldmatrix" => {
+            let (rows, cols, w) = (get("rows", 16, 4096)?, get("cols", 1, 4096)?, get("width", 1, 4)?);
+            let (majors, tma) = (get("major", 0, 2)?, get("tma", 0, 6)?);
+            let mode = sim_core::layout::TmaSwizzle::from_value(tma as i64).expect("0 to 6");
+            let row_bytes = cols * w;
+            // one TMA box per `inner` bytes of a row: the whole row, or the mode's span
+            let inner = mode.span().map_or(row_bytes, |s| s.min(row_bytes));
+            let bad = [
+                ("width", w as i64, w == 3, "expected 1, 2 or 4 (bytes per element)".to_string()),
+                ("rows", rows as i64, rows % 16 != 0, "expected a multiple of 16 (two 8-row matrices)".into()),
+                (
+                    "tma",
+                    tma as i64,
+                    mode.unit() < 16,
+                    format!("{} exchanges 8-byte halves: a 16-byte matrix row would be split", mode.name()),
+                ),
+                (
+                    "cols",
+                    cols as i64,
+                    row_bytes % 32 != 0 || row_bytes % inner != 0,
+                    format!(
+                        "expected rows of a multiple of 32 bytes (two 16-byte matrix rows) and of {}'s span: {row_bytes} bytes",
+                        mode.name()
+                    ),
+                ),
+            ];
+            if let Some((param, value, _, expected)) = bad.into_iter().find(|b| b.2) {
+                return Err(GenError::BadValue { kind: kind.into(), param, value, expected });
+            }
+            // where byte b of row r is stored: boxes of `inner` bytes a row one after
+            // another (CuTe's tile_to_shape of a swizzle atom), each swizzled; a row
+            // address is its 16-byte unit (FLIP_8B exchanges the halves within it)
+            let tile = rows * row_bytes;
+            let at = |r: u32, b: u32| mode.map((b / inner) * rows * inner + r * inner + b % inner) & !15;
+            // fragment (fr, fc): 16 rows from 16 * fr, 32 bytes from 32 * fc; ldmatrix.x4
+            // takes lane l's row address for matrix l / 8, row l % 8. K-major (the A
+            // operand as CUTLASS's SM75_U32x4_LDSM_N reads it): row l % 16, chunk l / 16;
+            // .trans (MN-major): row l % 8 + 8 * (l / 16), chunk (l / 8) % 2
+            // (16-byte loads, one per row address: where `ldsm` records will go)
+            let mut step = 0;
+            let order: &[u32] = match majors {
+                0 => &[0],
+                1 => &[1],
+                _ => &[0, 1],
+            };
+            for (t, &major) in order.iter().enumerate() {
+                // each tile's reads are a site of their own, named by the operand layout
+                let first = g.trace.records.len();
+                g.trace
+                    .sites
+                    .push(if major == 0 { "K-major (ldmatrix)" } else { "MN-major (ldmatrix.trans)" }.into());
+                for fr in 0..rows / 16 {
+                    for fc in 0..row_bytes / 32 {
+                        for l in 0..32u32 {
+                            let (r, chunk) = if major == 0 {
+                                (l % 16, l / 16)
+                            } else {
+                                (l % 8 + 8 * (l / 16), (l / 8) % 2)
+                            };
+                            let addr = t as u64 * tile as u64 + at(16 * fr + r, 32 * fc + 16 * chunk) as u64;
+                            g.access(l, step, Op::Load, addr, 16);
+                        }
+                        step += 1;
+                    }
+                }
+                for r in &mut g.trace.records[first..] {
+                    r.site = t as u32;
+                }
             }
         }
         "random" => {

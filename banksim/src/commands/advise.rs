@@ -8,7 +8,7 @@ use clap::Args;
 use pipeline::layout::{self, Candidate};
 use pipeline::output::rows::{self, CandidateRow};
 use pipeline::output::{write_atomically, write_csv, Inputs};
-use sim_core::layout::{ArrayShape, Layout};
+use sim_core::layout::{spell, ArrayShape, Layout};
 use sim_core::{Hardware, Op};
 use std::io::Write;
 use std::path::PathBuf;
@@ -32,6 +32,11 @@ pub struct AdviseArgs {
     /// Largest row padding to try, in elements.
     #[arg(long, default_value_t = 33)]
     max_pad: u32,
+    /// The layouts to try: `all` (padding up to --max-pad, the XOR swizzles, the TMA
+    /// modes, the transpose), `tma` (the TMA swizzle modes), or layouts separated by `;`
+    /// (`pad 1;Swizzle<3,3,3>;SWIZZLE_128B`).
+    #[arg(long, value_name = "all|tma|L;L...", default_value = "all")]
+    layouts: String,
     /// Skip the cycle engine (no cycles or occupancy columns).
     #[arg(long)]
     no_cycles: bool,
@@ -64,11 +69,33 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     if let Some(s) = &args.shape {
         layout::check_shape(&shape, &hw).with_context(|| format!("--shape {s}"))?;
     }
-    layout::check_work(args.max_pad, trace.len())?;
-    let (base, cands) = layout::search(&hw, &trace, &shape, args.max_pad, cycles)?;
+    let named = match args.layouts.as_str() {
+        "all" => None,
+        "tma" => Some(layout::tma_layouts()),
+        list => Some(
+            list.split(';')
+                .map(|l| l.parse::<Layout>())
+                .collect::<Result<Vec<_>, _>>()
+                .with_context(|| format!("--layouts {list}"))?,
+        ),
+    };
+    let (base, cands, refused) = match &named {
+        None => {
+            layout::check_work(args.max_pad, trace.len())?;
+            let (base, cands) = layout::search(&hw, &trace, &shape, args.max_pad, cycles)?;
+            (base, cands, Vec::new())
+        }
+        Some(list) => {
+            let s = layout::search_among(&hw, &trace, &shape, list, cycles)?;
+            (s.base, s.candidates, s.refused)
+        }
+    };
     let hot = layout::hot_group(&base);
     let hot_of = |c: &Candidate| hot.map_or(0, |k| c.groups.get(&k).copied().unwrap_or(0));
     print_table(&hw, &trace, &shape, &base, &cands, args.top, hot)?;
+    for (l, why) in &refused {
+        println!("not tried: {l}: {why}");
+    }
     let best_pad = cands
         .iter()
         .filter(|c| matches!(c.layout, Layout::Pad { .. }))
@@ -97,6 +124,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             smem_per_block: c.smem_per_block,
             blocks_per_sm: c.blocks_per_sm,
             cycles: c.cycles,
+            same_as: spell::also(&c.layout, &shape).join("; "),
         });
         write_atomically(path, &inputs, |f| -> Result<()> {
             Ok(write_csv(f, rows::CANDIDATE_HEADER, rows)?)
@@ -134,9 +162,10 @@ fn print_table(
         shape.base,
         cands.len() + 1
     )?;
-    writeln!(
-        out,
-        "{:>4}  {:<22}{:>11}{:>9}{:>10}{:>6}{:>8}{:>11}{:>10}{:>10}",
+    let shown: Vec<&Candidate> = std::iter::once(base).chain(cands.iter().take(top)).collect();
+    let lw = shown.iter().map(|c| c.layout.to_string().len() + 2).max().unwrap_or(0).max(22);
+    let line = format!(
+        "{:>4}  {:<lw$}{:>11}{:>9}{:>10}{:>6}{:>8}{:>11}{:>10}{:>10}  {}",
         "rank",
         "layout",
         "wavefronts",
@@ -146,13 +175,14 @@ fn print_table(
         "+bytes",
         "smem/blk",
         "blocks/SM",
-        "cycles"
-    )?;
+        "cycles",
+        "same as"
+    );
+    writeln!(out, "{}", line.trim_end())?;
     let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
-    for (rank, c) in std::iter::once(base).chain(cands.iter().take(top)).enumerate() {
-        writeln!(
-            out,
-            "{:>4}  {:<22}{:>11}{:>9}{:>10}{:>6}{:>8}{:>11}{:>10}{:>10}",
+    for (rank, c) in shown.into_iter().enumerate() {
+        let line = format!(
+            "{:>4}  {:<lw$}{:>11}{:>9}{:>10}{:>6}{:>8}{:>11}{:>10}{:>10}  {}",
             rank,
             c.layout.to_string(),
             c.wavefronts,
@@ -162,8 +192,10 @@ fn print_table(
             c.extra_bytes,
             c.smem_per_block,
             opt(c.blocks_per_sm.map(u64::from)),
-            opt(c.cycles)
-        )?;
+            opt(c.cycles),
+            spell::also(&c.layout, shape).join("; ")
+        );
+        writeln!(out, "{}", line.trim_end())?;
     }
     if let Some(best) = cands.first() {
         writeln!(out, "\nhot request groups (step, op, width): conflicts as is -> with {}", best.layout)?;
@@ -172,6 +204,13 @@ fn print_table(
         for ((step, op, bytes), n) in hot.into_iter().take(5) {
             let after = best.groups.get(&(*step, *op, *bytes)).copied().unwrap_or(0);
             writeln!(out, "  step {step:>4} {op:<4} {bytes:>2} B: {n:>8} -> {after}")?;
+        }
+        if trace.has_sites() {
+            writeln!(out, "by site: conflicts as is -> with {}", best.layout)?;
+            for (site, n) in &base.sites {
+                let label = trace.site_label(*site).unwrap_or("(no site)");
+                writeln!(out, "  {label}: {n} -> {}", best.sites.get(site).copied().unwrap_or(0))?;
+            }
         }
         if best.blocks_per_sm < base.blocks_per_sm {
             writeln!(

@@ -190,6 +190,9 @@ pub struct CandidateRow {
     pub blocks_per_sm: Option<u32>,
     /// Cycles (with the engine).
     pub cycles: Option<u64>,
+    /// The layout in other libraries' words (`sim_core::layout::spell::also`), `; `
+    /// between them: the TMA mode it is, CuTe on bytes, Triton's parameters.
+    pub same_as: String,
 }
 
 /// The columns of [`CandidateRow`].
@@ -208,6 +211,7 @@ pub const CANDIDATE_HEADER: &[&str] = &[
     "smem_per_block",
     "blocks_per_sm",
     "cycles",
+    "same_as",
 ];
 
 #[cfg(test)]

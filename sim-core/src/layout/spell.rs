@@ -69,13 +69,13 @@ pub fn on_elements(layout: &Layout, shape: &ArrayShape) -> Option<(u32, u32, u32
 }
 
 /// The TMA swizzle mode that stores the array as `layout` does (its base a multiple of
-/// the mode's period), other than `SWIZZLE_NONE`.
+/// the mode's period, a row within its span), other than `SWIZZLE_NONE`.
 pub fn tma(layout: &Layout, shape: &ArrayShape) -> Option<TmaSwizzle> {
     let xors = on_bytes(layout, shape)?;
     TmaSwizzle::ALL[1..]
         .iter()
         .copied()
-        .find(|m| m.xors() == xors.as_slice() && shape.base.is_multiple_of(m.period()))
+        .find(|m| m.xors() == xors.as_slice() && Layout::Tma(*m).valid_for(shape, shape.elem))
 }
 
 /// The layout as Triton's swizzled shared layout of the array's rows, where it is one:
@@ -163,8 +163,9 @@ mod tests {
 
     #[test]
     fn a_swizzle_on_elements_is_named_as_the_tma_mode_it_equals() {
-        let fp16 = ArrayShape { base: 0, rows: 64, cols: 64, elem: 2 };
         for m in &TmaSwizzle::ALL[1..] {
+            // fp16 rows as wide as the mode's span
+            let fp16 = ArrayShape { base: 0, rows: 64, cols: m.span().unwrap() / 2, elem: 2 };
             let as_tma = Layout::Tma(*m);
             if let Some((b, e, s)) = on_elements(&as_tma, &fp16) {
                 let l = Layout::Swizzle { bits: b, base: e, shift: s };
@@ -174,6 +175,9 @@ mod tests {
                 }
             }
         }
+        let fp16 = ArrayShape { base: 0, rows: 64, cols: 64, elem: 2 };
+        // rows wider than the span are no TMA layout
+        assert_eq!(tma(&Layout::Swizzle { bits: 2, base: 3, shift: 3 }, &fp16), None);
         // FLIP_8B is two XORs: no one swizzle
         assert_eq!(on_elements(&Layout::Tma(TmaSwizzle::B128Atom32BFlip8B), &fp16), None);
         // a base off the period is not the TMA's layout

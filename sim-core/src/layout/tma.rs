@@ -130,6 +130,18 @@ impl TmaSwizzle {
         self.xors().iter().map(|&(b, m, s)| 1u32 << (b + m + s)).max().unwrap_or(1)
     }
 
+    /// The span the driver API names (32, 64 or 128 bytes: a row of the pattern), the
+    /// most bytes a box's inner dimension may have in this mode; `None` for
+    /// `SWIZZLE_NONE`.
+    pub fn span(self) -> Option<u32> {
+        match self {
+            TmaSwizzle::None => None,
+            TmaSwizzle::B32 => Some(32),
+            TmaSwizzle::B64 => Some(64),
+            _ => Some(128),
+        }
+    }
+
     /// Bytes that stay together: accesses of up to this many bytes, aligned, stay whole.
     pub fn unit(self) -> u32 {
         self.xors().iter().map(|&(_, m, _)| 1u32 << m).min().unwrap_or(u32::MAX)
@@ -191,8 +203,15 @@ mod tests {
                 );
             }
         }
-        // 64B: chunks of 16 bytes within each 64 bytes, rows of 128 bytes
-        assert_eq!(TmaSwizzle::B64.map(128 + 16), 128 + 16 * (1 ^ 1));
-        assert_eq!(TmaSwizzle::B32.map(128), 128 + 16);
+        // 64B: 16-byte chunk c of the 4 in a 64-byte span, at c ^ (the row's 128-byte
+        // line % 4); 32B: chunk c of 2 at c ^ (line % 2)
+        for line in 0..8u32 {
+            for c in 0..4u32 {
+                assert_eq!(TmaSwizzle::B64.map(line * 128 + c * 16), line * 128 + (c ^ (line % 4)) * 16);
+            }
+            for c in 0..2u32 {
+                assert_eq!(TmaSwizzle::B32.map(line * 128 + c * 16), line * 128 + (c ^ (line % 2)) * 16);
+            }
+        }
     }
 }

@@ -73,7 +73,7 @@ class Outcomes:
 
 def simulate(
     addrs: Any,
-    bytes: int = 4,
+    bytes: int | None = None,
     op: str = "ld",
     preset: PresetLike = "h100",
     **overrides: Any,
@@ -84,9 +84,13 @@ def simulate(
     request, column ``l`` the byte address lane ``l`` accesses, ``-1`` where the lane is
     inactive. ``lanes`` must equal the machine's warp size (32 on ``h100``, 64 on
     ``cdna3``): pad with ``-1`` columns, or set ``warp=`` to match. A 1-D array is one
-    request. Every active lane accesses ``bytes`` bytes (1, 2, 4, 8 or 16) with ``op``
-    (``ld``, ``st``, ``atom``, ``red``, ``gld`` or ``gst``); each access must be aligned to
-    its width and lie inside the machine's shared memory, as ``banksim run`` checks.
+    request. Every active lane accesses ``bytes`` bytes (1, 2, 4, 8 or 16; by default 16
+    for ``ldsm``, ``stsm`` and ``ldgsts.cg``, else 4) with ``op`` (``ld``, ``st``, ``atom``,
+    ``red``, ``gld``, ``gst``, or a tensor-core op: ``ldsm`` and ``stsm``, a lane's 16-byte
+    row of an 8x8 matrix, lanes 0-7 for ``.x1``, 0-15 for ``.x2``, all for ``.x4``;
+    ``ldgsts``, a ``cp.async`` of 4, 8 or 16 bytes to the lane's shared address;
+    ``ldgsts.cg``); each access must be aligned to its width and lie inside the machine's
+    shared memory, as ``banksim run`` checks.
 
     ``preset`` is a preset name (:func:`presets`), a RON config file, or a
     :class:`Hardware`; ``overrides`` set fields of it, as a config file's fields do
@@ -111,6 +115,8 @@ def simulate(
     if a.dtype.kind == "u" and a.dtype.itemsize == 8 and a.size and int(a.max()) > np.iinfo(np.int64).max:
         raise BanksimError(f"addrs: address {int(a.max())} is above 2^32 - 1")
     a = np.ascontiguousarray(a, dtype=np.int64)
+    if bytes is None:
+        bytes = 16 if op in ("ldsm", "stsm", "ldgsts.cg") else 4
     return Outcomes(*_banksim.simulate_array(a, int(bytes), str(op), hw))
 
 

@@ -20,7 +20,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
-use sim_core::{is_valid_width, BankModel, Hardware, Op, Outcome, WarpRequest, LANE_NUMBERS};
+use sim_core::{BankModel, Hardware, Op, Outcome, WarpRequest, LANE_NUMBERS};
 use std::path::Path;
 
 create_exception!(
@@ -211,10 +211,15 @@ fn simulate_array<'py>(
 ) -> PyResult<(U32Array<'py>, U32Array<'py>, U32Array<'py>)> {
     let hw = &hardware.hw;
     let op = Op::from_name(op).filter(|op| *op != Op::Barrier).ok_or_else(|| {
-        error(format!("`op`: expected one of ld, st, atom, red, gld, gst, found `{}`", op.escape_debug()))
+        let names: Vec<&str> = Op::ALL.iter().filter(|&&o| o != Op::Barrier).map(|o| o.name()).collect();
+        error(format!("`op`: expected one of {}, found `{}`", names.join(", "), op.escape_debug()))
     })?;
-    let bytes = u8::try_from(bytes).ok().filter(|&b| is_valid_width(b)).ok_or_else(|| {
-        error(format!("`bytes`: expected an access width of 1, 2, 4, 8 or 16 bytes, found {bytes}"))
+    let bytes = u8::try_from(bytes).ok().filter(|&b| op.allows_width(b)).ok_or_else(|| {
+        error(match op.widths() {
+            [w] => format!("`bytes`: expected {w} bytes for `{op}` (its one width), found {bytes}"),
+            [_, _, _] => format!("`bytes`: expected 4, 8 or 16 bytes for `{op}`, found {bytes}"),
+            _ => format!("`bytes`: expected an access width of 1, 2, 4, 8 or 16 bytes, found {bytes}"),
+        })
     })?;
     let (requests, lanes) = addrs.as_array().dim();
     if lanes != hw.warp as usize {

@@ -114,7 +114,7 @@ def test_cdna3_takes_64_lanes():
         (np.where(LANES == 3, 1 << 33, LANES * 4), {}, r"addrs\[0, 3\]: expected a byte address from 0 to 4294967295"),
         (np.where(LANES == 31, 233472, LANES * 4), {}, r"addrs\[0, 31\]: address 0x39000 \+ 4 bytes is beyond the 233472 bytes of shared memory of `h100`"),
         (LANES * 4, {"bytes": 3}, r"`bytes`: expected an access width of 1, 2, 4, 8 or 16 bytes, found 3"),
-        (LANES * 4, {"op": "load"}, r"`op`: expected one of ld, st, atom, red, gld, gst, found `load`"),
+        (LANES * 4, {"op": "load"}, r"`op`: expected one of ld, st, atom, red, gld, gst, ldsm, stsm, ldgsts, ldgsts.cg, found `load`"),
         (LANES * 4, {"op": "bar"}, r"`op`: expected one of"),
         (np.zeros((2, 2, 32), dtype=int), {}, r"addrs: expected shape \(requests, lanes\)"),
         (np.zeros((1, 16), dtype=int), {}, r"addrs has 16 lanes per request \(shape 1 x 16\) but `h100` has a warp of 32 lanes"),

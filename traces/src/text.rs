@@ -23,7 +23,7 @@ use crate::record::{Record, Trace};
 use crate::site::NO_SITE;
 use crate::text_line;
 use rayon::prelude::*;
-use sim_core::{is_valid_width, Op};
+use sim_core::Op;
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -633,11 +633,16 @@ fn parse_record(r: &[&str], name: &str, line: u64) -> Result<Record, TraceError>
     } else {
         let addr = parse_addr(r[4])
             .ok_or_else(|| field_err(4, "expected a byte address (decimal or 0x hex) below 2^32"))?;
-        let bytes = r[5]
-            .parse::<u8>()
-            .ok()
-            .filter(|&b| is_valid_width(b))
-            .ok_or_else(|| field_err(5, "expected an access width of 1, 2, 4, 8 or 16 bytes"))?;
+        let bytes = r[5].parse::<u8>().ok().filter(|&b| op.allows_width(b)).ok_or_else(|| {
+            field_err(
+                5,
+                &match op.widths() {
+                    [w] => format!("expected {w} bytes for `{op}` (its one width)"),
+                    [_, _, _] => format!("expected 4, 8 or 16 bytes for `{op}`"),
+                    _ => "expected an access width of 1, 2, 4, 8 or 16 bytes".into(),
+                },
+            )
+        })?;
         if addr.checked_add(bytes as u32).is_none() {
             return Err(field_err(4, "address + width overflows 32 bits"));
         }

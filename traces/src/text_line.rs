@@ -10,7 +10,7 @@
 //! two to agree.
 
 use crate::record::Record;
-use sim_core::{is_valid_width, Op};
+use sim_core::Op;
 
 /// Whether a block of text can be split into records at `\n` (or `\r\n`) alone: no
 /// quote (a quoted field may hold a comma or a line end) and no `\r` but one that ends
@@ -85,7 +85,7 @@ fn fields(c: &mut Cursor<'_>, columns: usize) -> Option<Record> {
             c.uint()?
         };
         c.comma()?;
-        let bytes = u8::try_from(c.uint()?).ok().filter(|&b| is_valid_width(b))?;
+        let bytes = u8::try_from(c.uint()?).ok().filter(|&b| op.allows_width(b))?;
         addr.checked_add(bytes as u32)?;
         (addr, bytes)
     };
@@ -192,12 +192,17 @@ impl Cursor<'_> {
         (self.at > start).then_some(v)
     }
 
-    /// One of the five op names of the text format.
+    /// One of the op names of the text format (`gld` and `gst` are left to the general
+    /// path).
     #[inline]
     fn op(&mut self) -> Option<Op> {
         let rest = &self.s[self.at..];
         let (op, n) = match rest.first()? {
+            b'l' if rest.starts_with(b"ldsm") => (Op::MatrixLoad, 4),
+            b'l' if rest.starts_with(b"ldgsts.cg") => (Op::AsyncCopyBypass, 9),
+            b'l' if rest.starts_with(b"ldgsts") => (Op::AsyncCopy, 6),
             b'l' if rest.starts_with(b"ld") => (Op::Load, 2),
+            b's' if rest.starts_with(b"stsm") => (Op::MatrixStore, 4),
             b's' if rest.starts_with(b"st") => (Op::Store, 2),
             b'a' if rest.starts_with(b"atom") => (Op::Atomic, 4),
             b'r' if rest.starts_with(b"red") => (Op::Reduction, 3),

@@ -103,7 +103,7 @@ fn text_requests(trace: &Trace, warp: u32) -> Result<Vec<String>, String> {
 /// encoder special-cases (affine, repeated, zero, tiles: rows of a power-of-two number
 /// of threads, lane pairs or quads on one element) and random ones.
 fn trace() -> impl Strategy<Value = Trace> {
-    let rec = (0u32..3, 0u32..200, 0u32..6, 0u8..7, 0u32..5, any::<u32>(), 0u32..3, 0u8..3, 0u32..10);
+    let rec = (0u32..3, 0u32..200, 0u32..6, 0u8..11, 0u32..5, any::<u32>(), 0u32..3, 0u8..3, 0u32..10);
     (prop::collection::vec(rec, 0..300), 0u8..3, 0u8..6).prop_map(|(recs, columns, style)| {
         // columns 0: none, 1: gap and dep, 2: with waits as well
         let timing = columns > 0;
@@ -114,12 +114,13 @@ fn trace() -> impl Strategy<Value = Trace> {
             if !seen.insert((block, thread, step)) {
                 continue;
             }
-            // style 0: one instruction per (block, step); otherwise per thread
+            // style 0: one instruction per (block, step); otherwise per thread (the
+            // tensor-core ops too, at their widths)
             let op = Op::ALL[if style == 0 { (step % 7) as usize } else { op as usize }];
-            let bytes = if op == Op::Barrier {
-                0
-            } else {
-                [1u8, 2, 4, 8, 16][if style == 0 { 2 } else { w as usize }]
+            let bytes = match op {
+                Op::Barrier => 0,
+                _ if style == 0 => 4,
+                _ => op.widths()[w as usize % op.widths().len()],
             };
             let addr = match (op, style) {
                 (Op::Barrier, _) => 0,
@@ -374,11 +375,83 @@ fn text_is_not_binary_and_a_future_version_is_refused() {
     let e = parse_err(b"block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n");
     assert!(matches!(e, BinaryError::Magic { .. }), "{e}");
     let mut b = to_bytes(&sample(), 100);
-    b[8] = 4;
+    b[8] = 5;
     match parse_err(&b) {
-        BinaryError::Unsupported { offset: 8, what: "version", found: 4, .. } => {}
+        BinaryError::Unsupported { offset: 8, what: "version", found: 5, .. } => {}
         e => panic!("{e}"),
     }
+}
+
+/// A warp of each tensor-core op: `ldsm` x4 rows, `stsm` x1, `ldgsts` of 4 and 8 bytes and
+/// `ldgsts.cg`.
+fn tensor_ops() -> Trace {
+    let mut t = Trace::new("tensor");
+    let rec = |thread, step, op, addr, bytes| Record {
+        block: 0,
+        thread,
+        step,
+        op,
+        addr,
+        bytes,
+        gap: 0,
+        dep: None,
+        wait: None,
+        site: traces::NO_SITE,
+    };
+    for lane in 0..32 {
+        t.push(rec(lane, 0, Op::MatrixLoad, lane * 144, 16));
+        if lane < 8 {
+            t.push(rec(lane, 1, Op::MatrixStore, lane * 128, 16));
+        }
+        t.push(rec(lane, 2, Op::AsyncCopy, lane * 4, 4));
+        t.push(rec(lane + 32, 2, Op::AsyncCopy, 4096 + lane * 8, 8));
+        t.push(rec(lane, 3, Op::AsyncCopyBypass, lane * 16, 16));
+    }
+    t
+}
+
+#[test]
+fn tensor_core_ops_need_version_4_and_older_versions_read_as_before() {
+    // a trace without them stays version 2, one with them is version 4 and round-trips
+    assert_eq!(u16::from_le_bytes([to_bytes(&sample(), 100)[8], 0]), 2);
+    let t = tensor_ops();
+    let bytes = to_bytes(&t, 100);
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 4);
+    let back = binary::parse(&bytes[..], "t.bsim").unwrap();
+    assert_eq!(sorted(&back), sorted(&t));
+    assert_eq!(text_requests(&t, 32), binary_requests(&bytes, 32, false));
+    // the same codes in a file that says version 3 are refused by code
+    let mut old = bytes.clone();
+    old[8] = 3;
+    let crc = crc32fast::hash(&old[..16]);
+    old[16..20].copy_from_slice(&crc.to_le_bytes());
+    let e = parse_err(&old).to_string();
+    assert!(e.contains("invalid op/width code 0x07"), "{e}");
+    // a streamed writer turns to version 4 at its first such op before the header goes
+    // out, and refuses one after it
+    let w = |lanes| {
+        let mut w = binary::Writer::new(Vec::new(), "w.bsim", false).unwrap().with_chunk_lanes(lanes);
+        let ld = LaneAttr { op: Op::Load, bytes: 4, gap: 0, dep: None, wait: None, site: traces::NO_SITE };
+        let ldsm = LaneAttr { op: Op::MatrixLoad, bytes: 16, ..ld };
+        let addrs: Vec<u32> = (0..8).map(|l| l * 16).collect();
+        let group = |block, a| Group {
+            block,
+            slice: 0,
+            step: 0,
+            mask: 0xFF,
+            attrs: Attrs::Uniform(a),
+            addrs: &addrs,
+        };
+        w.push(&group(0, ld)).unwrap();
+        w.push(&group(1, ld)).unwrap();
+        w.push(&group(2, ldsm)).map(|_| w.finish().unwrap())
+    };
+    let bytes = w(1 << 16).unwrap();
+    assert_eq!((bytes[8], binary::parse(&bytes[..], "w.bsim").unwrap().records.len()), (4, 24));
+    let e = w(1).unwrap_err().to_string();
+    assert!(e.contains("`ldsm` needs binary format version 4"), "{e}");
+    let bytes = binary::Writer::new(Vec::new(), "w.bsim", false).unwrap().with_tensor_ops().finish().unwrap();
+    assert_eq!(bytes[8], 4);
 }
 
 #[test]
@@ -720,8 +793,10 @@ mod sites {
     fn unknown_versions_and_flags_are_refused_by_name() {
         let bytes = to_bytes(&with_sites(), 1 << 16);
         let flags = u16::from_le_bytes([bytes[10], bytes[11]]);
-        let e = binary::parse(&patched(bytes.clone(), 4, flags)[..], "t.bsim").unwrap_err().to_string();
-        assert_eq!(e, "t.bsim: byte 8: unsupported version 4 (this banksim reads versions 1 to 3)");
+        let e = binary::parse(&patched(bytes.clone(), 5, flags)[..], "t.bsim").unwrap_err().to_string();
+        assert_eq!(e, "t.bsim: byte 8: unsupported version 5 (this banksim reads versions 1 to 4)");
+        // version 4 has sites as version 3 has them
+        assert!(binary::parse(&patched(bytes.clone(), 4, flags)[..], "t.bsim").is_ok());
         // the sites flag in a version 2 file is unknown there
         let e = binary::parse(&patched(bytes.clone(), 2, flags)[..], "t.bsim").unwrap_err().to_string();
         assert!(e.starts_with("t.bsim: byte 10: unsupported flags"), "{e}");

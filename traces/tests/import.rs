@@ -95,7 +95,7 @@ fn accelsim_sample_decodes_every_address_mode_mask_and_opcode() {
     // LDSM.16.M88.4: 32 row addresses of 16 bytes
     let (lanes, ops, bytes) = request(t, b, 1, 3);
     assert_eq!(lanes, (0..32).map(|l| (32 + l, 0x1000 + 16 * l)).collect::<Vec<_>>());
-    assert_eq!((ops, bytes), (vec![Op::Load], vec![16]));
+    assert_eq!((ops, bytes), (vec![Op::MatrixLoad], vec![16]));
 
     // block 0: LDSM.16.MT88.2 keeps lanes 0-15 only; LDSM.16.M88 (x1) lanes 0-7
     let (lanes, _, _) = request(t, 0, 0, 1);
@@ -105,8 +105,15 @@ fn accelsim_sample_decodes_every_address_mode_mask_and_opcode() {
 
     let s = &imp.stats;
     assert_eq!(s.instructions, 12 + 5 + 3);
-    let kept: BTreeMap<Op, u64> =
-        [(Op::Load, 6), (Op::Store, 2), (Op::Atomic, 1), (Op::Reduction, 1), (Op::Barrier, 3)].into();
+    let kept: BTreeMap<Op, u64> = [
+        (Op::Load, 3),
+        (Op::Store, 2),
+        (Op::Atomic, 1),
+        (Op::Reduction, 1),
+        (Op::Barrier, 3),
+        (Op::MatrixLoad, 3),
+    ]
+    .into();
     assert_eq!(s.kept, kept);
     let skipped: BTreeMap<String, u64> = [("IMAD", 2), ("S2R", 1), ("LDG", 1), ("BAR.ARV", 1), ("FOOBAR", 1)]
         .map(|(k, v)| (k.to_string(), v))
@@ -636,6 +643,71 @@ fn memtrace_new_format_needs_a_kernel_choice_when_two_launches_use_shared_memory
         .unwrap_err()
         .to_string();
     assert!(e.contains("no kernel launch 7 with memory records; the file has 0, 1"), "{e}");
+}
+
+#[test]
+fn tensor_core_instructions_are_their_own_ops_and_cp_async_keeps_its_shared_destination() {
+    // Accel-Sim: STSM x2 (lanes 0-15 give rows), LDGSTS of 8 bytes to shared offsets,
+    // LDGSTS.E.BYPASS with generic shared addresses (cp.async.cg), and an LDGSTS whose
+    // traced addresses are its global source (what Accel-Sim's tracer records): skipped
+    let base = 0x7f00_0000_0000u64;
+    let list =
+        |f: &dyn Fn(u64) -> u64| (0..32).map(|l| format!("0x{:x}", f(l))).collect::<Vec<_>>().join(" ");
+    let traceg = format!(
+        "-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem base_addr = 0x{base:x}\n-accelsim tracer version = 5\n\n\
+         #BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n\
+         0000 ffffffff 0 STSM.16.M88.2 2 R2 R4 16 0 {} 0\n\
+         0010 ffffffff 0 LDGSTS.E.LTC128B.64 2 R2 R4 8 1 0x100 8 0\n\
+         0020 ffffffff 0 LDGSTS.E.BYPASS.LTC128B.128 2 R2 R4 16 0 {} 0\n\
+         0030 ffffffff 0 LDGSTS.E.128 2 R2 R4 16 0 {} 0\n#END_TB\n",
+        list(&|l| base + 0x400 + 128 * l),
+        list(&|l| base + 16 * l),
+        list(&|l| 0x7e00_0000_0000 + 16 * l),
+    );
+    let imp = import::accelsim::parse(traceg.as_bytes(), "t.traceg", &Options::default()).unwrap();
+    let t = &imp.trace;
+    let step = |s: u32| -> Vec<(u32, Op, u32, u8)> {
+        t.records.iter().filter(|r| r.step == s).map(|r| (r.thread, r.op, r.addr, r.bytes)).collect()
+    };
+    assert_eq!(step(0), (0..16).map(|l| (l, Op::MatrixStore, 0x400 + 128 * l, 16)).collect::<Vec<_>>());
+    assert_eq!(step(1), (0..32).map(|l| (l, Op::AsyncCopy, 0x100 + 8 * l, 8)).collect::<Vec<_>>());
+    assert_eq!(step(2), (0..32).map(|l| (l, Op::AsyncCopyBypass, 16 * l, 16)).collect::<Vec<_>>());
+    assert!(step(3).is_empty());
+    assert_eq!(imp.stats.skipped["LDGSTS (global source address)"], 1);
+    // on the h100 preset: the stmatrix rows 128 bytes apart conflict 8-way in each matrix
+    let hw = configs::preset("h100").unwrap();
+    let reqs = Requests::group(t, 32).unwrap();
+    let mut model = sim_core::BankModel::new(&hw);
+    let out: Vec<(u32, u32)> =
+        reqs.iter().map(|r| model.evaluate(&r.warp_request())).map(|o| (o.wavefronts, o.ideal)).collect();
+    assert_eq!(out, [(16, 2), (2, 2), (0, 0)]);
+    // a lane with a global address among shared ones is an error
+    let mixed = traceg.replace(
+        "0010 ffffffff 0 LDGSTS.E.LTC128B.64 2 R2 R4 8 1 0x100 8 0",
+        "0010 00000003 0 LDGSTS.E.64 2 R2 R4 8 0 0x100 0x7e0000000000 0",
+    );
+    let e =
+        import::accelsim::parse(mixed.as_bytes(), "t.traceg", &Options::default()).unwrap_err().to_string();
+    assert!(e.contains("lane 1") && e.contains("other lanes of this LDGSTS are"), "{e}");
+
+    // mem_trace: a cp.async is two lines, its shared destination's and its global
+    // source's; the second is skipped
+    let a =
+        |f: &dyn Fn(u64) -> u64| (0..32).map(|l| format!("0x{:016x}", f(l))).collect::<Vec<_>>().join(" ");
+    let src = format!(
+        "Kernel k - grid size 1,1,1 - block size 32,1,1\n\
+         CTA 0,0,0 - warp 0 - LDGSTS.E.BYPASS.128 - {}\nCTA 0,0,0 - warp 0 - LDGSTS.E.BYPASS.128 - {}\n",
+        a(&|l| base + 16 * l),
+        a(&|l| 0x7e00_0000_0000 + 16 * l),
+    );
+    let opts = Options { shmem_base: Some(base), ..Options::default() };
+    let imp = nvbit::parse(src.as_bytes(), "t", &opts).unwrap();
+    let got: Vec<(u32, Op, u32)> = imp.trace.records.iter().map(|r| (r.step, r.op, r.addr)).collect();
+    assert_eq!(got, (0..32).map(|l| (0, Op::AsyncCopyBypass, 16 * l)).collect::<Vec<_>>());
+    assert_eq!(imp.stats.skipped["LDGSTS (global source address)"], 1);
+    // without the base, generic addresses cannot be told shared from global: both skipped
+    let imp = nvbit::parse(src.as_bytes(), "t", &Options::default()).unwrap();
+    assert_eq!((imp.trace.len(), imp.stats.skipped["LDGSTS (global source address)"]), (0, 2));
 }
 
 #[test]

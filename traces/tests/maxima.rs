@@ -21,7 +21,12 @@ fn record(sites: u32) -> impl Strategy<Value = Record> {
     let site = prop_oneof![Just(sites - 1), 0..sites, Just(traces::NO_SITE)];
     (column(), column(), column(), ops, widths, column(), column(), any::<Option<bool>>(), 0u8..4, site)
         .prop_map(|(block, thread, step, op, bytes, addr, gap, dep, wait_kind, site)| {
-            let bytes = if op == Op::Barrier { 0 } else { bytes };
+            // (a tensor-core op at one of its widths)
+            let bytes = match op {
+                Op::Barrier => 0,
+                _ if op.allows_width(bytes) => bytes,
+                _ => op.widths()[bytes as usize % op.widths().len()],
+            };
             // the highest address of a width: addr + width at most 2^32 - 1, aligned
             let top = MAX - bytes as u32;
             let addr = if op == Op::Barrier { 0 } else { addr.min(top) / bytes as u32 * bytes as u32 };

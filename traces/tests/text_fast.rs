@@ -34,6 +34,12 @@ const FIELDS: &[&str] = &[
     "bar",
     "gld",
     "gst",
+    "ldsm",
+    "stsm",
+    "ldgsts",
+    "ldgsts.cg",
+    "ldgsts.c",
+    "lds",
     " ld ",
     "LD",
     "0x10",
@@ -68,10 +74,10 @@ const HEADERS: &[&str] = &[
 /// field, raw bytes.
 fn line() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
-        8 => (0u32..4, 0u32..64, 0u32..8, 0usize..5, 0u32..512, prop::sample::select(vec![1u8, 2, 4, 8, 16]),
+        8 => (0u32..4, 0u32..64, 0u32..8, 0usize..9, 0u32..512, prop::sample::select(vec![1u8, 2, 4, 8, 16]),
               0u32..5, 0u32..3, 0u32..6)
             .prop_map(|(b, t, s, op, a, w, gap, dep, wait)| {
-                let op = ["ld", "st", "atom", "red", "bar"][op];
+                let op = ["ld", "st", "atom", "red", "bar", "ldsm", "stsm", "ldgsts", "ldgsts.cg"][op];
                 let dep = ["", "0", "1"][dep as usize];
                 let wait = if wait == 5 { String::new() } else { wait.to_string() };
                 format!("{b},{t},{s},{op},{},{w},{gap},{dep},{wait}", a * 4).into_bytes()

@@ -17,6 +17,9 @@ fn record() -> impl Strategy<Value = Record> {
         prop::option::of(any::<u32>()),
     )
         .prop_map(|(block, thread, step, op, addr, bytes, gap, dep, wait)| {
+            // (a tensor-core op at one of its widths)
+            let bytes =
+                if op.allows_width(bytes) { bytes } else { op.widths()[bytes as usize % op.widths().len()] };
             let (addr, bytes) = if op == Op::Barrier { (0, 0) } else { (addr % (1 << 31), bytes) };
             let gap = gap.unwrap_or(0);
             // a wait is a point within the gap
@@ -334,7 +337,27 @@ const BAD_TRACES: &[(&str, &str, &[&str])] = &[
     (
         "unknown op",
         "block,thread,step,op,addr,bytes\n0,0,0,load,0,4\n",
-        &["t.csv:2", "column 4 `op`", "`load`", "ld, st, atom, red, bar, gld, gst"],
+        &[
+            "t.csv:2",
+            "column 4 `op`",
+            "`load`",
+            "ld, st, atom, red, bar, gld, gst, ldsm, stsm, ldgsts, ldgsts.cg",
+        ],
+    ),
+    (
+        "ldmatrix row of 8 bytes",
+        "block,thread,step,op,addr,bytes\n0,0,0,ldsm,0,8\n",
+        &["t.csv:2", "column 6 `bytes`", "`8`", "expected 16 bytes for `ldsm`"],
+    ),
+    (
+        "cp.async of 2 bytes",
+        "block,thread,step,op,addr,bytes\n0,0,0,ldgsts,0,2\n",
+        &["t.csv:2", "column 6 `bytes`", "expected 4, 8 or 16 bytes for `ldgsts`"],
+    ),
+    (
+        "cp.async.cg of 8 bytes",
+        "block,thread,step,op,addr,bytes\n0,0,0,ldgsts.cg,0,8\n",
+        &["t.csv:2", "column 6 `bytes`", "expected 16 bytes for `ldgsts.cg`"],
     ),
     (
         "bad hex address",

@@ -111,7 +111,8 @@ fn stream_to_binary(input: traces::Input, output: &Path, sort_memory: usize, inp
                     } else {
                         Writer::for_text_columns(out, &name, columns)?
                     };
-                    writer.insert(w)
+                    // (a tensor-core op may come in any block: format version 4)
+                    writer.insert(w.with_tensor_ops())
                 }
             };
             *records += blocks.len() as u64;

@@ -91,6 +91,9 @@ pub fn run(args: &ImportArgs) -> Result<()> {
         false,
         &stats.sites,
     )?;
+    if stats.kept.keys().any(|op| op.is_tensor()) {
+        out = out.with_tensor_ops();
+    }
     let mut records = 0;
     sorter.finish(|blocks| {
         records += blocks.len();

@@ -88,6 +88,16 @@ impl StreamedTrace {
         Ok(StreamedTrace { out, path: path.to_path_buf() })
     }
 
+    /// The same, able to hold the tensor-core ops (`ldsm`, `stsm`, `ldgsts`, `ldgsts.cg`)
+    /// wherever they come: a binary trace of format version 4 (see
+    /// [`traces::binary::Writer::with_tensor_ops`]); a text trace is unchanged.
+    pub fn with_tensor_ops(mut self) -> StreamedTrace {
+        if let Out::Binary(w) = self.out {
+            self.out = Out::Binary(Box::new(w.with_tensor_ops()));
+        }
+        self
+    }
+
     /// Appends whole blocks, each after the blocks pushed before.
     pub fn push(&mut self, blocks: &traces::Trace) -> Result<()> {
         let cannot = |e| Error::io(&self.path, "cannot write", e);

@@ -120,7 +120,8 @@ pub(super) fn totals_to_binary(input: Input, hw: &Hardware, how: &Reading, out: 
                 Some(w) => w,
                 None => writer.insert(
                     Writer::for_text_columns(file()?, &source, columns)
-                        .map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))?,
+                        .map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))?
+                        .with_tensor_ops(),
                 ),
             };
             w.push_trace(done).map_err(|e| Error::Input(format!("{}: cannot write: {e}", out.display())))

@@ -6,7 +6,7 @@ use super::chunk::{Chunk, Form};
 use super::cpu::popcnt_available;
 use super::error::BinaryError;
 use super::format::{
-    decode_code, width_of, CHUNK_HEADER_LEN, COLUMNS, COLUMN_NAMES, EXPLICIT_MASK, MODE_AFFINE, MODE_DELTA,
+    valid_code, width_of, CHUNK_HEADER_LEN, COLUMNS, COLUMN_NAMES, EXPLICIT_MASK, MODE_AFFINE, MODE_DELTA,
     MODE_PACKED, MODE_REPEAT, MODE_TILE, MODE_ZERO, PER_LANE, SLICE_LANES,
 };
 use super::raw::RawChunk;
@@ -298,7 +298,8 @@ impl RawChunk {
         }
         // 5. attribute codes: one a group, or 0xFF and one a lane (then the group's gap
         // entry is where its lanes start in `lane_code`)
-        if c_attr.data.len() == n && c_attr.data.iter().all(|&c| decode_code(c).is_some()) {
+        let tensor_ops = self.tensor_ops;
+        if c_attr.data.len() == n && c_attr.data.iter().all(|&c| valid_code(c, tensor_ops)) {
             // (0xFF is not a code: every group has one)
             g_code.copy_from_slice(c_attr.data);
             c_attr.pos = n;
@@ -310,13 +311,13 @@ impl RawChunk {
                     *gap = out.lane_code.len() as u32;
                     for _ in 0..mask.count_ones() {
                         let c = c_attr.byte().ok_or_else(|| corrupt(c_attr, "ends inside per-lane codes"))?;
-                        if decode_code(c).is_none() {
+                        if !valid_code(c, tensor_ops) {
                             c_attr.pos -= 1;
                             return Err(corrupt(c_attr, &format!("invalid op/width code {c:#04x}")));
                         }
                         out.lane_code.push(c);
                     }
-                } else if decode_code(*code).is_none() {
+                } else if !valid_code(*code, tensor_ops) {
                     c_attr.pos -= 1;
                     return Err(corrupt(c_attr, &format!("invalid op/width code {:#04x}", *code)));
                 }

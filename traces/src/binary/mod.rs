@@ -13,10 +13,11 @@
 //!
 //! ```text
 //! file    = header [sites] chunk* end
-//! header  = magic "\x89BNKSIM\n" (8 bytes), version u16 = 2 (1: no tile mode; 3: with sites),
+//! header  = magic "\x89BNKSIM\n" (8 bytes), version u16 = 2 (1: no tile mode; 3: with sites;
+//!           4: with sites or not, and codes may name the tensor-core ops),
 //!           flags u16 (bit 0: the trace has the gap/dep columns; bit 1: every gap is
-//!           followed by a wait; bit 2, version 3 only: every gap and wait is followed by a
-//!           site, and the site table follows the header),
+//!           followed by a wait; bit 2, version 3 and on: every gap and wait is followed
+//!           by a site, and the site table follows the header),
 //!           slice lanes u8 = 64, 3 zero bytes,
 //!           CRC-32 u32 of the 16 bytes before it
 //! sites   = "SITE", count u32, count x (label length u32 (at most 65536), label UTF-8),
@@ -38,7 +39,7 @@
 //! | 1 slice | `v` slice − previous slice if the block is the same, else `v` slice |
 //! | 2 step | `v` step − previous step − 1 within the same (block, slice), else `v` step |
 //! | 3 mask | contiguous lanes: first lane (u8 < 64), count (u8); otherwise 0xFF then the mask (u64) |
-//! | 4 attr | one code (uniform group), or 0xFF then one code per active lane; code = op (bits 0-2: ld, st, atom, red, bar, gld, gst) + width (bits 3-5: 0 for bar, else log2(bytes) + 1) + dep (bits 6-7: none, 0, 1) |
+//! | 4 attr | one code (uniform group), or 0xFF then one code per active lane; code = op (bits 0-2: ld, st, atom, red, bar, gld, gst) + width (bits 3-5: 0 for bar, else log2(bytes) + 1) + dep (bits 6-7: none, 0, 1); version 4: op bits 7 is a tensor-core op, bits 3-5 saying which and its width (0 ldsm 16, 1 stsm 16, 2 ldgsts 4, 3 ldgsts 8, 4 ldgsts 16, 5 ldgsts.cg 16) |
 //! | 5 gap | `v` gap, once per group, or once per active lane after a 0xFF attr; with flag bit 1, each gap is followed by `v` its wait: 0 for none, else wait + 1 (at most gap + 1); with flag bit 2, then by `v` its site: 0 for none, else the site id + 1 (at most the table's count) |
 //! | 6 addr mode | 0 all zero; 1 affine; 2 delta; 3 repeat the previous group's addresses; 4 packed; 5 tile |
 //! | 7 addr | affine: `z` first − previous first address, `z` stride per lane number (addr = first + stride × (lane − first lane)); delta: `z` first − previous first address, then `z` from each active lane's address to the next's; packed: `z` lowest − previous first address, u8 shift, u8 bits (shift + bits ≤ 32), then one `bits`-bit offset per active lane, packed LSB first into ⌈lanes × bits / 8⌉ bytes (addr = lowest + (offset << shift)); tile: `z` lane 0's address − previous first address, u8 bits (bit j set: lane bit j has a step; bits 6-7 zero), then `z` each step present, lowest bit first (addr = lane 0's + Σ steps of the lane number's set bits; every lane 0..63, active or not, inside 0..2^32, each step inside ±2^31) |

@@ -126,6 +126,8 @@ pub struct RawChunk {
     /// With sites (the file's flag bit 2): every wait is followed by a site + 1, below
     /// this many + 1.
     pub(super) sites: Option<u32>,
+    /// Whether codes may name the tensor-core ops (version 4 on).
+    pub(super) tensor_ops: bool,
 }
 
 impl RawChunk {

@@ -6,6 +6,7 @@ use super::error::BinaryError;
 use super::format::{
     CHUNK_HEADER_LEN, CHUNK_TAG, COLUMNS, END_LEN, END_TAG, FLAG_SITES, FLAG_TIMING, FLAG_WAIT, HEADER_LEN,
     MAGIC, MAX_CHUNK_BYTES, MAX_SITE_LABEL, SITES_TAG, SLICE_LANES, VERSION, VERSION_SITES,
+    VERSION_TENSOR_OPS,
 };
 #[cfg(unix)]
 use super::raw::read_full_at;
@@ -408,6 +409,7 @@ impl<R: Read> Reader<R> {
         raw.name = self.name.clone();
         raw.waits = self.header.waits;
         raw.sites = self.header.sites.then_some(self.sites.len() as u32);
+        raw.tensor_ops = self.header.version >= VERSION_TENSOR_OPS;
         raw.offset = at;
         raw.index = self.seen.chunks;
         raw.groups = groups;

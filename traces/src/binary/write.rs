@@ -3,10 +3,10 @@
 
 use super::error::WriteError;
 use super::format::{
-    dep_bits, is_run, CHUNK_HEADER_LEN, CHUNK_LANES, CHUNK_TAG, COLUMNS, END_LEN, END_TAG, EXPLICIT_MASK,
-    FLAG_SITES, FLAG_TIMING, FLAG_WAIT, HEADER_LEN, MAGIC, MAX_CHUNK_BYTES, MODE_AFFINE, MODE_DELTA,
-    MODE_PACKED, MODE_REPEAT, MODE_TILE, MODE_ZERO, PER_LANE, SITES_TAG, SLICE_LANES, VERSION_NO_SITES,
-    VERSION_SITES,
+    dep_bits, is_run, op_width_bits, CHUNK_HEADER_LEN, CHUNK_LANES, CHUNK_TAG, COLUMNS, END_LEN, END_TAG,
+    EXPLICIT_MASK, FLAG_SITES, FLAG_TIMING, FLAG_WAIT, HEADER_LEN, MAGIC, MAX_CHUNK_BYTES, MODE_AFFINE,
+    MODE_DELTA, MODE_PACKED, MODE_REPEAT, MODE_TILE, MODE_ZERO, PER_LANE, SITES_TAG, SLICE_LANES,
+    VERSION_NO_SITES, VERSION_SITES, VERSION_TENSOR_OPS,
 };
 use super::varint::{put_varint, varint_len, zigzag};
 use crate::record::Trace;
@@ -61,13 +61,7 @@ pub struct Group<'a> {
 
 /// The attribute code of `a`; `None` for an op and width the format cannot hold.
 fn attr_code(a: &LaneAttr) -> Option<u8> {
-    let width = match (a.op, a.bytes) {
-        (Op::Barrier, 0) => 0,
-        (Op::Barrier, _) => return None,
-        (_, b) if sim_core::is_valid_width(b) => b.trailing_zeros() as u8 + 1,
-        _ => return None,
-    };
-    Some(a.op as u8 | width << 3 | dep_bits(a.dep) << 6)
+    Some(op_width_bits(a.op, a.bytes)? | dep_bits(a.dep) << 6)
 }
 
 /// Writes binary traces group by group, in (block, slice, step) order, closing a chunk
@@ -94,6 +88,10 @@ pub struct Writer<W: Write> {
     waits: bool,
     /// Sites in the file's table; `None` for a file without sites.
     sites: Option<u32>,
+    /// The header (and site table), until the first chunk or the end writes it.
+    head: Option<Vec<u8>>,
+    /// Whether the header says version 4 (the tensor-core ops).
+    tensor_ops: bool,
 }
 
 impl<W: Write> Writer<W> {
@@ -122,7 +120,7 @@ impl<W: Write> Writer<W> {
     }
 
     fn start(
-        mut out: W,
+        out: W,
         name: &str,
         timing_columns: bool,
         waits: bool,
@@ -139,7 +137,7 @@ impl<W: Write> Writer<W> {
         header[12] = SLICE_LANES as u8;
         let crc = crc32fast::hash(&header[..16]);
         header[16..].copy_from_slice(&crc.to_le_bytes());
-        out.write_all(&header)?;
+        let mut head = header.to_vec();
         if let Some(sites) = sites {
             // "SITE", count u32, each label as length u32 and its bytes, CRC-32
             let mut t = Vec::new();
@@ -152,7 +150,7 @@ impl<W: Write> Writer<W> {
             }
             let crc = crc32fast::hash(&t);
             t.extend_from_slice(&crc.to_le_bytes());
-            out.write_all(&t)?;
+            head.extend_from_slice(&t);
         }
         Ok(Writer {
             out,
@@ -171,7 +169,35 @@ impl<W: Write> Writer<W> {
             chunk_lanes: CHUNK_LANES,
             waits,
             sites: sites.map(|s| s.len() as u32),
+            head: Some(head),
+            tensor_ops: false,
         })
+    }
+
+    /// A writer whose file may hold the tensor-core ops (`ldsm`, `stsm`, `ldgsts`,
+    /// `ldgsts.cg`): format version 4, which banksim before it does not read. A writer
+    /// without it turns to version 4 by itself at the first such op pushed before its
+    /// first chunk is written (the header goes out with that chunk); after that, such an
+    /// op is an error.
+    pub fn with_tensor_ops(mut self) -> Writer<W> {
+        self.set_tensor_ops();
+        self
+    }
+
+    fn set_tensor_ops(&mut self) {
+        let Some(head) = &mut self.head else { return };
+        self.tensor_ops = true;
+        head[8..10].copy_from_slice(&VERSION_TENSOR_OPS.to_le_bytes());
+        let crc = crc32fast::hash(&head[..16]);
+        head[16..HEADER_LEN].copy_from_slice(&crc.to_le_bytes());
+    }
+
+    /// Writes the header and site table if they are not written yet.
+    fn write_head(&mut self) -> Result<(), WriteError> {
+        if let Some(head) = self.head.take() {
+            self.out.write_all(&head)?;
+        }
+        Ok(())
     }
 
     /// Closes chunks at `lanes` lanes instead of [`CHUNK_LANES`] (tests use small chunks).
@@ -180,7 +206,8 @@ impl<W: Write> Writer<W> {
         self
     }
 
-    /// The output written so far (the open chunk is still buffered).
+    /// The output written so far (the open chunk is still buffered, and the header with
+    /// it until the first chunk is written).
     pub fn output(&self) -> &W {
         &self.out
     }
@@ -224,8 +251,20 @@ impl<W: Write> Writer<W> {
         };
         if !codes_ok {
             return Err(invalid(
-                "invalid attributes: a width of 1, 2, 4, 8 or 16 bytes (0 for a barrier), one per lane, address + width below 2^32, a wait (in a file written with waits) at most the gap, and a site in the site table".into(),
+                "invalid attributes: a width of 1, 2, 4, 8 or 16 bytes (0 for a barrier; 16 for ldsm, stsm and ldgsts.cg; 4, 8 or 16 for ldgsts), one per lane, address + width below 2^32, a wait (in a file written with waits) at most the gap, and a site in the site table".into(),
             ));
+        }
+        let tensor = match g.attrs {
+            Attrs::Uniform(a) => a.op.is_tensor().then_some(a.op),
+            Attrs::PerLane(v) => v.iter().find(|a| a.op.is_tensor()).map(|a| a.op),
+        };
+        if let (Some(op), false) = (tensor, self.tensor_ops) {
+            if self.head.is_none() {
+                return Err(invalid(format!(
+                    "`{op}` needs binary format version 4, and the header, written with the first chunk, says an older one: make the writer `with_tensor_ops`"
+                )));
+            }
+            self.set_tensor_ops();
         }
         let new_run = self.last.is_none_or(|(b, s, _)| (b, s) != (g.block, g.slice));
         if new_run && self.lanes >= self.chunk_lanes {
@@ -402,6 +441,7 @@ impl<W: Write> Writer<W> {
         if self.groups == 0 {
             return Ok(());
         }
+        self.write_head()?;
         let last = self.last.unwrap_or_default();
         let mut h = Vec::with_capacity(CHUNK_HEADER_LEN);
         h.extend_from_slice(CHUNK_TAG);
@@ -433,6 +473,7 @@ impl<W: Write> Writer<W> {
     /// Writes the last chunk and the end marker, and returns the output.
     pub fn finish(mut self) -> Result<W, WriteError> {
         self.flush()?;
+        self.write_head()?;
         let mut e = Vec::with_capacity(END_LEN);
         e.extend_from_slice(END_TAG);
         for v in [self.chunks, self.total_groups, self.total_lanes] {
@@ -516,6 +557,9 @@ pub fn write_chunked<W: Write>(trace: &Trace, out: W, chunk_lanes: u32) -> Resul
         Writer::new(out, &trace.source, trace.has_timing_columns)?
     }
     .with_chunk_lanes(chunk_lanes);
+    if trace.records.iter().any(|r| r.op.is_tensor()) {
+        w = w.with_tensor_ops();
+    }
     w.push_trace(trace)?;
     w.finish()
 }

@@ -35,7 +35,7 @@
 use super::error::ImportError;
 use super::fields::{block_threads, lane_record, linear_block, parse_dim3, parse_hex};
 use super::lines::Lines;
-use super::opcode::{classify, Kind};
+use super::opcode::{classify, Kind, GLOBAL_COPY};
 use super::options::Options;
 use super::stats::{count_skipped, ImportStats, Imported, Kernel};
 use super::window::{Offset, Window};
@@ -459,6 +459,24 @@ impl Parser<'_> {
         if mask == 0 {
             self.stats.masked_off += 1;
             return Ok(false);
+        }
+        if op.is_tensor() && !matches!(op, Op::MatrixLoad | Op::MatrixStore) {
+            // a cp.async: the tracer records one of its two addresses (Accel-Sim's, the
+            // global source); only a shared destination is of use
+            let mut active = (0..32).filter(|l| mask >> l & 1 == 1);
+            let global = |l: &u32| !self.window.is_copy_destination(addrs[*l as usize]);
+            match active.clone().find(global) {
+                Some(_) if active.all(|l| global(&l)) => {
+                    count_skipped(&mut self.stats, GLOBAL_COPY);
+                    return Ok(false);
+                }
+                Some(l) => {
+                    let problem =
+                        "is not a shared-memory address, and other lanes of this LDGSTS are".to_string();
+                    return Err(self.address(line, l, addrs[l as usize], problem));
+                }
+                None => {}
+            }
         }
         let threads = self.header.block.and_then(block_threads);
         for lane in (0..32).filter(|l| mask >> l & 1 == 1) {

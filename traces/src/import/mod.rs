@@ -48,15 +48,23 @@
 //! | `LDS` | `ld` | from the opcode suffix, as Accel-Sim's parser recomputes it: the first numeric token in bits (`LDS.U.128` → 16 B), or `U`/`S` + bits (`LDS.U8` → 1 B; Accel-Sim reads `S8`/`S16` as 4 B, banksim as 1/2 B), else 4 B |
 //! | `STS` | `st` | as `LDS` |
 //! | `ATOMS` | `atom` when the instruction writes a register other than `RZ` (`R255`): its result is used, and returning atomics serialize on the H100; `red` when it writes no register or `RZ` (the H100 reduction `ATOMS.POPC.INC RZ`) | as `LDS` |
-//! | `LDSM` (ldmatrix), `STSM` (stmatrix) | `ld` / `st` of 16-byte rows: `.M88`/`.MT88` take row addresses from lanes 0-7, `.2` from lanes 0-15, `.4` from all 32 | 16 B |
+//! | `LDSM` (ldmatrix), `STSM` (stmatrix) | `ldsm` / `stsm`, one record per lane that gives a 16-byte row address: `.M88`/`.MT88` lanes 0-7, `.2` lanes 0-15, `.4` all 32 | 16 B |
+//! | `LDGSTS` (cp.async) | `ldgsts`, or `ldgsts.cg` for `.BYPASS` (16 bytes only), at the lanes' shared destinations; an instruction whose traced addresses are its global source is skipped and counted as `LDGSTS (global source address)` | as `LDS` (`LDGSTS.E` 4 B, `.64` 8 B, `.128` 16 B) |
 //! | `BAR` (`BAR.SYNC`, `BAR.RED`, ...) | `bar` for every active lane | - |
 //! | `BAR.ARV` and everything else | skipped and counted by opcode in [`ImportStats::skipped`] | - |
 //!
 //! NVBit's `mem_trace` has no destination registers, so there `ATOMS.POPC.INC` is `red`
-//! and every other `ATOMS` is `atom`. An `LDSM`/`STSM` shape other than `M88`/`MT88`, or
-//! a width that is not 1, 2, 4, 8 or 16 bytes, is an error rather than a guess. Generic
-//! `LD`/`ST`/`ATOM` that happen to address shared memory, and `LDGSTS` (cp.async), are
+//! and every other `ATOMS` is `atom`. An `LDSM`/`STSM` shape other than `M88`/`MT88`, a
+//! width that is not 1, 2, 4, 8 or 16 bytes, or a cp.async of another width, is an error
+//! rather than a guess. Generic `LD`/`ST`/`ATOM` that happen to address shared memory are
 //! skipped.
+//!
+//! A cp.async has two addresses, its shared destination and its global source, and a
+//! tracer records either: `mem_trace` writes a line for each (the destination's first),
+//! Accel-Sim's tracer the source alone. A lane's address is taken as the destination
+//! where it is a plain 32-bit offset or lies in the shared window (so give the base,
+//! [`Options::shmem_base`], for `mem_trace` output with generic addresses); an
+//! instruction with no such lane is skipped, and one that mixes them is an error.
 //!
 //! # Shared addresses
 //!

@@ -34,7 +34,7 @@
 use super::error::ImportError;
 use super::fields::{block_threads, lane_record, linear_block, parse_dim3, parse_hex};
 use super::lines::Lines;
-use super::opcode::{classify, Kind};
+use super::opcode::{classify, Kind, GLOBAL_COPY};
 use super::options::Options;
 use super::stats::{count_skipped, ImportStats, Imported, Kernel};
 use super::window::{Offset, Window};
@@ -153,12 +153,19 @@ pub fn parse<R: BufRead>(reader: R, name: &str, opts: &Options) -> Result<Import
                 l.stats.sites.len() as u32 - 1
             }),
         };
+        // a cp.async has two lines, its shared destination's and its global source's:
+        // only the first is of use, its lanes outside shared memory taken as inactive
+        let copy = op.is_tensor() && !matches!(op, Op::MatrixLoad | Op::MatrixStore);
+        if copy && !rec.addrs[..lanes as usize].iter().any(|&a| window.is_copy_destination(a)) {
+            count_skipped(&mut l.stats, GLOBAL_COPY);
+            continue;
+        }
         let generic = op != Op::Barrier && rec.addrs.iter().any(|&a| window.is_generic(a));
         let step = *l.steps.get(&(block, rec.slot)).unwrap_or(&0);
         let mut any = false;
         for lane in 0..lanes {
             let raw = rec.addrs[lane as usize];
-            if generic && !window.contains(raw) {
+            if (generic && !window.contains(raw)) || (copy && !window.is_copy_destination(raw)) {
                 l.stats.inactive_lanes += 1;
                 continue;
             }

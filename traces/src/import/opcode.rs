@@ -3,6 +3,10 @@
 
 use sim_core::Op;
 
+/// The name a cp.async (`LDGSTS`) is counted under in [`super::ImportStats::skipped`]
+/// where its traced addresses are its global source, not its shared destination.
+pub(crate) const GLOBAL_COPY: &str = "LDGSTS (global source address)";
+
 /// What to do with one opcode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -19,7 +23,7 @@ pub(crate) enum Kind {
 /// banksim cannot decode (the reason).
 pub(crate) fn classify(opcode: &str, result_used: Option<bool>) -> Result<Kind, String> {
     let base = opcode.split('.').next().unwrap_or("");
-    if !matches!(base, "LDS" | "STS" | "ATOMS" | "LDSM" | "STSM" | "BAR") {
+    if !matches!(base, "LDS" | "STS" | "ATOMS" | "LDSM" | "STSM" | "LDGSTS" | "BAR") {
         return Ok(Kind::Skip("")); // the common case: no allocation
     }
     let suffix: Vec<&str> = opcode.split('.').skip(1).filter(|t| !t.is_empty()).collect();
@@ -36,8 +40,21 @@ pub(crate) fn classify(opcode: &str, result_used: Option<bool>) -> Result<Kind, 
             };
             Kind::Access { op, bytes: width(suffix)?, lanes: 32 }
         }
-        "LDSM" => Kind::Access { op: Op::Load, bytes: 16, lanes: matrix_lanes(suffix)? },
-        "STSM" => Kind::Access { op: Op::Store, bytes: 16, lanes: matrix_lanes(suffix)? },
+        "LDSM" => Kind::Access { op: Op::MatrixLoad, bytes: 16, lanes: matrix_lanes(suffix)? },
+        "STSM" => Kind::Access { op: Op::MatrixStore, bytes: 16, lanes: matrix_lanes(suffix)? },
+        "LDGSTS" => {
+            // cp.async.cg is `.BYPASS` (16 bytes only); cp.async.ca of 4, 8 or 16
+            let op = if suffix.contains(&"BYPASS") { Op::AsyncCopyBypass } else { Op::AsyncCopy };
+            let bytes = width(suffix)?;
+            if !op.allows_width(bytes) {
+                return Err(format!(
+                    "a {}-byte cp.async: banksim models copies of {} bytes",
+                    bytes,
+                    if op == Op::AsyncCopy { "4, 8 or 16" } else { "16 (`.BYPASS`)" }
+                ));
+            }
+            Kind::Access { op, bytes, lanes: 32 }
+        }
         "BAR" if suffix.contains(&"ARV") => Kind::Skip("BAR.ARV"),
         "BAR" => Kind::Barrier,
         _ => Kind::Skip(""),
@@ -79,5 +96,25 @@ fn matrix_lanes(suffix: &[&str]) -> Result<u32, String> {
             "unsupported matrix count `.{}`: expected none (1 matrix), `.2` or `.4`",
             other.join(".")
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tensor_core_opcodes() {
+        let access = |op, bytes, lanes| Ok(Kind::Access { op, bytes, lanes });
+        assert_eq!(classify("LDSM.16.M88", None), access(Op::MatrixLoad, 16, 8));
+        assert_eq!(classify("LDSM.16.MT88.2", None), access(Op::MatrixLoad, 16, 16));
+        assert_eq!(classify("STSM.16.M88.4", None), access(Op::MatrixStore, 16, 32));
+        assert_eq!(classify("LDGSTS.E", None), access(Op::AsyncCopy, 4, 32));
+        assert_eq!(classify("LDGSTS.E.LTC128B.64", None), access(Op::AsyncCopy, 8, 32));
+        assert_eq!(classify("LDGSTS.E.128.ZFILL", None), access(Op::AsyncCopy, 16, 32));
+        assert_eq!(classify("LDGSTS.E.BYPASS.LTC128B.128", None), access(Op::AsyncCopyBypass, 16, 32));
+        assert!(classify("LDGSTS.E.BYPASS.64", None).unwrap_err().contains("16 (`.BYPASS`)"));
+        assert!(classify("LDGSTS.E.U16", None).unwrap_err().contains("4, 8 or 16"));
+        assert_eq!(classify("LDGDEPBAR", None), Ok(Kind::Skip("")));
     }
 }

@@ -38,6 +38,13 @@ impl Window {
         }
     }
 
+    /// Whether `addr`, traced for a cp.async (`LDGSTS`), is its shared destination rather
+    /// than its global source: in the window (the base known), or a plain 32-bit offset.
+    /// With no base known a generic address could be either, and is taken as global.
+    pub(crate) fn is_copy_destination(&self, addr: u64) -> bool {
+        addr <= u32::MAX as u64 || self.base.is_some_and(|b| addr >= b && addr - b <= u32::MAX as u64)
+    }
+
     /// The shared-memory offset of `addr`, or why there is none.
     pub(crate) fn offset(&self, addr: u64) -> Result<Offset, String> {
         if let Some(b) = self.base {

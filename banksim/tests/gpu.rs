@@ -196,3 +196,97 @@ fn measure_on_a_cpu_adapter_warns_that_the_times_are_the_cpus() {
     let cpu = validate::gpu::describe(&gpu.info).contains("(Cpu, ");
     assert_eq!(err.contains("is a CPU (software Vulkan): these are the CPU's times"), cpu, "{err}");
 }
+
+/// The rows of a by-line CSV, each column by name.
+fn by_line_rows(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut rdr = csv::Reader::from_path(path).unwrap();
+    let h: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
+    rdr.records().map(|r| h.iter().cloned().zip(r.unwrap().iter().map(String::from)).collect()).collect()
+}
+
+/// `explain --cycles` prices a line's conflicts as `predict` prices the kernel's: the
+/// transpose's one conflicting line costs the share of the dispatch's time that all its
+/// conflicts cost in `predict` (the same dispatch, two workgroups captured).
+#[test]
+fn explain_prices_the_conflicting_line_as_predict_prices_the_kernel() {
+    if !common::gpu_or_skip("explain_prices_the_conflicting_line_as_predict_prices_the_kernel") {
+        return;
+    }
+    let (_dir, csv) = tmp("lines.csv");
+    let dispatch = ["--dispatch", "32,32", "--config", "h100"];
+    let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
+        .args(["explain", &kernel("transpose32.wgsl"), "--cycles", "--capture-workgroups", "2"])
+        .args(dispatch)
+        .args(["--by-line-csv", csv.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
+        .args(["predict", &kernel("transpose32.wgsl"), "--json", "-"])
+        .args(dispatch)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let p: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let share = p["conflict_share"].as_f64().unwrap();
+    let rows = by_line_rows(&csv);
+    let conflicting: Vec<_> = rows.iter().filter(|r| r["conflicts"] != "0").collect();
+    assert_eq!(conflicting.len(), 1, "{rows:?}");
+    let line = conflicting[0];
+    let shown: f64 = line["time_share"].parse().unwrap();
+    assert!((shown - share).abs() < 1e-4, "explain {shown}, predict {share}");
+    assert!(shown > 0.1, "a 32-way read costs time: {shown}");
+    // and the lines without conflicts save nothing
+    assert!(rows.iter().filter(|r| r["conflicts"] == "0").all(|r| r["saved_cycles"] == "0"), "{rows:?}");
+}
+
+/// The fix `explain` prints in the kernel's WGSL, applied to the kernel, removes the
+/// conflicts it was for.
+#[test]
+fn explain_s_wgsl_fix_applied_to_the_transpose_removes_its_conflicts() {
+    if !common::gpu_or_skip("explain_s_wgsl_fix_applied_to_the_transpose_removes_its_conflicts") {
+        return;
+    }
+    let (dir, csv) = tmp("lines.csv");
+    let explain = |path: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
+            .args([
+                "explain",
+                path,
+                "--dispatch",
+                "1",
+                "--config",
+                "h100",
+                "--by-line-csv",
+                csv.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        by_line_rows(&csv)
+    };
+    let rows = explain(&kernel("transpose32.wgsl"));
+    let fix = rows.iter().find(|r| !r["fix_wgsl"].is_empty()).expect("a fix in WGSL");
+    assert!(fix["fix_wgsl"].contains("tile[l.x][l.y ^ l.x] (line 23)"), "{fix:?}");
+    // each edit: `NEW (line N)` replaces the array's index chain on line N
+    let mut lines: Vec<String> =
+        std::fs::read_to_string(kernel("transpose32.wgsl")).unwrap().lines().map(String::from).collect();
+    for edit in fix["fix_wgsl"].split(" | ") {
+        let (new, at) = edit.rsplit_once(" (line ").unwrap();
+        let n: usize = at.trim_end_matches(')').parse().unwrap();
+        let name = &new[..new.find('[').unwrap()];
+        let text = &lines[n - 1];
+        let start = text.find(&format!("{name}[")).unwrap();
+        let mut end = start + name.len();
+        while text[end..].starts_with('[') {
+            end += text[end..].find(']').unwrap() + 1;
+        }
+        lines[n - 1] = format!("{}{new}{}", &text[..start], &text[end..]);
+    }
+    let fixed = dir.path().join("transpose32_fixed.wgsl");
+    std::fs::write(&fixed, lines.join("\n") + "\n").unwrap();
+    let after = explain(fixed.to_str().unwrap());
+    let conflicts: u64 = after.iter().map(|r| r["conflicts"].parse::<u64>().unwrap()).sum();
+    assert_eq!(conflicts, 0, "{after:?}");
+    assert_eq!(fix["fix_line_conflicts"], "0");
+}

@@ -7,6 +7,14 @@
 //! (file, line); other labels stay one row each; requests without a site make one row.
 //! Every request lands in exactly one row, so the rows add up to the run's totals
 //! (`banksim/tests/by_line.rs` checks it).
+//!
+//! With the cycle engine, [`savings`] prices each conflicting line as `banksim predict`
+//! prices a kernel's conflicts: the dispatch run again with that line's requests at
+//! their ideal wavefronts, the difference in its time (fixed overhead included) being
+//! what the line's conflicts cost. A fix is spelled in the kernel's WGSL where the text
+//! allows ([`wgsl`]), and in other libraries' words (`sim_core::layout::spell`).
+
+pub mod wgsl;
 
 use super::error::Result;
 use super::layout;
@@ -82,6 +90,11 @@ impl Tally {
 /// The advisor's fix for a line's array.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Advice {
+    /// The fix in the kernel's WGSL: the changed declaration or accesses, each with its
+    /// line ([`wgsl::spell`]); empty where the text gives none.
+    pub wgsl: Vec<String>,
+    /// The layout in other libraries' words (`sim_core::layout::spell::also`).
+    pub also: Vec<String>,
     /// The array as inferred from the line's most conflicted request.
     pub shape: ArrayShape,
     /// The best layout for the line.
@@ -110,6 +123,9 @@ pub struct Row {
     /// Each site's part, in site order: a line of several accesses (a global store of a
     /// shared load's value) shows which one conflicts.
     pub parts: Vec<Part>,
+    /// Dispatch cycles that removing the row's conflicts saves ([`savings`]; negative
+    /// where the dispatch would take longer); `None`: not priced.
+    pub saves: Option<i64>,
 }
 
 /// One site's share of a row.
@@ -123,6 +139,8 @@ pub struct Part {
     pub ops: BTreeSet<Op>,
     /// Its requests' sums.
     pub tally: Tally,
+    /// Dispatch cycles that removing its conflicts saves (as [`Row::saves`]).
+    pub saves: Option<i64>,
 }
 
 /// The report: a row per place, in order (source lines by file and line, then other
@@ -135,7 +153,29 @@ pub struct ByLine {
     pub total: Tally,
     /// With the cycle engine: the run's cycles and its stall cycles of every cause.
     pub engine: Option<EngineTotals>,
+    /// With [`savings`]: the dispatch the rows' savings are of.
+    pub dispatch: Option<Priced>,
 }
+
+/// The dispatch that [`savings`] prices the lines' conflicts in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Priced {
+    /// Its blocks.
+    pub blocks: u32,
+    /// Its cycles, the fixed overhead included (`LaunchReport::cycles`).
+    pub cycles: u64,
+    /// The fixed overhead.
+    pub overhead: u64,
+    /// The cycles that removing every conflict saves (the engine's `no_conflicts`:
+    /// `banksim predict`'s cost of the conflicts).
+    pub all: i64,
+    /// Rows and parts with conflicts left unpriced (beyond [`MAX_PRICED`]).
+    pub unpriced: usize,
+}
+
+/// The most rows and parts [`savings`] prices (one engine run each), those with the
+/// most conflicts first.
+pub const MAX_PRICED: usize = 32;
 
 /// What the cycle engine adds to the report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,9 +228,10 @@ pub fn by_line(
             tally: Tally::default(),
             advice: None,
             parts: Vec::new(),
+            saves: None,
         });
         let column = trace.site_label(site).and_then(SourceLocation::parse).map(|at| at.column);
-        row.parts.push(Part { site, column, ops: ops.clone(), tally: t });
+        row.parts.push(Part { site, column, ops: ops.clone(), tally: t, saves: None });
         row.sites.insert(site);
         row.ops.extend(ops);
         for (sum, x) in [(&mut row.tally, &t), (&mut total, &t)] {
@@ -208,7 +249,7 @@ pub fn by_line(
         let s = &r.total.stalls;
         EngineTotals { cycles: r.cycles, stall_cycles: s.total() }
     });
-    Ok(ByLine { rows: rows.into_values().collect(), total, engine })
+    Ok(ByLine { rows: rows.into_values().collect(), total, engine, dispatch: None })
 }
 
 /// The advisor's search of one array: the current layout and the candidates.
@@ -217,8 +258,17 @@ type Searched = (layout::Candidate, Vec<layout::Candidate>);
 /// For every row with conflicts, the advisor's best layout for the array its most
 /// conflicted request reads ([`layout::infer_shape_where`]): the one that leaves the
 /// fewest conflicts on the row (then in all, then the fewest extra bytes), where it
-/// removes some. Layouts up to `max_pad` elements of padding are tried.
-pub fn advise(hw: &Hardware, trace: &Trace, report: &mut ByLine, max_pad: u32) -> Result<()> {
+/// removes some. Layouts up to `max_pad` elements of padding are tried. The fix is
+/// spelled in the row's source file (of `sources`) where [`wgsl::spell`] can (`vars`:
+/// the capture's workgroup variables, where known).
+pub fn advise(
+    hw: &Hardware,
+    trace: &Trace,
+    report: &mut ByLine,
+    max_pad: u32,
+    sources: &Sources,
+    vars: Option<&[wgsl::SharedArray]>,
+) -> Result<()> {
     // a row's array is searched once per shape (`None`: no access falls inside it)
     let mut searched: BTreeMap<(u32, u32, u32, u32), Option<Searched>> = BTreeMap::new();
     for row in report.rows.iter_mut().filter(|r| r.tally.conflicts > 0) {
@@ -236,7 +286,15 @@ pub fn advise(hw: &Hardware, trace: &Trace, report: &mut ByLine, max_pad: u32) -
         let before: u64 = on_row(base);
         let best = cands.iter().min_by_key(|c| (on_row(c), c.conflicts, c.extra_bytes, c.layout.to_string()));
         if let Some(c) = best.filter(|c| on_row(c) < before) {
+            let wgsl = match &row.place {
+                Place::Source { file, .. } => sources.get(file).and_then(|src| {
+                    wgsl::spell(&c.layout, &shape, src, &sites_in(trace, &shape, file), vars)
+                }),
+                _ => None,
+            };
             row.advice = Some(Advice {
+                wgsl: wgsl.unwrap_or_default(),
+                also: sim_core::layout::spell::also(&c.layout, &shape),
                 shape,
                 layout: c.layout,
                 line_conflicts: on_row(c),
@@ -246,6 +304,25 @@ pub fn advise(hw: &Hardware, trace: &Trace, report: &mut ByLine, max_pad: u32) -
         }
     }
     Ok(())
+}
+
+/// (line, column) of every site in `file` with a shared access inside `shape`, in order.
+fn sites_in(trace: &Trace, shape: &ArrayShape, file: &str) -> Vec<(u32, u32)> {
+    let ids: BTreeSet<u32> = trace
+        .records
+        .iter()
+        .filter(|r| r.op.is_memory() && r.addr >= shape.base && r.addr - shape.base < shape.bytes())
+        .map(|r| r.site)
+        .collect();
+    let mut at: Vec<(u32, u32)> = ids
+        .iter()
+        .filter_map(|&s| SourceLocation::parse(trace.site_label(s)?))
+        .filter(|l| l.file == file)
+        .map(|l| (l.line, l.column))
+        .collect();
+    at.sort_unstable();
+    at.dedup();
+    at
 }
 
 /// One row of the by-line CSV (`--by-line-csv`): a source line (`file`, `line`, and in
@@ -278,6 +355,14 @@ pub struct LineRow<'a> {
     pub fix: String,
     /// The line's conflicts with that layout.
     pub fix_line_conflicts: Option<u64>,
+    /// The fix in the kernel's WGSL, ` | ` between the changed lines (empty: none).
+    pub fix_wgsl: String,
+    /// The fix in other libraries' words, `; ` between them.
+    pub fix_also: String,
+    /// Dispatch cycles that removing the line's conflicts saves ([`savings`]).
+    pub saved_cycles: Option<i64>,
+    /// Their share of the dispatch's cycles, four decimals.
+    pub time_share: Option<String>,
     /// The line's text, trimmed.
     pub source: &'a str,
 }
@@ -297,6 +382,10 @@ pub const LINE_HEADER: &[&str] = &[
     "stall_share",
     "fix",
     "fix_line_conflicts",
+    "fix_wgsl",
+    "fix_also",
+    "saved_cycles",
+    "time_share",
     "source",
 ];
 
@@ -336,6 +425,13 @@ pub fn csv_rows<'a>(report: &'a ByLine, sources: &'a Sources) -> impl Iterator<I
             }),
             fix: r.advice.as_ref().map_or(String::new(), |a| a.layout.to_string()),
             fix_line_conflicts: r.advice.as_ref().map(|a| a.line_conflicts),
+            fix_wgsl: r.advice.as_ref().map_or(String::new(), |a| a.wgsl.join(" | ")),
+            fix_also: r.advice.as_ref().map_or(String::new(), |a| a.also.join("; ")),
+            saved_cycles: r.saves,
+            time_share: report
+                .dispatch
+                .zip(r.saves)
+                .map(|(d, c)| format!("{:.4}", c as f64 / d.cycles.max(1) as f64)),
             source,
         }
     })
@@ -370,35 +466,152 @@ pub fn read_sources(trace: &Trace, beside: Option<&Path>) -> Result<Sources> {
     Ok(sources)
 }
 
-/// The cycle engine on `requests` as `run --cycles` runs them (the launch timing model,
-/// every request's timing kept, for the lines' bank-conflict stall cycles); `footprint`
-/// as `run --footprint`.
-pub fn run_engine(
+/// The launch of `requests` as `run --cycles` runs them (`footprint` as `run
+/// --footprint`): the run of [`run_engine`] and [`savings`].
+pub fn launch(gaps: Gaps, opts: &EngineOptions, footprint: Option<u64>) -> Launch {
+    Launch { blocks: None, gaps, options: opts.clone(), footprint }
+}
+
+/// The cycle engine on `requests` as `launch` runs them, every request's timing kept
+/// (for the lines' bank-conflict stall cycles), on the workload's own blocks.
+pub fn run_engine(hw: &Hardware, requests: &Requests, launch: &Launch) -> Result<LaunchReport> {
+    let options = EngineOptions { per_request: true, ..launch.options.clone() };
+    let launch = Launch { blocks: None, options, ..launch.clone() };
+    Ok(sim_core::launch::run(hw, requests, &launch)?)
+}
+
+/// A workload whose requests of some sites cost their ideal wavefronts: the engine's
+/// `no_conflicts` for part of the requests.
+struct Without<'a> {
+    inner: &'a Requests,
+    /// Each request's site and ideal wavefronts.
+    each: &'a [(u32, u32)],
+    sites: &'a BTreeSet<u32>,
+}
+
+impl sim_core::engine::Workload for Without<'_> {
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn request(&self, i: usize) -> sim_core::engine::EngineRequest<'_> {
+        let mut r = self.inner.request(i);
+        let (site, ideal) = self.each[i];
+        if r.op.is_memory() && self.sites.contains(&site) {
+            r.cost = Some(Outcome { wavefronts: ideal, ideal });
+        }
+        r
+    }
+
+    fn block(&self, i: usize) -> u32 {
+        self.inner.block(i)
+    }
+
+    fn extent(&self, warp: u32) -> Option<(u32, u32)> {
+        self.inner.extent(warp)
+    }
+
+    fn block_starts(&self) -> Option<&[usize]> {
+        self.inner.block_starts()
+    }
+}
+
+/// The dispatch cycles `launch` of `requests` takes with the requests of `sites` at their
+/// ideal wavefronts (all sites: the engine's `no_conflicts`), as `predict` runs it.
+pub fn cycles_without(
     hw: &Hardware,
     requests: &Requests,
-    gaps: Gaps,
-    opts: &EngineOptions,
-    footprint: Option<u64>,
-) -> Result<LaunchReport> {
-    let options = EngineOptions { per_request: true, ..opts.clone() };
-    let launch = Launch { blocks: None, gaps, options, footprint };
-    Ok(sim_core::launch::run(hw, requests, &launch)?)
+    launch: &Launch,
+    sites: &BTreeSet<u32>,
+) -> Result<u64> {
+    let each = sites_and_ideals(hw, requests);
+    let plain =
+        Launch { options: EngineOptions { per_request: false, ..launch.options.clone() }, ..launch.clone() };
+    Ok(sim_core::launch::run(hw, &Without { inner: requests, each: &each, sites }, &plain)?.cycles())
+}
+
+/// Each request's site and ideal wavefronts.
+fn sites_and_ideals(hw: &Hardware, requests: &Requests) -> Vec<(u32, u32)> {
+    let mut model = BankModel::new(hw);
+    requests
+        .iter()
+        .map(|r| (r.site, if r.op.is_memory() { model.evaluate(&r.warp_request()).ideal } else { 0 }))
+        .collect()
+}
+
+/// Prices each conflicting row of `lines` (and each part of a row of several) as
+/// `predict` prices a kernel's conflicts: `launch` run again with those requests at
+/// their ideal wavefronts; the cycles it saves (fixed overhead included in the time).
+/// At most [`MAX_PRICED`] runs, the rows and parts with the most conflicts first.
+pub fn savings(hw: &Hardware, requests: &Requests, launch: &Launch, lines: &mut ByLine) -> Result<()> {
+    let plain =
+        Launch { options: EngineOptions { per_request: false, ..launch.options.clone() }, ..launch.clone() };
+    let base = sim_core::launch::run(hw, requests, &plain)?;
+    // (row, part) keys of what has conflicts, most conflicts first
+    let mut todo: Vec<(u64, usize, Option<usize>)> = Vec::new();
+    for (i, row) in lines.rows.iter_mut().enumerate() {
+        row.saves = Some(0);
+        if row.tally.conflicts > 0 {
+            todo.push((row.tally.conflicts, i, None));
+        }
+        let several = row.parts.len() > 1;
+        for (j, p) in row.parts.iter_mut().enumerate() {
+            p.saves = Some(0);
+            if p.tally.conflicts > 0 && several {
+                todo.push((p.tally.conflicts, i, Some(j)));
+            }
+        }
+    }
+    todo.sort_by_key(|&(n, i, j)| (std::cmp::Reverse(n), i, j));
+    let unpriced = todo.len().saturating_sub(MAX_PRICED);
+    let each = sites_and_ideals(hw, requests);
+    for (k, &(_, i, j)) in todo.iter().enumerate() {
+        let row = &mut lines.rows[i];
+        let sites = match j {
+            Some(j) => BTreeSet::from([row.parts[j].site]),
+            None => row.sites.clone(),
+        };
+        let saves = (k < MAX_PRICED)
+            .then(|| {
+                sim_core::launch::run(hw, &Without { inner: requests, each: &each, sites: &sites }, &plain)
+            })
+            .transpose()?
+            .map(|r| base.cycles() as i64 - r.cycles() as i64);
+        match j {
+            Some(j) => row.parts[j].saves = saves,
+            None => row.saves = saves,
+        }
+    }
+    let free =
+        Launch { options: EngineOptions { no_conflicts: true, ..plain.options.clone() }, ..plain.clone() };
+    let all = base.cycles() as i64 - sim_core::launch::run(hw, requests, &free)?.cycles() as i64;
+    lines.dispatch = Some(Priced {
+        blocks: base.blocks,
+        cycles: base.cycles(),
+        overhead: base.overhead_cycles,
+        all,
+        unpriced,
+    });
+    Ok(())
 }
 
 /// The by-line report of `requests` (grouped from `trace`; `report`: their engine run
 /// with per-request timings), with the advisor's fix for each conflicting line where
 /// `advice` (each line's array re-simulated under every candidate layout of up to 33
-/// elements of padding).
+/// elements of padding), spelled in `sources` where it can be (`vars`: the capture's
+/// workgroup variables, where known).
 pub fn report(
     hw: &Hardware,
     trace: &Trace,
     requests: &Requests,
     report: Option<&EngineReport>,
     advice: bool,
+    sources: &Sources,
+    vars: Option<&[wgsl::SharedArray]>,
 ) -> Result<ByLine> {
     let mut lines = by_line(hw, trace, requests, report)?;
     if advice {
-        advise(hw, trace, &mut lines, 33)?;
+        advise(hw, trace, &mut lines, 33, sources, vars)?;
     }
     Ok(lines)
 }

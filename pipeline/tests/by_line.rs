@@ -1,4 +1,5 @@
-//! The by-line report: its rows add up to the run's totals (bank model and cycle engine).
+//! The by-line report: its rows add up to the run's totals (bank model and cycle engine),
+//! and its lines are priced as the engine's `no_conflicts` prices the whole run.
 
 use pipeline::{by_line, simulate};
 use proptest::prelude::*;
@@ -81,6 +82,39 @@ proptest! {
         for r in &lines.rows {
             let parts: u64 = r.parts.iter().map(|p| p.tally.wavefronts).sum();
             prop_assert_eq!(parts, r.tally.wavefronts);
+        }
+    }
+
+    /// Removing the conflicts of every site is the engine's `no_conflicts` run (what
+    /// `predict` prices), of none the run itself; and a line's saving is that of its
+    /// sites removed.
+    #[test]
+    fn pricing_every_site_is_the_engines_no_conflicts_run(
+        blocks in 1u32..3,
+        threads in 1u32..80,
+        sites in prop::collection::vec(0u32..4, 1..7),
+        addrs in prop::collection::vec(0u32..256, 1..64),
+    ) {
+        let hw = configs::load("h100").unwrap();
+        let t = trace(blocks, threads, &sites, &addrs);
+        let requests = Requests::group(&t, hw.warp).unwrap();
+        let launch = by_line::launch(sim_core::launch::Gaps::Cycles, &Default::default(), None);
+        let run = |no_conflicts: bool| {
+            let options = sim_core::engine::EngineOptions { no_conflicts, ..Default::default() };
+            let l = sim_core::launch::Launch { options, ..launch.clone() };
+            sim_core::launch::run(&hw, &requests, &l).unwrap().cycles()
+        };
+        let all: std::collections::BTreeSet<u32> = (0..4).collect();
+        prop_assert_eq!(by_line::cycles_without(&hw, &requests, &launch, &all).unwrap(), run(true));
+        prop_assert_eq!(by_line::cycles_without(&hw, &requests, &launch, &Default::default()).unwrap(), run(false));
+        let report = by_line::run_engine(&hw, &requests, &launch).unwrap();
+        let mut lines = by_line::by_line(&hw, &t, &requests, Some(&report.engine)).unwrap();
+        by_line::savings(&hw, &requests, &launch, &mut lines).unwrap();
+        let d = lines.dispatch.unwrap();
+        prop_assert_eq!(d.all, run(false) as i64 - run(true) as i64);
+        for r in lines.rows.iter().filter(|r| r.tally.conflicts > 0) {
+            let without = by_line::cycles_without(&hw, &requests, &launch, &r.sites).unwrap();
+            prop_assert_eq!(r.saves, Some(d.cycles as i64 - without as i64));
         }
     }
 }

@@ -4,29 +4,42 @@
 
 use crate::args::{with_feature, ByLineArgs};
 use anyhow::Result;
+use pipeline::by_line::wgsl::SharedArray;
 use pipeline::by_line::{self, ByLine, Place, Row, Sources};
 use pipeline::output::{write_atomically, write_csv, Inputs};
-use sim_core::launch::LaunchReport;
+use sim_core::launch::{Launch, LaunchReport};
 use sim_core::Hardware;
 use std::collections::BTreeMap;
 use std::io::Write;
 use traces::{Requests, Trace};
 
-/// The report of `requests` (grouped from `trace`; `report`: their engine run with
-/// per-request timings): the totals and the engine's table printed, then with `print`
-/// the annotated source (`sources`: the text of the files the sites name), and the CSV
-/// and chart that `args` asks for (never over one of `inputs`).
+/// The cycle engine's part of a by-line report.
+pub struct Engine<'a> {
+    /// The engine's run of the requests, with per-request timings.
+    pub report: &'a LaunchReport,
+    /// The launch whose time the lines' conflicts are priced in
+    /// ([`by_line::savings`]).
+    pub launch: &'a Launch,
+}
+
+/// The report of `requests` (grouped from `trace`; `engine`: their engine run with
+/// per-request timings and the launch the lines are priced in): the totals and the
+/// engine's table printed, then with `print` the annotated source (`sources`: the text
+/// of the files the sites name; `vars`: the workgroup variables where a capture knows
+/// them), and the CSV and chart that `args` asks for (never over one of `inputs`).
 #[allow(clippy::too_many_arguments)]
 pub fn emit(
     hw: &Hardware,
     trace: &Trace,
     requests: &Requests,
-    report: Option<&LaunchReport>,
+    engine: Option<Engine<'_>>,
     args: &ByLineArgs,
     print: bool,
     sources: &Sources,
+    vars: Option<&[SharedArray]>,
     inputs: &Inputs,
 ) -> Result<()> {
+    let report = engine.as_ref().map(|e| e.report);
     if args.by_line_png.is_some() {
         with_feature!("charts", "`--by-line-png`", Ok(()))?;
     }
@@ -36,7 +49,11 @@ pub fn emit(
             trace.source
         );
     }
-    let lines = by_line::report(hw, trace, requests, report.map(|r| &r.engine), !args.no_advice)?;
+    let mut lines =
+        by_line::report(hw, trace, requests, report.map(|r| &r.engine), !args.no_advice, sources, vars)?;
+    if let Some(e) = &engine {
+        by_line::savings(hw, requests, e.launch, &mut lines)?;
+    }
     let mut stdout = std::io::stdout().lock();
     let summary = pipeline::simulate::summarize(hw, requests, |_, _, _| {});
     super::print_totals(&mut stdout, &trace.source, trace.len() as u64, hw, &summary)?;
@@ -86,6 +103,7 @@ pub fn print(
     let head =
         format!("{:>8} {:>10} {:>8} {:>9} {:>7}", "requests", "wavefronts", "ideal", "conflicts", "wf/req");
     let head = if cycles { format!("{head} {:>12} {:>7}", "conflict cyc", "stalls") } else { head };
+    let head = if report.dispatch.is_some() { format!("{head} {:>7}", "saves") } else { head };
     let width = head.len().max(STATS_WIDTH);
     let mut by_file: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
     let mut others = Vec::new();
@@ -144,6 +162,7 @@ pub fn print(
         tally: report.total,
         advice: None,
         parts: Vec::new(),
+        saves: report.dispatch.map(|d| d.all),
     };
     writeln!(out, "{:>5} | {:<width$} |", "total", stats(&total, report))?;
     if let Some(e) = &report.engine {
@@ -151,6 +170,18 @@ pub fn print(
             out,
             "cycle engine: {} cycles, {} stall cycles of every cause; `conflict cyc` is a line's bank-conflict stall cycles, `stalls` their share of all stall cycles",
             e.cycles, e.stall_cycles
+        )?;
+    }
+    if let Some(d) = &report.dispatch {
+        writeln!(
+            out,
+            "`saves`: the share of the dispatch's time ({} of {} cycles, its fixed {} included) that removing the line's \
+             conflicts saves: the dispatch run again with them at their ideal wavefronts, as `banksim predict` prices \
+             conflicts{}",
+            crate::tables::count(d.blocks as u64, "block"),
+            d.cycles,
+            d.overhead,
+            if d.unpriced > 0 { format!(" ({} lines or accesses not priced: `-`)", d.unpriced) } else { String::new() }
         )?;
     }
     Ok(())
@@ -167,11 +198,25 @@ fn stats(r: &Row, report: &ByLine) -> String {
         t.conflicts,
         t.wavefronts_per_request()
     );
-    match &report.engine {
+    let s = match &report.engine {
         Some(e) => {
             format!("{s} {:>12} {:>7}", t.bank_conflict_cycles, share(t.bank_conflict_cycles, e.stall_cycles))
         }
         None => s,
+    };
+    match (&report.dispatch, r.saves) {
+        (Some(d), Some(c)) => format!("{s} {:>7}", signed_share(c, d.cycles)),
+        (Some(_), None) => format!("{s} {:>7}", "-"),
+        _ => s,
+    }
+}
+
+/// `part` of `whole` (a saving, maybe negative) as a percentage with one decimal.
+fn signed_share(part: i64, whole: u64) -> String {
+    if whole == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", 100.0 * part as f64 / whole as f64)
     }
 }
 
@@ -189,14 +234,20 @@ fn share(part: u64, whole: u64) -> String {
 fn advice(out: &mut dyn Write, r: &Row, width: usize, report: &ByLine) -> std::io::Result<()> {
     if r.parts.len() > 1 {
         for p in &r.parts {
-            let part = Row { tally: p.tally, parts: Vec::new(), advice: None, ..r.clone() };
+            let part = Row { tally: p.tally, parts: Vec::new(), advice: None, saves: p.saves, ..r.clone() };
             let ops = p.ops.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(" ");
             let at = p.column.map_or(format!("site {}", p.site), |c| format!("column {c}"));
             writeln!(out, "{:>5} | {:<width$} |   ^ {at}: {ops}", "", stats(&part, report))?;
         }
     }
-    if r.advice.is_some() {
+    if let Some(a) = &r.advice {
         writeln!(out, "{:>5} | {:<width$} |   ^ fix: {}", "", "", describe(r))?;
+        if !a.wgsl.is_empty() {
+            writeln!(out, "{:>5} | {:<width$} |   ^ in WGSL: {}", "", "", a.wgsl.join(", "))?;
+        }
+        if !a.also.is_empty() {
+            writeln!(out, "{:>5} | {:<width$} |   ^ the same as: {}", "", "", a.also.join("; "))?;
+        }
     }
     Ok(())
 }

@@ -180,26 +180,38 @@ fn run_by_line(args: &RunArgs, hw: Hardware, inputs: &Inputs) -> Result<()> {
     let trace = traces::read_any(&args.trace)?;
     pipeline::check::check_records(&trace, &hw, e.threads_per_block)?;
     let requests = Requests::group(&trace, hw.warp)?;
-    let report = if e.cycles {
+    let launch = if e.cycles {
         let gaps = e.gaps(&hw)?;
         check_gap_cycles(&requests, gaps.cycles_per_op())?;
-        let opts = EngineOptions { per_request: true, ..engine_options(args) };
-        Some(with_threads(e.threads, || by_line::run_engine(&hw, &requests, gaps, &opts, e.footprint))??)
+        Some(by_line::launch(gaps, &engine_options(args), e.footprint))
     } else {
         None
     };
+    let report = launch
+        .as_ref()
+        .map(|l| with_threads(e.threads, || by_line::run_engine(&hw, &requests, l)))
+        .transpose()?
+        .transpose()?;
     let sources = by_line::read_sources(&trace, args.trace.parent())?;
     let print = args.by_line.by_line;
-    tables::by_line::emit(
-        &hw,
-        &trace,
-        &requests,
-        report.as_ref(),
-        &args.by_line.outputs,
-        print,
-        &sources,
-        inputs,
-    )
+    let engine = report
+        .as_ref()
+        .zip(launch.as_ref())
+        .map(|(report, launch)| tables::by_line::Engine { report, launch });
+    // (savings run the engine again: on the same pool)
+    with_threads(e.threads, || {
+        tables::by_line::emit(
+            &hw,
+            &trace,
+            &requests,
+            engine,
+            &args.by_line.outputs,
+            print,
+            &sources,
+            None,
+            inputs,
+        )
+    })?
 }
 
 /// `run --cycles` on a file with the engine holding a window of blocks at a time

@@ -78,7 +78,7 @@ pub const GENERATORS: &[(&str, &str, &[Param])] = &[
     ),
     (
         "ldmatrix",
-        "a tensor-core operand tile read fragment by fragment as ldmatrix.x4 reads it (one warp): each lane a 16-byte row of an 8x16-byte matrix, 8 lanes a matrix (16-byte loads, one per row address), the tile stored as a TMA swizzle mode stores it (one box per span of a row)",
+        "a tensor-core operand tile read fragment by fragment as ldmatrix.x4 reads it (one warp, `ldsm` records): each lane a 16-byte row of an 8x16-byte matrix, 8 lanes a matrix, the tile stored as a TMA swizzle mode stores it (one box per span of a row)",
         &[
             ("rows", 64, "stored rows (K-major: M, MN-major: K), a multiple of 16"),
             ("cols", 64, "elements per stored row (K-major: K, MN-major: M); a row a multiple of 32 bytes"),
@@ -402,7 +402,7 @@ pub fn generate(kind: &str, params: &BTreeMap<String, i64>) -> Result<Trace, Gen
             // takes lane l's row address for matrix l / 8, row l % 8. K-major (the A
             // operand as CUTLASS's SM75_U32x4_LDSM_N reads it): row l % 16, chunk l / 16;
             // .trans (MN-major): row l % 8 + 8 * (l / 16), chunk (l / 8) % 2
-            // (16-byte loads, one per row address: where `ldsm` records will go)
+            // (one `ldsm` record per row address, 16 bytes each)
             let mut step = 0;
             let order: &[u32] = match majors {
                 0 => &[0],
@@ -424,7 +424,7 @@ pub fn generate(kind: &str, params: &BTreeMap<String, i64>) -> Result<Trace, Gen
                                 (l % 8 + 8 * (l / 16), (l / 8) % 2)
                             };
                             let addr = t as u64 * tile as u64 + at(16 * fr + r, 32 * fc + 16 * chunk) as u64;
-                            g.access(l, step, Op::Load, addr, 16);
+                            g.access(l, step, Op::MatrixLoad, addr, 16);
                         }
                         step += 1;
                     }

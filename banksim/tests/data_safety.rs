@@ -118,6 +118,37 @@ fn folders_banksim_did_not_write_are_never_changed() {
     assert!(err(&o).contains("6 done, 0 to run"), "{}", err(&o));
 }
 
+/// `report -o` and `run --out` write into folders as a sweep does: a folder with files
+/// banksim did not write is refused and left as it was; a folder of banksim's is
+/// written again.
+#[test]
+fn report_and_run_folders_banksim_did_not_write_are_never_changed() {
+    let (_tmp, dir) = tmp("foreign-out");
+    std::fs::write(dir.join("s.ron"), STUDY).unwrap();
+    std::fs::write(dir.join("t.csv"), "block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,1,0,ld,128,4\n").unwrap();
+    ok(banksim_in(&dir, &["sweep", "s.ron", "-o", "sweep"]), "sweep");
+    for out in ["notes", "mine"] {
+        std::fs::create_dir(dir.join(out)).unwrap();
+    }
+    std::fs::write(dir.join("notes/index.md"), "my notes\n").unwrap();
+    std::fs::write(dir.join("mine/requests.csv"), "my,own\n").unwrap();
+    let before = snapshot(&dir);
+    let o = banksim_in(&dir, &["report", "sweep", "-o", "notes"]);
+    refused(&o, &["notes", "did not write", ".banksim-sweep"]);
+    let o = banksim_in(&dir, &["run", "t.csv", "--out", "mine"]);
+    refused(&o, &["mine", "did not write"]);
+    let o = banksim_in(&dir, &["run", "--cycles", "t.csv", "--out", "mine"]);
+    refused(&o, &["mine", "did not write"]);
+    assert_eq!(snapshot(&dir), before, "nothing of another's was changed or added");
+    // new folders are banksim's, and written again
+    for _ in 0..2 {
+        ok(banksim_in(&dir, &["report", "sweep", "-o", "charts"]), "report");
+        ok(banksim_in(&dir, &["run", "t.csv", "--out", "run"]), "run --out");
+    }
+    assert!(dir.join("charts/.banksim-sweep").is_file() && dir.join("charts/index.md").is_file());
+    assert!(dir.join("run/.banksim-sweep").is_file() && dir.join("run/requests.csv").is_file());
+}
+
 #[test]
 fn measure_csv_of_another_header_is_refused() {
     let (_tmp, dir) = tmp("measure");
@@ -174,7 +205,7 @@ fn a_sweep_folder_is_held_by_one_sweep_at_a_time() {
     for args in [&["sweep", "s.ron", "-o", "out"][..], &["merge", "out", "-o", "out", "--allow-partial"][..]]
     {
         let o = banksim_in(&dir, args);
-        refused(&o, &["out: another banksim sweep or merge is writing to this folder"]);
+        refused(&o, &["out: another banksim command is writing to this folder"]);
     }
     assert!(started.elapsed().as_secs() < 20, "refused at once, not after waiting");
     assert_eq!(std::fs::read(dir.join("out/cells.jsonl")).unwrap(), journal);
@@ -205,7 +236,7 @@ fn two_sweeps_started_together_on_one_folder_lose_nothing() {
     assert!(outs.iter().any(|o| o.status.success()), "one of them ran");
     for o in &outs {
         if !o.status.success() {
-            refused(o, &["both: another banksim sweep or merge is writing to this folder"]);
+            refused(o, &["both: another banksim command is writing to this folder"]);
         }
     }
     let journal = std::fs::read_to_string(dir.join("both/cells.jsonl")).unwrap();

@@ -24,7 +24,8 @@ pub struct ReportArgs {
 pub fn run(args: &ReportArgs) -> Result<()> {
     let inputs = Inputs::new();
     inputs.declare_folder(&args.input);
-    std::fs::create_dir_all(&args.out).with_context(|| format!("{}: cannot create", args.out.display()))?;
+    // a folder banksim made (or an empty one), held while the report is written
+    let _folder = pipeline::study::SweepFolder::open(&args.out)?;
     let items = if args.input.join("results.json").is_file() {
         sweep_report(&args.input, &args.out, &inputs)?
     } else if args.input.join("requests.csv").is_file() {

@@ -1,5 +1,6 @@
-//! A sweep's output folder (of `sweep`, a shard, `merge`, `sweep --slurm`): banksim writes
-//! into a folder only if banksim made it, and one command at a time.
+//! An output folder (of `sweep`, a shard, `merge`, `sweep --slurm`, `report -o`, `run
+//! --out`): banksim writes into a folder only if banksim made it, and one command at a
+//! time.
 //!
 //! - **Its mark.** A folder banksim makes, or finds empty, gets the marker file
 //!   [`MARKER`]; a folder that holds other files and no marker is refused, so files
@@ -18,7 +19,7 @@ use std::path::{Path, PathBuf};
 pub const MARKER: &str = ".banksim-sweep";
 
 /// What the marker file says.
-const MARKER_TEXT: &str = "This folder holds the output of a banksim sweep or merge. banksim writes into a \
+const MARKER_TEXT: &str = "This folder holds the output of banksim (a sweep, a merge, a report or a run). banksim writes into a \
 folder only if this file is there, and holds it locked while it writes.\n";
 
 /// A sweep folder, held (locked) until dropped.
@@ -55,7 +56,7 @@ impl SweepFolder {
             .collect();
         if !entries.is_empty() && !entries.iter().any(|n| n == MARKER) {
             return Err(Error::Input(format!(
-                "{}: holds files that banksim did not write (it has no {MARKER}, the mark of a folder a banksim sweep or merge made); \
+                "{}: holds files that banksim did not write (it has no {MARKER}, the mark of a folder banksim made); \
                  banksim changes no file it did not write: choose a new or empty folder (if an older banksim wrote this one, create {} to adopt it)",
                 dir.display(),
                 marker.display()
@@ -72,7 +73,7 @@ impl SweepFolder {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 return Err(Error::Input(format!(
-                    "{}: another banksim sweep or merge is writing to this folder (it holds {} locked); wait for it to end, or choose another output folder",
+                    "{}: another banksim command is writing to this folder (it holds {} locked); wait for it to end, or choose another output folder",
                     dir.display(),
                     marker.display()
                 )))
@@ -109,7 +110,7 @@ mod tests {
         let held = SweepFolder::open(&new).unwrap();
         assert!(new.join(MARKER).is_file());
         let err = SweepFolder::open(&new).unwrap_err().to_string();
-        assert!(err.contains("another banksim sweep or merge") && err.contains("new"), "{err}");
+        assert!(err.contains("another banksim command") && err.contains("new"), "{err}");
         drop(held);
         SweepFolder::open(&new).unwrap();
         let foreign = tmp.path().join("foreign");

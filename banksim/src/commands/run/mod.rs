@@ -351,7 +351,8 @@ fn write_run_folder(
     report: Option<&EngineReport>,
     inputs: &Inputs,
 ) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    // a folder banksim made (or an empty one), held while the run folder is written
+    let _held = pipeline::study::SweepFolder::open(dir)?;
     write_atomically(&dir.join("requests.csv"), inputs, |f| {
         write_requests(f, hw, requests, timings).map(|_| ())
     })?;

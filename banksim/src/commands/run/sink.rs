@@ -2,7 +2,7 @@
 //! `--per-request` CSV and the run folder (`--out`), written request by request, so
 //! memory stays bounded whatever the trace's size.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use pipeline::output::rows::{self, PictureRow, RequestRow};
 use pipeline::output::{write_atomically, write_csv, AtomicFile, Inputs};
 use pipeline::stream::Evaluated;
@@ -32,6 +32,8 @@ pub struct RequestSink {
     files: Vec<csv::Writer<AtomicFile>>,
     /// The run folder.
     folder: Option<PathBuf>,
+    /// The run folder, held (locked) while the sink writes into it.
+    _held: Option<pipeline::study::SweepFolder>,
     /// The command's inputs, which the run folder's other files may not replace.
     inputs: Inputs,
     summary: Summary,
@@ -45,8 +47,9 @@ impl RequestSink {
     /// folder for `banksim report` there.
     pub fn create(per_request: Option<&Path>, folder: Option<&Path>, inputs: &Inputs) -> Result<RequestSink> {
         let mut paths: Vec<PathBuf> = per_request.map(Path::to_path_buf).into_iter().collect();
+        // a folder banksim made (or an empty one), held until the sink is dropped
+        let held = folder.map(pipeline::study::SweepFolder::open).transpose()?;
         if let Some(dir) = folder {
-            std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
             paths.push(dir.join("requests.csv"));
         }
         let mut files = Vec::new();
@@ -62,6 +65,7 @@ impl RequestSink {
         Ok(RequestSink {
             files,
             folder: folder.map(Path::to_path_buf),
+            _held: held,
             inputs: inputs.clone(),
             summary: Summary::default(),
             requests: 0,

@@ -407,6 +407,38 @@ fn global_accesses_cost_a_wavefront_per_line_and_share_the_shared_memory_pipe() 
     assert_eq!(conflicted - free, 31, "the global load waits for the conflict's 31 extra wavefronts");
 }
 
+#[test]
+fn ldmatrix_returns_data_like_a_load_and_stmatrix_and_cp_async_write_like_stores() {
+    // one warp: a tensor-core op of 32 rows 128 bytes apart (8 wavefronts a matrix on the
+    // h100 preset; cp.async.cg none), then an access that needs its previous load's value
+    let lanes: Vec<u16> = (0..32).collect();
+    let rows: Vec<u32> = (0..32).map(|l| 128 * l).collect();
+    let words: Vec<u32> = (0..32).map(|l| 4 * l).collect();
+    let cycles = |op: Op, bytes: u8| {
+        let mut r = traces::Requests::new(32);
+        r.push(0, 0, 0, op, bytes, 0, Some(false), None, &lanes, &rows);
+        r.push(0, 0, 1, Op::Load, 4, 0, Some(true), None, &lanes, &words);
+        let report = run(&r, &EngineOptions::default());
+        (report.cycles, report.total.wavefronts)
+    };
+    let (ld, ld_wavefronts) = cycles(Op::Load, 16);
+    let (ldsm, ldsm_wavefronts) = cycles(Op::MatrixLoad, 16);
+    // 16-byte rows 128 bytes apart: the load's 4 phases of 8 lanes cost what ldmatrix's
+    // 4 matrices cost, and the dependent load waits for either's data
+    assert_eq!((ldsm, ldsm_wavefronts), (ld, ld_wavefronts));
+    assert_eq!(ldsm_wavefronts, 32 + 1);
+    let (st, _) = cycles(Op::Store, 16);
+    let (stsm, _) = cycles(Op::MatrixStore, 16);
+    let (cp, cp_wavefronts) = cycles(Op::AsyncCopy, 16);
+    // nothing returns from a store, an stmatrix or a cp.async: the next load does not wait
+    assert_eq!((stsm, cp), (st, st));
+    assert!(st < ld, "{st} {ld}");
+    assert_eq!(cp_wavefronts, 32 + 1);
+    // cp.async.cg's write takes no wavefront of the pipe on the h100
+    let (_, cg_wavefronts) = cycles(Op::AsyncCopyBypass, 16);
+    assert_eq!(cg_wavefronts, 1);
+}
+
 /// Blocks of different lengths on a few SMs, so that slots free at different cycles.
 fn uneven_blocks(blocks: u32) -> traces::Requests {
     let mut reqs = traces::Requests::new(32);

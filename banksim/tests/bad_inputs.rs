@@ -440,8 +440,8 @@ const CASES: &[Case] = &[
         needles: &["refusing to write over an input"],
     },
     Case {
-        what: "run --out folder holding the input as requests.csv",
-        files: &[("requests.csv", trace!("0,0,0,ld,0,4\n"))],
+        what: "run --out folder (banksim's) holding the input as requests.csv",
+        files: &[(".banksim-sweep", b"made by banksim\n"), ("requests.csv", trace!("0,0,0,ld,0,4\n"))],
         args: &["run", "{dir}/requests.csv", "--out", "{dir}"],
         code: 1,
         needles: &["requests.csv", "refusing to write over an input"],

@@ -125,7 +125,8 @@ fn folders_banksim_did_not_write_are_never_changed() {
 fn report_and_run_folders_banksim_did_not_write_are_never_changed() {
     let (_tmp, dir) = tmp("foreign-out");
     std::fs::write(dir.join("s.ron"), STUDY).unwrap();
-    std::fs::write(dir.join("t.csv"), "block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,1,0,ld,128,4\n").unwrap();
+    std::fs::write(dir.join("t.csv"), "block,thread,step,op,addr,bytes\n0,0,0,ld,0,4\n0,1,0,ld,128,4\n")
+        .unwrap();
     ok(banksim_in(&dir, &["sweep", "s.ron", "-o", "sweep"]), "sweep");
     for out in ["notes", "mine"] {
         std::fs::create_dir(dir.join(out)).unwrap();

@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 pub const MARKER: &str = ".banksim-sweep";
 
 /// What the marker file says.
-const MARKER_TEXT: &str = "This folder holds the output of banksim (a sweep, a merge, a report or a run). banksim writes into a \
+const MARKER_TEXT: &str =
+    "This folder holds the output of banksim (a sweep, a merge, a report or a run). banksim writes into a \
 folder only if this file is there, and holds it locked while it writes.\n";
 
 /// A sweep folder, held (locked) until dropped.

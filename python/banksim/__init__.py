@@ -12,6 +12,8 @@ array([1], dtype=uint32)
 
 - :func:`simulate`: one warp request per row of a ``(requests, lanes)`` array;
 - :func:`run`: a trace (file or DataFrame) into the rows of ``banksim run --per-request``;
+- :func:`advise`: the layout search of ``banksim advise`` (padding, swizzles, TMA modes);
+  :mod:`banksim.layouts` applies and names layouts;
 - :class:`Hardware`: a preset with field overrides, validated; :func:`presets` lists them;
 - :class:`BanksimError`: bad input, with the message the command prints.
 """
@@ -24,10 +26,10 @@ from typing import Any, Union
 
 import numpy as np
 
-from . import _banksim
+from . import _banksim, layouts
 from ._banksim import BanksimError, Hardware
 
-__all__ = ["BanksimError", "Hardware", "Outcomes", "presets", "simulate", "run", "TRACE_COLUMNS"]
+__all__ = ["BanksimError", "Hardware", "Outcomes", "presets", "simulate", "run", "advise", "layouts", "TRACE_COLUMNS"]
 
 #: The columns of a trace, in order: six required, then ``gap``, ``dep`` and ``wait``
 #: (each optional, but only with the ones before it).
@@ -187,3 +189,48 @@ def _trace_columns(df: Any) -> list[str]:
             f"(columns block,thread,step,op,addr,bytes[,gap[,dep[,wait]]])"
         )
     return cols
+
+
+def advise(
+    input: Any,
+    shape: Any = None,
+    layouts: str = "all",
+    preset: PresetLike = "h100",
+    max_pad: int = 33,
+    cycles: bool = False,
+    **overrides: Any,
+):
+    """The layout search of ``banksim advise``: every candidate layout of a shared array
+    re-simulated on the whole trace; a DataFrame, row 0 the array as it is, then the
+    others best first.
+
+    ``input`` is a trace file's path or a generator ``"KIND[:NAME=VALUE,...]"`` (``banksim
+    gen --list``). ``shape`` is the array (``"ROWSxCOLSxBYTES[@BASE]"`` or a tuple, see
+    :mod:`banksim.layouts`); by default the generator's, else inferred from the most
+    conflicted request. ``layouts`` is ``"all"`` (padding up to ``max_pad`` elements, the
+    XOR swizzles, the TMA modes, the transpose), ``"tma"`` (the TMA swizzle modes) or
+    layouts separated by ``;``. ``cycles`` adds the cycle engine's ``cycles`` column.
+
+    Columns: ``layout`` (the text ``banksim advise`` prints, which
+    :func:`banksim.layouts.apply` takes), ``wavefronts``, ``ideal``, ``conflicts``,
+    ``extra_bytes``, ``smem_per_block``, ``same_as`` (the layout in CuTe's, Triton's and
+    the TMA's words); the array's shape is in ``.attrs["shape"]``.
+    """
+    import pandas as pd
+
+    from .layouts import _shape
+
+    hw = _hardware(preset, overrides)
+    cols = _banksim.advise_input(
+        os.fspath(input) if isinstance(input, os.PathLike) else str(input),
+        hw,
+        None if shape is None else _shape(shape),
+        str(layouts),
+        int(max_pad),
+        bool(cycles),
+    )
+    found = cols.pop("shape")
+    frame = pd.DataFrame(cols)
+    frame.attrs["shape"] = found
+    return frame
+

@@ -12,7 +12,11 @@
 //!   released;
 //! - [`run_trace`], [`run_text`]: the per-request rows of `banksim run --per-request`,
 //!   through the library tier the command runs (`pipeline::stream`), which holds no
-//!   state between calls.
+//!   state between calls;
+//! - [`layouts`]: the layout search of `banksim advise`, a layout applied to addresses,
+//!   a layout in CuTe's, Triton's and the TMA's words.
+
+mod layouts;
 
 use numpy::{PyArray1, PyReadonlyArray2};
 use pipeline::{check, stream};
@@ -436,5 +440,9 @@ fn _banksim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
     m.add_function(wrap_pyfunction!(run_trace, m)?)?;
     m.add_function(wrap_pyfunction!(run_text, m)?)?;
+    m.add_function(wrap_pyfunction!(layouts::advise_input, m)?)?;
+    m.add_function(wrap_pyfunction!(layouts::layout_map, m)?)?;
+    m.add_function(wrap_pyfunction!(layouts::layout_names, m)?)?;
+    m.add_function(wrap_pyfunction!(layouts::tma_modes, m)?)?;
     Ok(())
 }

@@ -737,3 +737,34 @@ fn re_reads_come_from_the_l2_unless_the_buffers_are_too_large_for_it() {
     assert_eq!(run(&["--memory", "0"]).0, l2);
     assert_eq!(run(&["--memory", "0", "--footprint", "100000000000"]).0, dram);
 }
+
+/// The op column is as wide as the longest op name in the table, so every column lines
+/// up (`ldgsts.cg` outgrew the old 6 characters).
+#[test]
+fn the_run_table_lines_up_with_long_op_names() {
+    let dir = tmp_dir();
+    let t = dir.path().join("t.csv");
+    std::fs::write(
+        &t,
+        "block,thread,step,op,addr,bytes\n0,0,0,ldgsts.cg,0,16\n0,1,0,ldgsts.cg,16,16\n0,0,1,ld,0,4\n",
+    )
+    .unwrap();
+    let o = banksim(&["run", t.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| ["op ", "ld ", "ldgsts.cg ", "total "].iter().any(|p| l.starts_with(p)))
+        .collect();
+    assert_eq!(rows.len(), 4, "{out}");
+    // the header's and every row's `requests` column ends at one place
+    let end = |l: &str| l.find("requests").map(|i| i + "requests".len());
+    let at = end(rows[0]).unwrap();
+    for r in &rows[1..] {
+        let first_number_end =
+            r.char_indices().skip_while(|(_, c)| !c.is_whitespace()).find(|(_, c)| c.is_ascii_digit());
+        let (i, _) = first_number_end.unwrap_or_else(|| panic!("{r}"));
+        let j = i + r[i..].find(' ').unwrap_or(r.len() - i);
+        assert_eq!(j, at, "columns do not line up:\n{out}");
+    }
+}

@@ -34,9 +34,17 @@ pub fn print_totals(
         hw.banks,
         hw.bank_bytes
     )?;
+    // the op column as wide as its longest name (`ldgsts.cg`) and a space
+    let w = Op::ALL
+        .into_iter()
+        .filter(|op| op.is_memory() && s.op(*op).requests > 0)
+        .map(|op| op.name().len() + 1)
+        .max()
+        .unwrap_or(0)
+        .max(6);
     writeln!(
         out,
-        "{:<6}{:>10} {:>9} {:>11} {:>9} {:>10} {:>8}",
+        "{:<w$}{:>10} {:>9} {:>11} {:>9} {:>10} {:>8}",
         "op", "requests", "lanes", "wavefronts", "ideal", "conflicts", "ratio"
     )?;
     let mut row = |name: &str, t: &sim_core::stats::OpTotals| {
@@ -44,7 +52,7 @@ pub fn print_totals(
         writeln!(
             out,
             // a space between columns even when a count outgrows its width
-            "{:<6}{:>10} {:>9} {:>11} {:>9} {:>10} {:>8.2}",
+            "{:<w$}{:>10} {:>9} {:>11} {:>9} {:>10} {:>8.2}",
             name, t.requests, t.lanes, t.wavefronts, t.ideal, t.conflicts, ratio
         )
     };

@@ -46,9 +46,16 @@ pub fn search(
     max_pad: u32,
     cycles: bool,
 ) -> Result<(Candidate, Vec<Candidate>)> {
+    check_pad(shape, hw, max_pad)?;
+    let s = search_among(hw, trace, shape, &candidates(shape, max_pad), cycles)?;
+    Ok((s.base, s.candidates))
+}
+
+/// That `shape` is an array the search can lay out on `hw` ([`check_shape`]) and that
+/// padding it by up to `max_pad` elements a row keeps it in shared memory: known before
+/// any candidate is made.
+pub fn check_pad(shape: &ArrayShape, hw: &Hardware, max_pad: u32) -> Result<()> {
     check_shape(shape, hw)?;
-    // the most padding that keeps the padded array in shared memory, known before any
-    // candidate is made
     let fits = fitting_pad(shape, hw);
     if max_pad > fits {
         let end =
@@ -59,8 +66,7 @@ pub fn search(
             hw.smem_per_sm, hw.name
         )));
     }
-    let s = search_among(hw, trace, shape, &candidates(shape, max_pad), cycles)?;
-    Ok((s.base, s.candidates))
+    Ok(())
 }
 
 /// A search of given layouts: the array as it is, the valid layouts evaluated (best

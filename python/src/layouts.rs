@@ -55,6 +55,7 @@ pub fn advise_input<'py>(
             let cycles = cycles && hw.timing.is_some();
             let (base, cands) = match &named {
                 None => {
+                    layout::check_pad(&shape, hw, max_pad)?;
                     layout::check_work(max_pad, trace.len())?;
                     layout::search(hw, &trace, &shape, max_pad, cycles)?
                 }

@@ -81,6 +81,8 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     };
     let (base, cands, refused) = match &named {
         None => {
+            // (a padding beyond shared memory is said before the work it would take)
+            layout::check_pad(&shape, &hw, args.max_pad)?;
             layout::check_work(args.max_pad, trace.len())?;
             let (base, cands) = layout::search(&hw, &trace, &shape, args.max_pad, cycles)?;
             (base, cands, Vec::new())

@@ -29,12 +29,10 @@ pub mod report;
 pub mod run;
 
 pub use infer::Verdict;
-pub use patterns::Pattern;
+pub use patterns::{Pattern, ROW_BYTES};
 
 use std::path::PathBuf;
 
-/// Bytes of the row a pattern's lanes address (the kernel's rows are this long).
-pub const ROW_BYTES: u32 = 4096;
 
 /// What went wrong in a probe.
 #[derive(Debug, thiserror::Error)]

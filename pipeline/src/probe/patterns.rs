@@ -5,7 +5,8 @@
 //! of two or more somewhere, at loads of several wavefronts, where the time of the
 //! microbenchmark follows the wavefronts (not the issue of instructions).
 
-use super::ROW_BYTES;
+/// Bytes of the row a pattern's lanes address (the kernel's rows are this long).
+pub const ROW_BYTES: u32 = 4096;
 
 /// The access widths the microbenchmark has entry points for.
 pub const WIDTHS: [u32; 3] = [4, 8, 16];

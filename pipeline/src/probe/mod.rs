@@ -33,7 +33,6 @@ pub use patterns::{Pattern, ROW_BYTES};
 
 use std::path::PathBuf;
 
-
 /// What went wrong in a probe.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {

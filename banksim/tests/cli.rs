@@ -80,8 +80,10 @@ fn run_prints_summary_and_writes_per_request_csv() {
 #[test]
 fn presets_lists_and_shows() {
     let (out, _) = text(&banksim(&["presets"]));
-    for p in ["h100", "a100", "v100", "kepler", "gtx580", "g80", "hd5870", "cdna3", "cdna4", "rdna3", "h200"]
-    {
+    for p in [
+        "h100", "a100", "v100", "kepler", "gtx580", "g80", "hd5870", "cdna3", "cdna4", "rdna3", "h200",
+        "b200", "rtx5090", "rdna4",
+    ] {
         assert!(out.contains(p), "{p} missing from {out}");
     }
     let (out, _) = text(&banksim(&["presets", "--show", "g80"]));

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 /// The preset used when none is named.
 pub const DEFAULT_PRESET: &str = "h100";
 
-const PRESETS: [(&str, &str); 11] = [
+const PRESETS: [(&str, &str); 14] = [
     ("h100", include_str!("../presets/h100.ron")),
     ("a100", include_str!("../presets/a100.ron")),
     ("v100", include_str!("../presets/v100.ron")),
@@ -40,6 +40,9 @@ const PRESETS: [(&str, &str); 11] = [
     ("cdna4", include_str!("../presets/cdna4.ron")),
     ("rdna3", include_str!("../presets/rdna3.ron")),
     ("h200", include_str!("../presets/h200.ron")),
+    ("b200", include_str!("../presets/b200.ron")),
+    ("rtx5090", include_str!("../presets/rtx5090.ron")),
+    ("rdna4", include_str!("../presets/rdna4.ron")),
 ];
 
 /// Loading a preset or config failed.

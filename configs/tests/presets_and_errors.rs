@@ -8,7 +8,10 @@ fn every_preset_loads_and_validates() {
     let names = preset_names();
     assert_eq!(
         names,
-        ["h100", "a100", "v100", "kepler", "gtx580", "g80", "hd5870", "cdna3", "cdna4", "rdna3", "h200"]
+        [
+            "h100", "a100", "v100", "kepler", "gtx580", "g80", "hd5870", "cdna3", "cdna4", "rdna3", "h200",
+            "b200", "rtx5090", "rdna4"
+        ]
     );
     for name in names {
         let hw = preset(name).unwrap_or_else(|e| panic!("{name}: {e}"));

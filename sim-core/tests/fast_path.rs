@@ -8,7 +8,7 @@ use sim_core::{BankModel, Hardware, LaneAddrs, MaskedRequest, Op, WarpRequest};
 
 mod common;
 
-use common::{affine_request, hardware, lanes_addrs, pow2_hardware, request};
+use common::{affine_request, grouped_hardware, hardware, lanes_addrs, pow2_hardware, request};
 
 /// The ways to evaluate a request on one hardware: the fast path (every SIMD kernel the
 /// CPU has: AVX-512, AVX2; the AVX-512 kernel's conflict detection where the CPU's is
@@ -285,6 +285,122 @@ proptest! {
                         prop_assert_eq!(got, want, "listed {:?}", req);
                     }
                 }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    /// Explicit lane groups (the fast path gathers the lanes into group order where the
+    /// groups fit 64 positions): random groups on random hardware.
+    #[test]
+    fn lane_groups_fast_path_equals_general_path(
+        hw in grouped_hardware(),
+        reqs in prop::collection::vec(prop_oneof![request(), aligned_request()], 1..8),
+    ) {
+        hw.validate().map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
+        let mut paths = Paths::new(&hw);
+        for (bytes, op, elems) in &reqs {
+            let (lanes, addrs) = lanes_addrs(hw.warp, elems);
+            let req = WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs: &addrs };
+            let o = paths.agree(&req)?;
+            let (p, _) = paths.general.picture(&req);
+            prop_assert_eq!(o, p, "fast vs picture");
+        }
+    }
+
+    /// The `cdna3` preset's 16-byte loads (its documented lane groups: lanes 0-3 with
+    /// 20-23, ...), stores and matrix loads, and its wave32 override: random requests,
+    /// each through `evaluate`, `evaluate_masked` and the general path.
+    #[test]
+    fn cdna3_16_byte_accesses_equal_general_path(
+        wave32 in any::<bool>(),
+        reqs in prop::collection::vec((prop_oneof![request(), aligned_request()], 0u8..3), 1..8),
+    ) {
+        let mut hw = configs::preset("cdna3").expect("cdna3 preset");
+        if wave32 {
+            hw.warp = 32;
+        }
+        let mut paths = Paths::new(&hw);
+        let mut masked = BankModel::new(&hw);
+        for ((_, _, elems), op) in &reqs {
+            let op = [Op::Load, Op::Store, Op::MatrixLoad][*op as usize];
+            let (lanes, addrs) = lanes_addrs(hw.warp, elems);
+            let req = WarpRequest { op, bytes: 16, lanes: &lanes, addrs: &addrs };
+            let o = paths.agree(&req)?;
+            if let Some(mask) = lanes.iter().map(|&l| 1u64 << l).reduce(|a, b| a | b) {
+                let got = masked.evaluate_masked(&MaskedRequest { op, bytes: 16, mask, addrs: LaneAddrs::Listed(&addrs) });
+                prop_assert_eq!(got, o, "masked {:?}", req);
+            }
+        }
+    }
+}
+
+/// `cdna3`'s 16-byte loads by its lane groups, with known answers.
+#[test]
+fn cdna3_lane_groups_known_answers() {
+    let hw = configs::preset("cdna3").expect("cdna3 preset");
+    let mut m = BankModel::new(&hw);
+    let lanes: Vec<u16> = (0..64).collect();
+    let mut eval = |op, addrs: &[u32]| m.evaluate(&WarpRequest { op, bytes: 16, lanes: &lanes, addrs });
+    // rows of 8 lanes x 16 bytes, 128 bytes apart: each group takes two half rows of its
+    // own banks (lanes 0-3 banks 0-15, lanes 20-23 banks 16-31): 8 conflict-free groups
+    let rows: Vec<u32> = (0..64).map(|l| l / 8 * 128 + l % 8 * 16).collect();
+    assert_eq!(eval(Op::Load, &rows), sim_core::Outcome { wavefronts: 8, ideal: 8 });
+    // lanes 16-23 on a new row, their halves swapped (lanes 16-19 on banks 16-31, 20-23 on
+    // banks 0-15): stores (phases of 8 consecutive lanes) stay conflict-free; loads put
+    // lanes 0-3 and 20-23 (other words of banks 0-15) in one group, and so lanes 4-7 with
+    // 16-19: two groups of 2 wavefronts each
+    let moved: Vec<u32> =
+        (0..64).map(|l| if l / 8 == 2 { 1024 + (l + 4) % 8 * 16 } else { rows[l as usize] }).collect();
+    assert_eq!(eval(Op::Store, &moved), sim_core::Outcome { wavefronts: 8, ideal: 8 });
+    assert_eq!(eval(Op::Load, &moved), sim_core::Outcome { wavefronts: 10, ideal: 8 });
+}
+
+/// Full warps of 64 lanes of 8- and 16-byte accesses, each phase of consecutive lanes (and
+/// each of `cdna3`'s b128 load groups) conflict-free, then at times one lane (in either
+/// half of the warp) moved to another element of its group of banks, to the next group,
+/// or onto its partner lane's element.
+fn full_warp64_request() -> impl Strategy<Value = (u8, Op, Vec<u32>)> {
+    let op = prop::sample::select(vec![Op::Load, Op::Store, Op::Atomic, Op::MatrixLoad]);
+    let width = prop::sample::select(vec![8u8, 16]);
+    (width, op, any::<u64>(), 0usize..64, 0u8..4).prop_map(|(bytes, op, seed, lane, kind)| {
+        let b = bytes as u32;
+        let groups = 128 / b; // groups of banks one phase's lanes cover
+        let base = (seed % 64) as u32 * groups;
+        let paired = seed >> 8 & 1 == 1;
+        let mut addrs: Vec<u32> = (0..64)
+            .map(|l| {
+                let l = if paired { l / 2 } else { l };
+                (base + l / groups * groups * 3 + l % groups) * b
+            })
+            .collect();
+        match kind {
+            0 => {}
+            1 => addrs[lane] += 5 * groups * b,
+            2 => addrs[lane] = addrs[lane ^ 1],
+            _ => addrs[lane] += b,
+        }
+        (bytes, op, addrs)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    /// Full 64-lane warps in phases of 8 or 16 lanes (the kernel that checks a whole warp
+    /// for conflict-free phases, half by half), on `cdna3` and on the h100 rules at wave64.
+    #[test]
+    fn full_wave64_warps_equal_general_path(reqs in prop::collection::vec(full_warp64_request(), 1..8)) {
+        let mut h100_64 = sim_core::presets_for_tests::h100_like();
+        h100_64.warp = 64;
+        let lanes: Vec<u16> = (0..64).collect();
+        for hw in [configs::preset("cdna3").expect("cdna3 preset"), h100_64] {
+            let mut paths = Paths::new(&hw);
+            for (bytes, op, addrs) in &reqs {
+                paths.agree(&WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs })?;
             }
         }
     }

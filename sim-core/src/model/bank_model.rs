@@ -118,11 +118,12 @@ impl BankModel {
     /// Wavefronts and ideal wavefronts of one request. Barriers cost nothing.
     ///
     /// Hardware with at most 64 banks of one port and the `Multicast` or `Serialize` rule
-    /// takes, for phases of consecutive lanes, an allocation-free fast path (a bitmask of
-    /// the banks used and a word per bank; aligned accesses on a linear power-of-two
-    /// mapping count one key per lane); everything else (explicit lane groups, banks of
-    /// several ports), and [`Self::picture`], takes the general path. Both give the same
-    /// results.
+    /// takes an allocation-free fast path (a bitmask of the banks used and a word per bank;
+    /// aligned accesses on a linear power-of-two mapping count one key per lane), in
+    /// phases of consecutive lanes or, for explicit lane groups, with the lanes first
+    /// gathered into group order; everything else (banks of several ports, lane groups
+    /// that would need more than 64 positions), and [`Self::picture`], takes the general
+    /// path. Both give the same results.
     #[inline]
     pub fn evaluate(&mut self, req: &WarpRequest<'_>) -> Outcome {
         if let Some(fast) = self.fast.as_deref_mut() {

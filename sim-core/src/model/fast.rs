@@ -14,15 +14,17 @@ use super::simd::{avx512_available, conflict_kernel, simd_available};
 use super::{avx2, avx512};
 use crate::hardware::{Hardware, OpRule, SameWord};
 use crate::mapping::BankMapping;
+use crate::masked::LANE_NUMBERS;
 use crate::op::{Op, WIDTHS};
 use crate::request::{Outcome, WarpRequest};
 
 /// Scratch and tables of the fast path (see `BankModel::evaluate`).
 ///
 /// It applies to hardware with at most 64 banks of one port each and the `Multicast` and
-/// `Serialize` rules, for the ops and widths whose phases are the compact default
-/// (consecutive lanes); `OneBroadcastWord`, larger bank counts, banks of several ports and
-/// explicit lane groups take the general path. Each phase is
+/// `Serialize` rules; `OneBroadcastWord`, larger bank counts and banks of several ports
+/// take the general path. Phases are consecutive lanes; explicit lane groups (CDNA 3's
+/// b128 loads) are served by gathering a request's lanes into group order first (see
+/// [`GroupOrder`]), so that each group is a phase of consecutive positions. Each phase is
 /// counted by a [`WordCounter`], which clears nothing between phases. Results are
 /// identical to the general path (`sim-core/tests/fast_path.rs` checks it on random
 /// requests and hardware).
@@ -34,6 +36,8 @@ pub(super) struct Fast {
     word_shift: u32,
     /// What to do with a request, by op and width in bytes.
     plans: [[Plan; 17]; Op::COUNT],
+    /// The lane orders of the plans that gather ([`Plan::Fast`]'s `gather`).
+    orders: Vec<GroupOrder>,
     /// The per-phase count's scratch.
     counter: WordCounter,
     /// Whether [`avx2::units`] may run (the CPU has AVX2).
@@ -55,8 +59,45 @@ enum Plan {
     /// Phases of `1 << shift` lanes, doubled where `merge` is set and the lanes pair up;
     /// lanes on one word served together (multicast) or one by one (`serialize`); the
     /// ideal counts phases of `1 << ideal` lanes (`shift` but for a tensor-core op whose
-    /// rule has phases of its own).
-    Fast { shift: u8, merge: bool, serialize: bool, ideal: u8 },
+    /// rule has phases of its own). With `gather`, the crossbar's explicit lane groups:
+    /// the lanes are first put in the group order `orders[gather]`, whose groups are
+    /// phases of `1 << shift` positions (`merge` is then unset and `ideal` is `shift`).
+    Fast { shift: u8, merge: bool, serialize: bool, ideal: u8, gather: Option<u8> },
+}
+
+/// Explicit lane groups as phases of consecutive positions: lane `l` of the warp goes
+/// to position `pos[l]`, the `i`-th lane (within the warp) of the `k`-th non-empty group
+/// to `k * 2^shift + i`, where `2^shift` is the largest group's lane count rounded up to
+/// a power of two. A phase of the fast path is then exactly one group (padded positions
+/// hold no lane), and a phase's cost does not depend on the order of its lanes, so the
+/// outcome is the general path's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct GroupOrder {
+    shift: u8,
+    pos: [u8; 64],
+    /// The warp size where every group has `2^shift` lanes of the warp (then a full
+    /// warp's positions are exactly `0..warp`), else 0.
+    full: usize,
+}
+
+impl GroupOrder {
+    /// The order of `groups` on a warp of `warp` lanes (each lane below `warp` in exactly
+    /// one group, as validated); `None` where the positions would pass 64.
+    fn new(groups: &[Vec<u16>], warp: u32) -> Option<GroupOrder> {
+        let in_warp = |g: &Vec<u16>| g.iter().filter(|&&l| (l as u32) < warp).count();
+        let size = groups.iter().map(in_warp).max()?.max(1).next_power_of_two();
+        let mut pos = [u8::MAX; 64];
+        let mut next = 0;
+        let even = groups.iter().all(|g| in_warp(g) == 0 || in_warp(g) == size);
+        for g in groups.iter().filter(|g| in_warp(g) > 0) {
+            for (i, &l) in g.iter().filter(|&&l| (l as u32) < warp).enumerate() {
+                *pos.get_mut(l as usize)? = (next + i).min(255) as u8;
+            }
+            next += size;
+        }
+        let full = if even { next } else { 0 };
+        (next <= 64).then_some(GroupOrder { shift: size.trailing_zeros() as u8, pos, full })
+    }
 }
 
 /// How the fast path computes a word's bank.
@@ -92,6 +133,7 @@ impl Fast {
             mapping => FastBanks::Other { mapping, banks: n },
         };
         let mut plans = [[Plan::General; 17]; Op::COUNT];
+        let mut orders: Vec<GroupOrder> = Vec::new();
         plans[Op::Barrier as usize] = [Plan::Nothing; 17];
         for op in Op::ALL.into_iter().filter(|op| op.is_memory()) {
             let own = match hw.op_rule(op) {
@@ -108,8 +150,22 @@ impl Fast {
                 SameWord::OneBroadcastWord => continue,
             };
             for w in WIDTHS {
-                if own.is_none() && hw.crossbar.groups_for(Hardware::served_as(op), w).is_some() {
-                    // explicit lane groups: the general path
+                if let Some(groups) =
+                    hw.crossbar.groups_for(Hardware::served_as(op), w).filter(|_| own.is_none())
+                {
+                    // explicit lane groups: gathered into group order (else the general path)
+                    let Some(order) = GroupOrder::new(groups, hw.warp) else { continue };
+                    let shift = order.shift;
+                    let gather = match orders.iter().position(|o| *o == order) {
+                        Some(i) => i,
+                        None => {
+                            orders.push(order);
+                            orders.len() - 1
+                        }
+                    };
+                    let gather = Some(gather as u8);
+                    plans[op as usize][w as usize] =
+                        Plan::Fast { shift, merge: false, serialize, ideal: shift, gather };
                     continue;
                 }
                 let ideal = hw.phase_lanes(w);
@@ -125,6 +181,7 @@ impl Fast {
                     merge,
                     serialize,
                     ideal: ideal.trailing_zeros() as u8,
+                    gather: None,
                 };
             }
         }
@@ -132,6 +189,7 @@ impl Fast {
             banks,
             word_shift: hw.bank_bytes.trailing_zeros(),
             plans,
+            orders,
             counter: WordCounter::new(hw.warp, hw.bank_bytes),
             avx2: simd_available(),
             // (`avx512::available` includes the AVX2 check)
@@ -179,7 +237,7 @@ impl Fast {
         if self.avx512 {
             let plan = self.plan(op, bytes);
             let (
-                Plan::Fast { shift: 5, merge: false, serialize, ideal: 5 },
+                Plan::Fast { shift: 5, merge: false, serialize, ideal: 5, gather: None },
                 FastBanks::LinearPow2 { mask, banks_log2 },
             ) = (plan, self.banks)
             else {
@@ -255,14 +313,63 @@ impl Fast {
     ) -> Option<Outcome> {
         debug_assert_eq!(req.lanes.len(), req.addrs.len());
         let plan = self.plan(req.op, req.bytes);
-        let Plan::Fast { shift, merge, serialize, ideal } = plan else {
+        let Plan::Fast { shift, merge, serialize, ideal, gather } = plan else {
             return (plan == Plan::Nothing).then(Outcome::default);
         };
+        if let Some(g) = gather {
+            return self.evaluate_gathered::<SIMD>(hw, dense, req, g, shift, serialize);
+        }
         let mut out = self.evaluate_phases::<SIMD>(hw, dense, req, shift, merge, serialize)?;
         if ideal != shift && !req.lanes.is_empty() {
             out.ideal = ideal_phases(req.lanes, 1 << ideal);
         }
         Some(out)
+    }
+
+    /// [`Self::evaluate_with`] for explicit lane groups: the request's lanes put in the
+    /// group order `orders[g]` (a position per lane, the addresses moved with them), then
+    /// evaluated in phases of `1 << shift` positions, one group each.
+    #[inline(always)]
+    fn evaluate_gathered<const SIMD: bool>(
+        &mut self,
+        hw: &Hardware,
+        dense: &mut [u32],
+        req: &WarpRequest<'_>,
+        g: u8,
+        shift: u8,
+        serialize: bool,
+    ) -> Option<Outcome> {
+        let GroupOrder { ref pos, full, .. } = self.orders[g as usize];
+        let n = req.lanes.len();
+        let (mut lanes, mut addrs) = ([0u16; 64], [0u32; 64]);
+        if n == full {
+            // a full warp: positions 0..n, each address straight to its own
+            for (&l, &a) in req.lanes.iter().zip(req.addrs) {
+                addrs[(pos[l as usize & 63] & 63) as usize] = a;
+            }
+            let req =
+                WarpRequest { op: req.op, bytes: req.bytes, lanes: &LANE_NUMBERS[..n], addrs: &addrs[..n] };
+            return self.evaluate_phases::<SIMD>(hw, dense, &req, shift, false, serialize);
+        }
+        // each active lane's address at its position, and the positions held
+        let mut at = [0u32; 64];
+        let mut held = 0u64;
+        for (&l, &a) in req.lanes.iter().zip(req.addrs) {
+            // (a lane below the warp has a position below 64)
+            let p = pos[l as usize & 63] & 63;
+            at[p as usize] = a;
+            held |= 1 << p;
+        }
+        let mut n = 0;
+        while held != 0 {
+            let p = held.trailing_zeros() as usize;
+            held &= held - 1;
+            lanes[n] = p as u16;
+            addrs[n] = at[p];
+            n += 1;
+        }
+        let req = WarpRequest { op: req.op, bytes: req.bytes, lanes: &lanes[..n], addrs: &addrs[..n] };
+        self.evaluate_phases::<SIMD>(hw, dense, &req, shift, false, serialize)
     }
 
     /// [`Self::evaluate_with`] in phases of `1 << shift` lanes (see [`Plan::Fast`]).
@@ -302,14 +409,20 @@ impl Fast {
                     }
                 } else if span <= banks_log2
                     && gmask < 32
-                    && n == 32
-                    && lanes[31] == 31
+                    && (n == 32 || n == 64)
+                    && lanes[n - 1] as usize == n - 1
                     && (shift == 3 || shift == 4)
-                    // SAFETY: `SIMD` is set only in `evaluate_avx2` and `evaluate_avx512`; 32 lanes.
-                    && unsafe { avx2::conflict_free_32(addrs, bytes - 1, unit_shift, gmask, shift, serialize) }
+                    // SAFETY: `SIMD` is set only in `evaluate_avx2` and `evaluate_avx512`; 32
+                    // lanes each (a condition, not `all`: a closure would not be compiled for AVX2).
+                    && unsafe {
+                        avx2::conflict_free_32(&addrs[..32], bytes - 1, unit_shift, gmask, shift, serialize)
+                            && (n == 32
+                                || avx2::conflict_free_32(&addrs[32..], bytes - 1, unit_shift, gmask, shift, serialize))
+                    }
                 {
-                    // a full warp in phases of 8 or 16 lanes, each conflict-free
-                    return Some(Outcome { wavefronts: 32 >> shift, ideal: 32 >> shift });
+                    // a full warp of 32 or 64 lanes in phases of 8 or 16, each conflict-free
+                    let w = n as u32 >> shift;
+                    return Some(Outcome { wavefronts: w, ideal: w });
                 }
             }
         }
@@ -388,7 +501,7 @@ impl Fast {
     #[inline(always)]
     fn affine_with(&self, op: Op, bytes: u8, mask: u64, first: u32, stride: i64) -> Option<Outcome> {
         let plan = self.plan(op, bytes);
-        let Plan::Fast { shift, merge: false, serialize, ideal } = plan else {
+        let Plan::Fast { shift, merge: false, serialize, ideal, gather: None } = plan else {
             return (plan == Plan::Nothing).then(Outcome::default);
         };
         let FastBanks::LinearPow2 { banks_log2, .. } = self.banks else { return None };
@@ -450,4 +563,65 @@ fn mask_phases(mask: u64, shift: u32) -> u32 {
     }
     let phase = u64::MAX >> (64 - size);
     (0..64 / size).filter(|&p| mask >> (p * size) & phase != 0).count() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crossbar::LaneGroups;
+    use crate::presets_for_tests::h100_like;
+
+    /// CDNA 3's documented b128 load groups (lanes 0-3 with 20-23, ...).
+    fn cdna3_groups() -> Vec<Vec<u16>> {
+        let firsts = [[0u16, 20], [4, 16], [8, 28], [12, 24]];
+        (0..2u16)
+            .flat_map(|half| firsts.map(|[a, b]| (a..a + 4).chain(b..b + 4).map(|l| l + 32 * half).collect()))
+            .collect()
+    }
+
+    fn grouped(warp: u32, groups: Vec<Vec<u16>>) -> Hardware {
+        let mut hw = h100_like();
+        hw.warp = warp;
+        hw.crossbar.load_pair_merge = None;
+        hw.crossbar.groups = vec![LaneGroups { ops: vec![Op::Load], bytes: 16, groups }];
+        hw.validate().expect("valid");
+        hw
+    }
+
+    /// Explicit lane groups take the fast path, gathered: groups of 8 as phases of 8
+    /// positions, on wave64 and on wave32 (the groups' lower halves).
+    #[test]
+    fn lane_groups_are_gathered() {
+        for warp in [64, 32] {
+            let fast = Fast::new(&grouped(warp, cdna3_groups())).expect("fast path");
+            let Plan::Fast { shift: 3, merge: false, ideal: 3, gather: Some(g), .. } =
+                fast.plan(Op::Load, 16)
+            else {
+                panic!("{:?}", fast.plan(Op::Load, 16));
+            };
+            let pos = &fast.orders[g as usize].pos;
+            // lanes 0-3 and 20-23 are the first group, lanes 4-7 and 16-19 the second
+            assert_eq!(pos[..8], [0, 1, 2, 3, 8, 9, 10, 11]);
+            assert_eq!(pos[16..24], [12, 13, 14, 15, 4, 5, 6, 7]);
+            // stores keep their consecutive phases
+            assert!(matches!(fast.plan(Op::Store, 16), Plan::Fast { gather: None, .. }));
+        }
+    }
+
+    /// Groups whose padded positions pass 64 are left to the general path.
+    #[test]
+    fn uneven_lane_groups_past_64_positions_take_the_general_path() {
+        // one group of 33 lanes (64 positions) and 31 groups of one: 95 positions
+        let mut groups = vec![(0..33).collect::<Vec<u16>>()];
+        groups.extend((33..64).map(|l| vec![l]));
+        let fast = Fast::new(&grouped(64, groups)).expect("fast path");
+        assert_eq!(fast.plan(Op::Load, 16), Plan::General);
+        // two groups of 33 and 31 lanes: 128 positions too
+        let fast = Fast::new(&grouped(64, vec![(0..33).collect(), (33..64).collect()])).expect("fast path");
+        assert_eq!(fast.plan(Op::Load, 16), Plan::General);
+        // 32 and 32: 64 positions, gathered
+        let fast = Fast::new(&grouped(64, vec![(0..64).step_by(2).collect(), (1..64).step_by(2).collect()]))
+            .expect("fast path");
+        assert!(matches!(fast.plan(Op::Load, 16), Plan::Fast { shift: 5, gather: Some(_), .. }));
+    }
 }

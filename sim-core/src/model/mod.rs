@@ -23,7 +23,8 @@
 //! - `avx2`, `avx512` (x86-64 only) and [`simd`]: the SIMD kernels of one phase, and
 //!   which of them this CPU runs;
 //! - [`phase`]: the fast path's phase loop and the cost of one phase;
-//! - [`fast`]: the fast path (at most 64 banks, `Multicast` or `Serialize`);
+//! - [`fast`]: the fast path (at most 64 banks, `Multicast` or `Serialize`; explicit
+//!   lane groups gathered into group order);
 //! - [`period`], [`affine_memo`], [`slice_memo`]: the period of a mapping, and the
 //!   exact memos of affine requests' and whole slices' outcomes keyed by it;
 //! - [`bank_model`]: [`BankModel`] and its entry points for one warp request;

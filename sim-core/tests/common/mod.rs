@@ -4,7 +4,9 @@
 #![allow(dead_code)]
 
 use proptest::prelude::*;
-use sim_core::{BankMapping, Crossbar, Hardware, Op, OpRule, OpRules, PairMerge, PhaseLanes, SameWord};
+use sim_core::{
+    BankMapping, Crossbar, Hardware, LaneGroups, Op, OpRule, OpRules, PairMerge, PhaseLanes, SameWord,
+};
 
 pub fn pow2_upto_64() -> impl Strategy<Value = u32> {
     (0u32..=6).prop_map(|k| 1 << k)
@@ -185,4 +187,49 @@ pub fn affine_request() -> impl Strategy<Value = (u8, Op, u64, i64, u32, Vec<u32
             (bytes, op, mask, stride, first, moves)
         },
     )
+}
+
+/// [`hardware`] with explicit lane groups for some widths (each for some of the ops
+/// that may have them): a random permutation of the 64 lanes cut into groups of one
+/// power-of-two size (which the fast path gathers into group order) or of uneven sizes
+/// (gathered where the padded groups fit 64 positions, else the general path). A width
+/// whose loads get groups loses the pair merge.
+pub fn grouped_hardware() -> impl Strategy<Value = Hardware> {
+    let perm = Just((0u16..64).collect::<Vec<u16>>()).prop_shuffle();
+    (hardware(), perm, any::<u64>()).prop_map(|(mut hw, perm, bits)| {
+        for (k, w) in [1u8, 2, 4, 8, 16].into_iter().enumerate() {
+            let b = bits >> (8 * k);
+            let ops: Vec<Op> = [Op::Load, Op::Store, Op::Atomic, Op::Reduction]
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| b >> i & 1 == 1)
+                .map(|(_, op)| op)
+                .collect();
+            if ops.is_empty() {
+                continue;
+            }
+            // each width's groups from the permutation rotated by its own amount
+            let lanes: Vec<u16> = (0..64).map(|i| perm[(i + 13 * k) % 64]).collect();
+            let groups: Vec<Vec<u16>> = if b >> 7 & 1 == 0 {
+                lanes.chunks(1 << (b >> 4 & 7).min(6)).map(|c| c.to_vec()).collect()
+            } else {
+                let mut cuts = Vec::new();
+                let (mut at, mut x) = (0, b >> 4 | 1);
+                while at < 64 {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let len = (1 + (x >> 59) as usize % 12).min(64 - at);
+                    cuts.push(lanes[at..at + len].to_vec());
+                    at += len;
+                }
+                cuts
+            };
+            if ops.contains(&Op::Load) {
+                if let Some(pm) = &mut hw.crossbar.load_pair_merge {
+                    pm.widths.retain(|&x| x != w);
+                }
+            }
+            hw.crossbar.groups.push(LaneGroups { ops, bytes: w, groups });
+        }
+        hw
+    })
 }

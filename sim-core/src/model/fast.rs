@@ -78,6 +78,10 @@ struct GroupOrder {
     /// The warp size where every group has `2^shift` lanes of the warp (then a full
     /// warp's positions are exactly `0..warp`), else 0.
     full: usize,
+    /// The largest power of two `b` (at most 16) for which every aligned block of `b`
+    /// lanes goes to an aligned block of `b` positions in lane order (4 for CDNA 3's
+    /// groups): a full warp is gathered block by block.
+    block: usize,
 }
 
 impl GroupOrder {
@@ -96,7 +100,12 @@ impl GroupOrder {
             next += size;
         }
         let full = if even { next } else { 0 };
-        (next <= 64).then_some(GroupOrder { shift: size.trailing_zeros() as u8, pos, full })
+        let w = (warp as usize).min(64);
+        let moves_whole = |b: usize| {
+            (0..w).all(|l| pos[l] as usize % b == l % b && (l % b == 0 || pos[l] == pos[l - 1] + 1))
+        };
+        let block = [16, 8, 4, 2].into_iter().find(|&b| b <= w && moves_whole(b)).unwrap_or(1);
+        (next <= 64).then_some(GroupOrder { shift: size.trailing_zeros() as u8, pos, full, block })
     }
 }
 
@@ -339,13 +348,18 @@ impl Fast {
         shift: u8,
         serialize: bool,
     ) -> Option<Outcome> {
-        let GroupOrder { ref pos, full, .. } = self.orders[g as usize];
+        let GroupOrder { ref pos, full, block, .. } = self.orders[g as usize];
         let n = req.lanes.len();
         let (mut lanes, mut addrs) = ([0u16; 64], [0u32; 64]);
         if n == full {
-            // a full warp: positions 0..n, each address straight to its own
-            for (&l, &a) in req.lanes.iter().zip(req.addrs) {
-                addrs[(pos[l as usize & 63] & 63) as usize] = a;
+            // a full warp: positions 0..n, the addresses moved block by block
+            let src = req.addrs;
+            match block {
+                16 => gather_blocks::<16>(pos, src, &mut addrs),
+                8 => gather_blocks::<8>(pos, src, &mut addrs),
+                4 => gather_blocks::<4>(pos, src, &mut addrs),
+                2 => gather_blocks::<2>(pos, src, &mut addrs),
+                _ => gather_blocks::<1>(pos, src, &mut addrs),
             }
             let req =
                 WarpRequest { op: req.op, bytes: req.bytes, lanes: &LANE_NUMBERS[..n], addrs: &addrs[..n] };
@@ -553,6 +567,16 @@ impl Fast {
     }
 }
 
+/// A full warp's addresses `src` (lane `l`'s at `l`) to their positions in `dst`, in
+/// blocks of `B` lanes that move whole (see `GroupOrder::block`).
+#[inline(always)]
+fn gather_blocks<const B: usize>(pos: &[u8; 64], src: &[u32], dst: &mut [u32; 64]) {
+    for (i, lanes) in src.chunks_exact(B).enumerate() {
+        let p = pos[(i * B) & 63] as usize & (64 - B);
+        dst[p..p + B].copy_from_slice(lanes);
+    }
+}
+
 /// Phases of `1 << shift` lanes that hold a lane of `mask`: the ideal of an affine
 /// request whose rule has phases of its own.
 #[inline(always)]
@@ -599,6 +623,7 @@ mod tests {
             else {
                 panic!("{:?}", fast.plan(Op::Load, 16));
             };
+            assert_eq!(fast.orders[g as usize].block, 4);
             let pos = &fast.orders[g as usize].pos;
             // lanes 0-3 and 20-23 are the first group, lanes 4-7 and 16-19 the second
             assert_eq!(pos[..8], [0, 1, 2, 3, 8, 9, 10, 11]);

@@ -208,8 +208,16 @@ pub fn grouped_hardware() -> impl Strategy<Value = Hardware> {
             if ops.is_empty() {
                 continue;
             }
-            // each width's groups from the permutation rotated by its own amount
-            let lanes: Vec<u16> = (0..64).map(|i| perm[(i + 13 * k) % 64]).collect();
+            // each width's groups from the permutation, rotated by its own amount, or from
+            // blocks of 2 to 16 consecutive lanes in the permutation's order (blocks the
+            // fast path moves whole)
+            let block = 1 << (perm[k] % 5);
+            let lanes: Vec<u16> = if block == 1 {
+                (0..64).map(|i| perm[(i + 13 * k) % 64]).collect()
+            } else {
+                let order: Vec<u16> = perm.iter().copied().filter(|&l| l < 64 / block).collect();
+                (0..64).map(|i| order[i as usize / block as usize] * block + i % block).collect()
+            };
             let groups: Vec<Vec<u16>> = if b >> 7 & 1 == 0 {
                 lanes.chunks(1 << (b >> 4 & 7).min(6)).map(|c| c.to_vec()).collect()
             } else {

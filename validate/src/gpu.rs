@@ -75,6 +75,25 @@ pub fn open_for_tests(test: &str) -> Option<&'static Gpu> {
 }
 
 impl Gpu {
+    /// Two timestamp queries around a dispatch and the buffer they resolve into, where
+    /// the device has timestamps.
+    pub fn timestamp_queries(&self) -> Option<(wgpu::QuerySet, wgpu::Buffer)> {
+        self.timestamps.then(|| {
+            let qs = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: None,
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            });
+            let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            (qs, resolve)
+        })
+    }
+
     /// Opens the best adapter (discrete, then integrated, then anything, e.g. lavapipe),
     /// or the first whose name contains `wanted` (case-insensitive), through Vulkan
     /// (`WGPU_BACKEND` overrides), with every limit at the adapter's maximum and

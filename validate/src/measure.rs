@@ -235,20 +235,7 @@ pub fn measure(
     let refs: Vec<wgpu::BindingResource> = bound.iter().map(|b| b.binding()).collect();
     let groups = gpu.bind(&kernel, &refs)?;
 
-    let stamps = gpu.timestamps.then(|| {
-        let qs = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: None,
-            ty: wgpu::QueryType::Timestamp,
-            count: 2,
-        });
-        let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: 16,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        (qs, resolve)
-    });
+    let stamps = gpu.timestamp_queries();
     let period = gpu.queue.get_timestamp_period() as f64;
     let mut times = Vec::with_capacity(opts.reps as usize);
     for rep in 0..runs as u32 {

@@ -81,20 +81,7 @@ impl<'g> Bench<'g> {
             .collect::<Result<Vec<_>, _>>()?;
         let out_bytes = vec![0u8; groups as usize * workgroup as usize * 4];
         let out = gpu.resource(&resources[1], &out_bytes, [1, 1, 1])?;
-        let stamps = gpu.timestamps.then(|| {
-            let qs = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: None,
-                ty: wgpu::QueryType::Timestamp,
-                count: 2,
-            });
-            let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: None,
-                size: 16,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            (qs, resolve)
-        });
+        let stamps = gpu.timestamp_queries();
         Ok(Bench { gpu, kernels, resources, out, workgroup, groups, stamps })
     }
 

@@ -6,23 +6,11 @@
 
 mod common;
 
+use common::Case;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-
-struct Case {
-    what: &'static str,
-    /// Files to create in the case's folder: (name, contents); `{dir}` is replaced.
-    files: &'static [(&'static str, &'static [u8])],
-    /// Arguments; `{dir}` is replaced by the case's folder.
-    args: &'static [&'static str],
-    /// Expected exit code.
-    code: i32,
-    /// Substrings the message must contain; `{dir}` is replaced too.
-    needles: &'static [&'static str],
-    /// Substrings neither output may contain (a wrapped or clamped result).
-    absent: &'static [&'static str],
-}
 
 /// Virtual memory a case may map (KiB): the refused sizes are many times more, so a
 /// size allocated before it is checked fails the case instead of the machine.
@@ -47,60 +35,10 @@ fn banksim_capped(dir: &Path, args: &[String]) -> (Output, Duration) {
     (o, start.elapsed())
 }
 
-fn fill(s: &str, dir: &Path) -> String {
-    s.replace("{dir}", dir.to_str().unwrap())
-}
-
-/// Runs every case in a fresh folder: the exit code, the needles in the message, no
-/// panic, no absent text, in time and memory, inputs intact, nothing left behind.
+/// Runs every case with [`banksim_capped`] ([`common::check_cases`]).
 fn check(cases: &[Case]) {
-    let root = tempfile::Builder::new().prefix("banksim-limits-").tempdir().unwrap();
-    let mut failures = Vec::new();
-    for (i, case) in cases.iter().enumerate() {
-        let dir = root.path().join(format!("case{i}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        for (name, body) in case.files {
-            let path = dir.join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, fill(&String::from_utf8_lossy(body), &dir)).unwrap();
-        }
-        let args: Vec<String> = case.args.iter().map(|a| fill(a, &dir)).collect();
-        let (o, took) = banksim_capped(&dir, &args);
-        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-        if err.contains("panicked") || err.contains("memory allocation") {
-            failures.push(format!("{}: failed for memory or panicked: {err}", case.what));
-            continue;
-        }
-        if o.status.code() != Some(case.code) {
-            failures.push(format!(
-                "{}: exit {:?} after {took:?}, expected {}: {err}",
-                case.what, o.status, case.code
-            ));
-        }
-        for n in case.needles {
-            let n = fill(n, &dir);
-            if !err.contains(&n) {
-                failures.push(format!("{}: message lacks `{n}`: {err}", case.what));
-            }
-        }
-        for a in case.absent {
-            if out.contains(a) || err.contains(a) {
-                failures.push(format!("{}: output has `{a}`: {out}{err}", case.what));
-            }
-        }
-        for (name, body) in case.files {
-            if std::fs::read_to_string(dir.join(name)).ok()
-                != Some(fill(&String::from_utf8_lossy(body), &dir))
-            {
-                failures.push(format!("{}: input {name} was changed", case.what));
-            }
-        }
-        let stray = common::stray_temporaries(&dir);
-        if !stray.is_empty() {
-            failures.push(format!("{}: left {stray:?}", case.what));
-        }
-    }
-    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+    let cases: Vec<&Case> = cases.iter().collect();
+    common::check_cases("banksim-limits-", &cases, |dir, args| banksim_capped(dir, args).0);
 }
 
 /// A trace of one block of 64 threads making 64 dependent loads each, with 10 IR

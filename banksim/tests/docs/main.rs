@@ -153,7 +153,7 @@ fn check_page(root: &Path, page: &Path, tally: &mut Tally) {
     let name = page.strip_prefix(root).unwrap().display().to_string();
     let text = fs::read_to_string(page).unwrap();
     let blocks = markdown::blocks(&text);
-    if !blocks.iter().any(|b| matches!(b, Block::Session(_))) {
+    if !blocks.iter().any(|b| matches!(b, Block::Transcript(_))) {
         return;
     }
     let folder = page_folder(root);
@@ -162,26 +162,27 @@ fn check_page(root: &Path, page: &Path, tally: &mut Tally) {
     let (mut ran, mut not_run, mut skipped) = (0, Vec::new(), 0);
     let mut rewrites = Vec::new();
     for block in blocks {
-        let session = match block {
+        let transcript = match block {
             Block::File { name, text, .. } => {
                 fs::write(folder.path().join(name), text).unwrap();
                 continue;
             }
-            Block::Session(s) => s,
+            Block::Transcript(s) => s,
         };
-        if let Some(reason) = &session.not_run {
-            not_run.push(format!("{name}:{} ({reason})", session.line));
+        if let Some(reason) = &transcript.not_run {
+            not_run.push(format!("{name}:{} ({reason})", transcript.line));
             continue;
         }
-        if session.gpu {
-            let Some(gpu) = validate::gpu::open_for_tests(&format!("{name}:{} (a gpu block)", session.line))
+        if transcript.gpu {
+            let Some(gpu) =
+                validate::gpu::open_for_tests(&format!("{name}:{} (a gpu block)", transcript.line))
             else {
                 skipped += 1;
                 continue;
             };
             let _ = redactions.insert("[ADAPTER]", validate::gpu::describe(&gpu.info));
         }
-        for step in &session.steps {
+        for step in &transcript.steps {
             ran += 1;
             let (printed, status) = shell(&step.command, folder.path());
             let expected = trimmed(&step.expected);

@@ -1,7 +1,7 @@
 //! The blocks of a Markdown page that the docs test runs, and the page rewritten with new
 //! outputs.
 //!
-//! A fenced block whose info string starts with `console` is a session: each `$ COMMAND`
+//! A fenced block whose info string starts with `console` is a transcript: each `$ COMMAND`
 //! line (continued on the next line after a trailing `\`) is followed by what it prints,
 //! standard output and standard error together, up to the next `$` line or the fence.
 //! Words after `console` in the info string:
@@ -15,14 +15,14 @@
 #[derive(Debug, PartialEq)]
 pub enum Block {
     /// A `console` block.
-    Session(Session),
+    Transcript(Transcript),
     /// A block with `file=NAME`: its name and text.
     File { line: usize, name: String, text: String },
 }
 
 /// A `console` block: where it is, how it is marked, its commands.
 #[derive(Debug, PartialEq)]
-pub struct Session {
+pub struct Transcript {
     /// The line of its opening fence (1-based).
     pub line: usize,
     /// Whether it needs a Vulkan adapter (`gpu`).
@@ -76,7 +76,12 @@ pub fn blocks(text: &str) -> Vec<Block> {
         if language == "console" {
             let gpu = info.split_whitespace().any(|w| w == "gpu");
             let not_run = info.find("not-run:").map(|at| info[at + "not-run:".len()..].trim().to_string());
-            out.push(Block::Session(Session { line: open + 1, gpu, not_run, steps: steps(&lines, body) }));
+            out.push(Block::Transcript(Transcript {
+                line: open + 1,
+                gpu,
+                not_run,
+                steps: steps(&lines, body),
+            }));
         } else if let Some(name) = file {
             let text: String = lines[body].iter().map(|l| format!("{l}\n")).collect();
             out.push(Block::File { line: open + 1, name: name.to_string(), text });
@@ -148,14 +153,14 @@ mod tests {
 
     const PAGE: &str = "# A page\n\n```csv file=t.csv\nblock,thread\n0,0\n```\n\n\
         ```console gpu\n$ banksim run t.csv\nline 1\n...\n$ banksim a \\\n    b\n```\n\n\
-        ```console not-run: needs an H100\n$ banksim measure k.wgsl\n```\n\n```sh\n$ not a session\n```\n";
+        ```console not-run: needs an H100\n$ banksim measure k.wgsl\n```\n\n```sh\n$ not a transcript\n```\n";
 
     #[test]
-    fn sessions_files_and_marks_are_read() {
+    fn transcripts_files_and_marks_are_read() {
         let b = blocks(PAGE);
         assert_eq!(b.len(), 3, "{b:?}");
         assert_eq!(b[0], Block::File { line: 3, name: "t.csv".into(), text: "block,thread\n0,0\n".into() });
-        let Block::Session(s) = &b[1] else { panic!("{b:?}") };
+        let Block::Transcript(s) = &b[1] else { panic!("{b:?}") };
         assert!(s.gpu && s.not_run.is_none());
         assert_eq!(s.steps.len(), 2);
         assert_eq!(s.steps[0].command, "banksim run t.csv");
@@ -163,7 +168,7 @@ mod tests {
         assert_eq!(s.steps[0].output, 9..11);
         assert_eq!(s.steps[1].command, "banksim a \\\n    b");
         assert_eq!(s.steps[1].output, 13..13);
-        let Block::Session(s) = &b[2] else { panic!("{b:?}") };
+        let Block::Transcript(s) = &b[2] else { panic!("{b:?}") };
         assert_eq!(s.not_run.as_deref(), Some("needs an H100"));
         assert!(!s.gpu);
     }
@@ -171,7 +176,7 @@ mod tests {
     #[test]
     fn a_rewrite_replaces_only_the_outputs() {
         let steps = match &blocks(PAGE)[1] {
-            Block::Session(s) => s.steps.iter().map(|s| s.output.clone()).collect::<Vec<_>>(),
+            Block::Transcript(s) => s.steps.iter().map(|s| s.output.clone()).collect::<Vec<_>>(),
             _ => unreachable!(),
         };
         let new = rewrite(PAGE, vec![(steps[0].clone(), "new\n".into()), (steps[1].clone(), "two\n".into())]);

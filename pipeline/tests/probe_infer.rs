@@ -89,13 +89,7 @@ fn the_probed_preset_reads_back_as_a_config() {
 /// each times a pseudo-random factor within `1 ± noise`, and a fixed cost of 100 ns.
 fn flat(warp: u32, per_width: [f64; 3], noise: f64) -> Evidence {
     let ps = patterns(warp);
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut jitter = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        1.0 + noise * ((seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
-    };
+    let mut jitter = pipeline::probe::jitter(0x9e37_79b9_7f4a_7c15, noise);
     let at = |ns: f64| Timing { median_ns: ns, q1_ns: ns, q3_ns: ns, reps: 1 };
     let times = ps
         .iter()

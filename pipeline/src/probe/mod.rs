@@ -117,19 +117,24 @@ pub struct Evidence {
     pub overhead: [Timing; 3],
 }
 
+/// Pseudo-random factors within `1 ± noise` (xorshift from `seed`, never 0), the same
+/// sequence for the same seed: the noise of [`synthesize`]'s times.
+pub fn jitter(mut seed: u64, noise: f64) -> impl FnMut() -> f64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        1.0 + noise * ((seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+    }
+}
+
 /// Times made from `hw`'s bank model instead of a GPU: pattern `p` takes
 /// `1000 + 100 * max(W(p), floor)` ns (W its wavefronts on `hw`), times a pseudo-random
 /// factor within `1 ± noise`; the fixed cost is 1000 ns. For tests of the inference,
 /// and `banksim probe --simulate`.
 pub fn synthesize(hw: &sim_core::Hardware, patterns: &[Pattern], floor: f64, noise: f64) -> Evidence {
     let w = model::predict_hardware(hw, patterns);
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut jitter = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        1.0 + noise * ((seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
-    };
+    let mut jitter = jitter(0x2545_f491_4f6c_dd1d, noise);
     let at = |ns: f64| Timing { median_ns: ns, q1_ns: ns, q3_ns: ns, reps: 1 };
     let times = w.iter().map(|&w| at(1000.0 + 100.0 * w.max(floor) * jitter())).collect();
     Evidence {

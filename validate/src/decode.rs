@@ -19,7 +19,7 @@
 //! grouped into warps of 16, 32 or 64 lanes.
 
 use crate::error::DecodeError;
-pub use crate::record::{raw_records, RawRecord, NO_USE};
+pub use crate::record::{raw_records, raw_records_from_bytes, RawRecord, NO_USE};
 use crate::record::{Site, SiteKind};
 use sim_core::Op;
 use std::collections::BTreeMap;
@@ -27,46 +27,78 @@ use traces::{Record, Trace};
 
 /// Turns raw records into a trace of `blocks` workgroups of `threads` invocations.
 pub fn decode(
-    mut raw: Vec<RawRecord>,
+    raw: Vec<RawRecord>,
     sites: &[Site],
     blocks: u32,
     threads: u32,
     source: &str,
 ) -> Result<Trace, DecodeError> {
-    for (index, r) in raw.iter().enumerate() {
-        let what = if r.block >= blocks {
-            format!("workgroup {} of a dispatch of {blocks}", r.block)
-        } else if r.thread >= threads {
-            format!("invocation {} of a workgroup of {threads}", r.thread)
-        } else if r.site as usize >= sites.len() {
-            format!("site {} of {}", r.site, sites.len())
-        } else {
-            continue;
-        };
-        return Err(DecodeError::Corrupt { index, what });
-    }
-    raw.sort_unstable();
+    let mut decoder = Decoder::new(sites, blocks, threads, source);
+    decoder.add(raw)?;
+    Ok(decoder.finish())
+}
 
-    let mut trace = Trace::new(source);
-    // every site's place, so that a record's site id is its static site's
-    trace.sites = sites.iter().map(|s| s.location.clone()).collect();
-    // current iteration of each loop site, for the invocation being walked; a loop's
-    // record always precedes the accesses inside it, so stale values are never read
-    let mut iteration = vec![0u32; sites.len()];
-    let mut start = 0;
-    while start < raw.len() {
-        let block = raw[start].block;
-        let end = start + raw[start..].partition_point(|r| r.block == block);
-        decode_block(&raw[start..end], sites, &mut iteration, &mut trace)?;
-        start = end;
+/// A trace decoded a few workgroups at a time: [`Decoder::add`] takes every record of
+/// some workgroups (those of a capture's window), in any order.
+pub struct Decoder<'s> {
+    sites: &'s [Site],
+    blocks: u32,
+    threads: u32,
+    trace: Trace,
+    /// Current iteration of each loop site, for the invocation being walked; a loop's
+    /// record always precedes the accesses inside it, so stale values are never read.
+    iteration: Vec<u32>,
+    /// Records added so far (for the index in messages).
+    seen: usize,
+}
+
+impl<'s> Decoder<'s> {
+    /// A decoder of `blocks` workgroups of `threads` invocations with `sites`.
+    pub fn new(sites: &'s [Site], blocks: u32, threads: u32, source: &str) -> Decoder<'s> {
+        let mut trace = Trace::new(source);
+        // every site's place, so that a record's site id is its static site's
+        trace.sites = sites.iter().map(|s| s.location.clone()).collect();
+        Decoder { sites, blocks, threads, trace, iteration: vec![0; sites.len()], seen: 0 }
     }
-    Ok(trace)
+
+    /// Decodes all the records of the workgroups `raw` holds records of.
+    pub fn add(&mut self, mut raw: Vec<RawRecord>) -> Result<(), DecodeError> {
+        let (blocks, threads, sites) = (self.blocks, self.threads, self.sites);
+        for (index, r) in raw.iter().enumerate() {
+            let what = if r.block >= blocks {
+                format!("workgroup {} of a dispatch of {blocks}", r.block)
+            } else if r.thread >= threads {
+                format!("invocation {} of a workgroup of {threads}", r.thread)
+            } else if r.site as usize >= sites.len() {
+                format!("site {} of {}", r.site, sites.len())
+            } else {
+                continue;
+            };
+            return Err(DecodeError::Corrupt { index: self.seen + index, what });
+        }
+        self.seen += raw.len();
+        raw.sort_unstable();
+        let mut start = 0;
+        while start < raw.len() {
+            let block = raw[start].block;
+            let end = start + raw[start..].partition_point(|r| r.block == block);
+            decode_block(&raw[start..end], sites, &mut self.iteration, &mut self.trace)?;
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// The trace decoded.
+    pub fn finish(self) -> Trace {
+        self.trace
+    }
 }
 
 /// An access or barrier of one invocation, before steps are assigned.
 struct Item {
-    /// Program-order key (see the module documentation).
-    key: Vec<u32>,
+    /// Program-order key (see the module documentation): `keys[key.0..key.1]` of its
+    /// block (one vector for all, not one allocation per access).
+    key: (u32, u32),
     thread: u32,
     /// The invocation's own step counter (for messages).
     thread_step: u32,
@@ -90,6 +122,7 @@ fn decode_block(
     trace: &mut Trace,
 ) -> Result<(), DecodeError> {
     let mut items: Vec<Item> = Vec::new();
+    let mut keys: Vec<u32> = Vec::new();
     let mut expected = 0;
     let mut thread = u32::MAX;
     let mut ops = 0u32;
@@ -104,14 +137,14 @@ fn decode_block(
         }
         expected += 1;
         let site = &sites[r.site as usize];
-        let mut key = Vec::with_capacity(2 * site.loops.len() + 2);
+        let start = keys.len();
         for &l in &site.loops {
-            key.push(sites[l as usize].order);
-            key.push(iteration[l as usize]);
+            keys.push(sites[l as usize].order);
+            keys.push(iteration[l as usize]);
         }
-        key.push(site.order);
-        let item = |key, op, addr, bytes, gap, dep, wait| Item {
-            key,
+        keys.push(site.order);
+        let item = |key: (usize, usize), op, addr, bytes, gap, dep, wait| Item {
+            key: (key.0 as u32, key.1 as u32),
             thread: r.thread,
             thread_step: r.step,
             op,
@@ -127,10 +160,13 @@ fn decode_block(
         let gap = r.ops.wrapping_sub(ops);
         let used = (r.first_use != NO_USE).then(|| r.first_use.wrapping_sub(ops).min(gap));
         match &site.kind {
-            SiteKind::Loop => iteration[r.site as usize] = r.value,
+            SiteKind::Loop => {
+                iteration[r.site as usize] = r.value;
+                keys.truncate(start);
+            }
             SiteKind::Barrier => {
-                key.push(0);
-                items.push(item(key, Op::Barrier, 0, 0, gap, None, used));
+                keys.push(0);
+                items.push(item((start, keys.len()), Op::Barrier, 0, 0, gap, None, used));
                 ops = r.ops;
             }
             SiteKind::Access { op, leaves, dep } => {
@@ -138,9 +174,18 @@ fn decode_block(
                 // itself needs it at the end of its gap at the latest
                 let (mut gap, mut wait) = (gap, used.or(dep.then_some(gap)));
                 ops = r.ops;
+                let end = keys.len();
                 for (piece, &(offset, bytes)) in leaves.iter().enumerate() {
-                    let mut k = key.clone();
-                    k.push(piece as u32);
+                    // the access's key and its piece (the first piece extends it in place)
+                    let from = match piece {
+                        0 => start,
+                        _ => {
+                            keys.extend_from_within(start..end);
+                            keys.len() - (end - start)
+                        }
+                    };
+                    keys.push(piece as u32);
+                    let k = (from, keys.len());
                     items.push(item(k, *op, r.value.wrapping_add(offset), bytes, gap, Some(*dep), wait));
                     gap = 0;
                     wait = dep.then_some(0);
@@ -149,18 +194,21 @@ fn decode_block(
         }
     }
     // rank the distinct keys of the block
-    let mut ranks: BTreeMap<&[u32], u32> = items.iter().map(|it| (&it.key[..], 0)).collect();
+    let key = |it: &Item| &keys[it.key.0 as usize..it.key.1 as usize];
+    let mut ranks: BTreeMap<&[u32], u32> = items.iter().map(|it| (key(it), 0)).collect();
     for (i, v) in ranks.values_mut().enumerate() {
         *v = i as u32;
     }
     let block = raw.first().map_or(0, |r| r.block);
     let mut last: Option<(u32, u32)> = None; // (thread, rank)
-    let mut out = Vec::with_capacity(items.len());
+    trace.records.reserve(items.len());
+    trace.lines.reserve(items.len());
     for it in &items {
-        let step = ranks[&it.key[..]];
+        let k = key(it);
+        let step = ranks[k];
         if let Some((t, s)) = last {
             if t == it.thread && s >= step {
-                let site = sites.iter().find(|s| s.order == it.key[it.key.len() - 2]);
+                let site = sites.iter().find(|s| s.order == k[k.len() - 2]);
                 return Err(DecodeError::Order {
                     block,
                     thread: it.thread,
@@ -170,7 +218,7 @@ fn decode_block(
             }
         }
         last = Some((it.thread, step));
-        out.push(Record {
+        trace.push(Record {
             block,
             thread: it.thread,
             step,
@@ -182,9 +230,6 @@ fn decode_block(
             wait: it.wait,
             site: it.site,
         });
-    }
-    for r in out {
-        trace.push(r);
     }
     Ok(())
 }

@@ -248,8 +248,8 @@ pub enum CaptureError {
         /// What is wrong.
         what: String,
     },
-    /// More records than one storage buffer binding can hold.
-    #[error("the kernel makes {records} records ({bytes} bytes), more than the device's largest storage binding ({max_bytes} bytes): capture fewer workgroups, or fewer loop iterations (an override of the trip count, as the suite's stride kernels do)")]
+    /// More records in one step of one workgroup than one storage buffer binding can hold.
+    #[error("one step of one workgroup of the kernel makes {records} records ({bytes} bytes), more than the device's largest storage binding holds ({max_bytes} bytes)")]
     TooManyRecords {
         /// Records the kernel made.
         records: u64,
@@ -269,8 +269,8 @@ pub enum CaptureError {
         /// The adapter.
         adapter: String,
     },
-    /// The record count kept growing between runs (nondeterministic control flow).
-    #[error("the kernel made {first} records, then {second} on a re-run with room for all of them: its control flow is not deterministic, so no complete trace can be captured")]
+    /// The record count changed between runs (nondeterministic control flow).
+    #[error("the kernel made {first} records, then {second} on re-runs with room for all of them: its control flow is not deterministic, so no complete trace can be captured")]
     Unstable {
         /// First count.
         first: u64,

@@ -6,7 +6,12 @@
 //! The buffer holds a header of [`HEADER_WORDS`] words (record count, incremented
 //! atomically; capacity in records; workgroups in x; workgroups in y; the cut loop:
 //! 0, or 1 + the site of a loop that ended without taking an exit, set atomically,
-//! see [`CUT_WORD`]) followed by records of [`RECORD_WORDS`] words each:
+//! see [`CUT_WORD`]; the window: first and end workgroup, first and end step; the
+//! steps: 1 + the largest step of any record, in the window or not, see [`STEPS_WORD`])
+//! followed by records of [`RECORD_WORDS`] words each. Only records of the window (a
+//! workgroup and a per-invocation step within its bounds) are counted and written, so
+//! a kernel that makes more records than one buffer holds is captured in several runs,
+//! one window each:
 //!
 //! ```text
 //! word 0: linear workgroup id   word 1: local_invocation_index   word 2: the invocation's step
@@ -21,13 +26,41 @@ use sim_core::Op;
 /// Words per record in the trace buffer.
 pub const RECORD_WORDS: u32 = 7;
 /// Words of the trace buffer's header: record count (atomic), capacity in records,
-/// workgroups in x, workgroups in y, the cut loop ([`CUT_WORD`]).
-pub const HEADER_WORDS: u32 = 5;
+/// workgroups in x, workgroups in y, the cut loop ([`CUT_WORD`]), the window
+/// ([`WINDOW_WORD`]) and the steps ([`STEPS_WORD`]).
+pub const HEADER_WORDS: u32 = 10;
 /// The header word where a loop that ended without taking one of its exits (a `break`,
 /// its `break if`, a `return`) leaves 1 + its site (the largest such, `atomicMax`): an
 /// adapter that stops long loops (lavapipe after 65535 iterations) ended it, so the
 /// trace would be cut short. 0: none.
 pub const CUT_WORD: u32 = 4;
+/// The first of the window's four header words: first workgroup, end workgroup (one
+/// past the last), first step, end step. A record is counted and written only when its
+/// linear workgroup id and its invocation's step are within them.
+pub const WINDOW_WORD: u32 = 5;
+/// The header word that ends up 1 + the largest step of any record the kernel made
+/// (`atomicMax`), whether in the window or not: the steps a window can split.
+pub const STEPS_WORD: u32 = 9;
+/// The window that holds every record: workgroups and steps `0..u32::MAX`.
+pub const WHOLE: Window = Window { blocks: (0, u32::MAX), steps: (0, u32::MAX) };
+
+/// The records one run of the instrumented kernel writes: those of workgroups
+/// `blocks.0..blocks.1` whose invocation's step is in `steps.0..steps.1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// First workgroup, and one past the last (linear ids).
+    pub blocks: (u32, u32),
+    /// First step, and one past the last (each invocation's own step counter).
+    pub steps: (u32, u32),
+}
+
+impl Window {
+    /// The window's four header words, in order from [`WINDOW_WORD`].
+    pub fn words(self) -> [u32; 4] {
+        [self.blocks.0, self.blocks.1, self.steps.0, self.steps.1]
+    }
+}
+
 /// `first_use` of a record whose gap used no loaded value.
 pub const NO_USE: u32 = u32::MAX;
 
@@ -49,6 +82,23 @@ pub struct RawRecord {
     /// IR operations it had executed at its first use of a workgroup load's value since
     /// its previous access or barrier record ([`NO_USE`] if none).
     pub first_use: u32,
+}
+
+/// Splits the trace buffer's data bytes (little-endian words) into records.
+pub fn raw_records_from_bytes(bytes: &[u8]) -> Vec<RawRecord> {
+    let word = |c: &[u8], i: usize| u32::from_le_bytes([c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3]]);
+    bytes
+        .chunks_exact(RECORD_WORDS as usize * 4)
+        .map(|c| RawRecord {
+            block: word(c, 0),
+            thread: word(c, 1),
+            step: word(c, 2),
+            site: word(c, 3),
+            value: word(c, 4),
+            ops: word(c, 5),
+            first_use: word(c, 6),
+        })
+        .collect()
 }
 
 /// Splits the trace buffer's data words into records.

@@ -498,3 +498,28 @@ fn blind_check_kernels_have_the_conflicts_their_headers_say() {
     assert_eq!(conflicts(0.0), 0, "sequential addressing");
     assert!(conflicts(1.0) > 0, "interleaved addressing");
 }
+
+/// A kernel whose records outgrow one run's buffer is captured a window at a time (of
+/// workgroups, and of one workgroup's steps where it alone outgrows it): the trace is
+/// the one a single run gives, and a window too small for one step is a clear error.
+#[test]
+fn records_past_one_buffer_are_captured_in_windows() {
+    let Some(gpu) = open_for_tests("records_past_one_buffer_are_captured_in_windows") else { return };
+    let (src, path) = kernel("scan.wgsl");
+    let kernel = KernelOptions { dispatch: [3, 1, 1], ..KernelOptions::default() };
+    let whole = capture(gpu, &src, &path, &CaptureOptions::new(kernel.clone())).unwrap();
+    assert_eq!(whole.runs, 1);
+    let per_block = whole.records / 3;
+    // two workgroups a window; then one workgroup's steps split in windows
+    for (chunk, fewest_runs) in [(2 * per_block + 1, 3), (per_block / 3, 10)] {
+        let opts = CaptureOptions { kernel: kernel.clone(), initial_records: 16, chunk_records: chunk };
+        let c = capture(gpu, &src, &path, &opts).unwrap();
+        assert!(c.runs >= fewest_runs, "chunk {chunk}: {} runs", c.runs);
+        assert_eq!(c.records, whole.records);
+        assert_eq!(c.trace.records, whole.trace.records, "chunk {chunk}");
+    }
+    // one step of a workgroup (its 256 invocations) cannot be split
+    let opts = CaptureOptions { kernel, initial_records: 16, chunk_records: 100 };
+    let e = capture(gpu, &src, &path, &opts).unwrap_err();
+    assert!(e.to_string().contains("one step of one workgroup"), "{e}");
+}

@@ -31,8 +31,9 @@ pub struct CaptureArgs {
     /// Only instrument (no GPU): list the access sites and the workgroup layout.
     #[arg(long)]
     instrument_only: bool,
-    /// Records the first run makes room for (a run that makes more is repeated with
-    /// exactly enough room; nothing is dropped).
+    /// Records the first run makes room for (a kernel that makes more is run again with
+    /// exactly enough room, or past 4 Mi records once per window of its workgroups;
+    /// nothing is dropped).
     #[arg(long, value_name = "N", default_value_t = 1 << 20)]
     capacity: u64,
 }

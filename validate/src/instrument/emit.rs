@@ -1,11 +1,12 @@
 //! Emitting the instrumentation's code: an expression appender ([`Emitter`]), the
-//! code that writes one record (an `atomicAdd` for a slot, then one store per word),
+//! code that writes one record (within the run's window, an `atomicAdd` for a slot,
+//! then one store per word),
 //! the entry point's prologue that initialises the per-invocation variables, and the
 //! updates of the operation counter and of the first use of a loaded value.
 
 use super::globals::FnVars;
 use super::pass::{Count, FnCx, Pass};
-use crate::record::{CUT_WORD, NO_USE, RECORD_WORDS};
+use crate::record::{HEADER_WORDS, NO_USE, RECORD_WORDS, STEPS_WORD, WINDOW_WORD};
 use naga::{
     AtomicFunction, BinaryOperator, Block, Expression, Function, Handle, Literal, MathFunction, Span,
     Statement,
@@ -90,21 +91,47 @@ impl Pass<'_> {
         let mut e = Emitter { f };
         let step = e.expr(out, Expression::Load { pointer: v.step });
         let first_use = e.expr(out, Expression::Load { pointer: v.first_use });
-        let count = e.expr(out, Expression::AccessIndex { base: v.trace, index: 0 });
+        let wg = e.expr(out, Expression::Load { pointer: v.wg });
         let one = e.u32(1);
-        let slot = e.expr(out, Expression::AtomicResult { ty: self.g.u32_ty, comparison: false });
-        out.push(
+        let next = e.binary(out, BinaryOperator::Add, step, one);
+        // the steps: raised by the records that pass the largest step so far, so that
+        // few records of a run take the atomic
+        let steps = e.expr(out, Expression::AccessIndex { base: v.trace, index: STEPS_WORD });
+        let seen = e.expr(out, Expression::Load { pointer: steps });
+        let higher = e.binary(out, BinaryOperator::Greater, next, seen);
+        let mut raise = Block::new();
+        raise.push(
+            Statement::Atomic { pointer: steps, fun: AtomicFunction::Max, value: next, result: None },
+            Span::UNDEFINED,
+        );
+        out.push(Statement::If { condition: higher, accept: raise, reject: Block::new() }, Span::UNDEFINED);
+        // the window: workgroup and step within their bounds
+        let mut bound = |k: u32| {
+            let p = e.expr(out, Expression::AccessIndex { base: v.trace, index: WINDOW_WORD + k });
+            e.expr(out, Expression::Load { pointer: p })
+        };
+        let [b0, b1, s0, s1] = [0, 1, 2, 3].map(&mut bound);
+        let tests = [
+            e.binary(out, BinaryOperator::GreaterEqual, wg, b0),
+            e.binary(out, BinaryOperator::Less, wg, b1),
+            e.binary(out, BinaryOperator::GreaterEqual, step, s0),
+            e.binary(out, BinaryOperator::Less, step, s1),
+        ];
+        let within = tests.into_iter().reduce(|a, b| e.binary(out, BinaryOperator::LogicalAnd, a, b));
+        let mut counted = Block::new();
+        let count = e.expr(&mut counted, Expression::AccessIndex { base: v.trace, index: 0 });
+        let slot = e.expr(&mut counted, Expression::AtomicResult { ty: self.g.u32_ty, comparison: false });
+        counted.push(
             Statement::Atomic { pointer: count, fun: AtomicFunction::Add, value: one, result: Some(slot) },
             Span::UNDEFINED,
         );
-        let cap_ptr = e.expr(out, Expression::AccessIndex { base: v.trace, index: 1 });
-        let cap = e.expr(out, Expression::Load { pointer: cap_ptr });
-        let fits = e.binary(out, BinaryOperator::Less, slot, cap);
+        let cap_ptr = e.expr(&mut counted, Expression::AccessIndex { base: v.trace, index: 1 });
+        let cap = e.expr(&mut counted, Expression::Load { pointer: cap_ptr });
+        let fits = e.binary(&mut counted, BinaryOperator::Less, slot, cap);
         let mut accept = Block::new();
         let words = e.u32(RECORD_WORDS);
         let first = e.binary(&mut accept, BinaryOperator::Multiply, slot, words);
-        let data = e.expr(&mut accept, Expression::AccessIndex { base: v.trace, index: CUT_WORD + 1 });
-        let wg = e.expr(&mut accept, Expression::Load { pointer: v.wg });
+        let data = e.expr(&mut accept, Expression::AccessIndex { base: v.trace, index: HEADER_WORDS });
         let lid = e.expr(&mut accept, Expression::Load { pointer: v.lid });
         let site = e.u32(site);
         let ops = e.expr(&mut accept, Expression::Load { pointer: v.ops });
@@ -115,8 +142,13 @@ impl Pass<'_> {
             let p = e.expr(&mut accept, Expression::Access { base: data, index });
             accept.push(Statement::Store { pointer: p, value: word }, Span::UNDEFINED);
         }
-        out.push(Statement::If { condition: fits, accept, reject: Block::new() }, Span::UNDEFINED);
-        let next = e.binary(out, BinaryOperator::Add, step, one);
+        counted.push(Statement::If { condition: fits, accept, reject: Block::new() }, Span::UNDEFINED);
+        if let Some(within) = within {
+            out.push(
+                Statement::If { condition: within, accept: counted, reject: Block::new() },
+                Span::UNDEFINED,
+            );
+        }
         out.push(Statement::Store { pointer: v.step, value: next }, Span::UNDEFINED);
         if ends_gap {
             let none = e.u32(NO_USE);

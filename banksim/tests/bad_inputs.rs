@@ -154,6 +154,22 @@ const CASES: &[Case] = &[
         needles: &["k.wgsl: refusing to write over an input of this command"],
     },
     Case {
+        what: "capture --instrument-only checks --bind (a file that is not there)",
+        files: &[("k.wgsl", include_bytes!("../../validate/kernels/tile16.wgsl"))],
+        args: &["capture", "{dir}/k.wgsl", "--dispatch", "1", "--instrument-only", "--bind", "0.0=zerox:5"],
+        code: 1,
+        absent: &[],
+        needles: &["--bind 0.0", "cannot read zerox:5"],
+    },
+    Case {
+        what: "capture --instrument-only checks --bind (a binding the kernel lacks)",
+        files: &[("k.wgsl", include_bytes!("../../validate/kernels/tile16.wgsl"))],
+        args: &["capture", "{dir}/k.wgsl", "--dispatch", "1", "--instrument-only", "--bind", "3.7=zeros:4"],
+        code: 1,
+        absent: &[],
+        needles: &["--bind 3.7", "binds no buffer there"],
+    },
+    Case {
         what: "site id missing from the site table (run --by-line)",
         files: &[(
             "t.csv",

@@ -57,6 +57,14 @@ pub fn run(args: &CaptureArgs) -> Result<()> {
         for v in &inst.shared {
             writeln!(out, "  {:>6}  {} ({} bytes)", v.offset, v.name, v.size)?;
         }
+        // the buffers as a capture would bind them: --bind checked (files read, sizes)
+        let d = kopts.dispatch;
+        let invocations = d.iter().chain(&inst.workgroup_size).fold(1u64, |a, &v| a.saturating_mul(v as u64));
+        let contents = validate::bind::contents(&inst.resources, &kopts.binds, invocations)?;
+        for (r, (_, what)) in inst.resources.iter().zip(&contents) {
+            let kind = if r.handle.is_some() { "resource" } else { "buffer" };
+            writeln!(out, "  {kind} {}.{} `{}`: {what}", r.group, r.binding, r.name)?;
+        }
         writeln!(out, "{} sites:", inst.sites.len())?;
         for (i, s) in inst.sites.iter().enumerate() {
             let kind = match &s.kind {

@@ -19,7 +19,8 @@
 #               --reference`), against the measured speedup, and the time with no
 #               measurement against the measured time: OUT/report.csv and a summary on
 #               standard output. Nothing of the model may change between PREDICT and
-#               REPORT (the report says which banksim made each).
+#               REPORT (the report says which banksim made each, and REPORT stops
+#               where the tree's code or presets differ from the predictions' commit).
 #
 # Usage:  PREDICT=1 validate/run_blind.sh MANIFEST OUTDIR     (then MEASURE=1, REPORT=1)
 # Env:    BANKSIM (default target/release/banksim), REPS (30), WARMUP (5), ADAPTER
@@ -86,6 +87,18 @@ if [ "${MEASURE:-0}" = 1 ]; then
 fi
 
 if [ "${REPORT:-0}" = 1 ]; then
+    # the report's speedups come from this tree's model: it must be the one that made
+    # the predictions (their commit, and no change since to its code and presets)
+    model=$(python3 -c "import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))['model'].split()[-1])" "$OUT/predictions.csv")
+    case "$model" in *+changes|unknown)
+        echo "error: $OUT/predictions.csv was made from a tree with changes ($model): no commit holds its model" >&2; exit 1;;
+    esac
+    if ! git diff --quiet "$model" -- '*.rs' '*.ron' '*.toml' Cargo.lock; then
+        echo "error: the model changed since the predictions were made (commit $model):" >&2
+        git diff --stat "$model" -- '*.rs' '*.ron' '*.toml' Cargo.lock | tail -5 >&2
+        echo "build banksim at $model (git worktree add /tmp/model $model) and run REPORT=1 there" >&2
+        exit 1
+    fi
     [ -f "$OUT/measure.csv" ] || { echo "$OUT/measure.csv: missing (MEASURE=1 first)" >&2; exit 1; }
     median() { python3 -c "import csv,sys; print(next(r['median_us'] for r in csv.DictReader(open(sys.argv[1])) if r['label']==sys.argv[2]))" "$OUT/measure.csv" "$1"; }
     declare -A ref_label ref_kernel ref_args

@@ -133,7 +133,11 @@ fn check_dispatch(d: [u32; 3]) -> Result<u64, CaptureError> {
 pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Result<Capture, CaptureError> {
     let d = opts.kernel.dispatch;
     let blocks = check_dispatch(d)?;
-    let (inst, wgsl, entry) = prepare(source, file, &opts.kernel)?;
+    let loaded = kernel::load(source, file, opts.kernel.entry.as_deref(), &opts.kernel.overrides)?;
+    let inst = instrument::instrument(&loaded.module, &loaded.info, &loaded.entry, source, file)?;
+    // the WGSL the user may see; the GPU runs the module itself (naga's WGSL writer
+    // leaves out a struct member's @size and @align, moving the members after it)
+    let wgsl = kernel::to_wgsl(&inst.module, &inst.info)?;
     let threads: u32 = inst.workgroup_size.iter().product();
     CAPTURE_INVOCATIONS.check(
         || format!("--dispatch {},{},{} of workgroups of {threads} invocations", d[0], d[1], d[2]),
@@ -141,7 +145,8 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
     )?;
     gpu.check_limits(inst.workgroup_size, inst.shared_bytes, d)?;
     let contents = bind::contents(&inst.resources, &opts.kernel.binds, blocks * threads as u64)?;
-    let kernel = gpu.pipeline(&wgsl, &entry, &[], &inst.resources, Some(inst.trace_binding), true)?;
+    let module = wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(inst.module.clone()));
+    let kernel = gpu.pipeline(module, &inst.entry, &[], &inst.resources, Some(inst.trace_binding), true)?;
 
     let record_bytes = RECORD_WORDS as u64 * 4;
     let header_bytes = HEADER_WORDS as u64 * 4;

@@ -10,9 +10,11 @@
 //! access depends on earlier loads when its address — or, for a store or atomic, its
 //! value — is tainted.
 //!
-//! The analysis is per function and conservative across calls: a call's result is
-//! tainted when an argument is, and inside a called function the arguments count as
-//! untainted.
+//! Across calls: a called function is analysed with the taint of its arguments at the
+//! call site (its copy for that call site is instrumented with it), and a call's result
+//! is tainted when the callee returns a tainted value (one computed from a tainted
+//! argument or from its own workgroup loads). A private variable that a callee taints is
+//! not seen by its caller.
 
 use naga::{AddressSpace, Block, Expression, Function, GlobalVariable, Handle, Statement};
 use std::collections::HashSet;
@@ -24,12 +26,18 @@ enum Var {
     Private(Handle<GlobalVariable>),
 }
 
+/// Whether a call of a function with arguments of this taint returns a tainted value.
+pub type Returns<'a> = dyn Fn(Handle<Function>, &[bool]) -> bool + 'a;
+
 /// Per-expression taint of `f` (indexed by handle). `is_shared(pointer)` says whether a
-/// pointer expression points into workgroup memory.
+/// pointer expression points into workgroup memory, `args` which of `f`'s arguments are
+/// tainted, and `returns` whether a call returns a tainted value.
 pub fn taint(
     f: &Function,
     globals: &naga::Arena<GlobalVariable>,
     is_shared: impl Fn(Handle<Expression>) -> bool,
+    args: &[bool],
+    returns: &Returns,
 ) -> Vec<bool> {
     let mut vars: HashSet<Var> = HashSet::new();
     let mut stores = Vec::new(); // (pointer, value) of every store
@@ -39,7 +47,7 @@ pub fn taint(
         }
     });
     loop {
-        let t = pass(f, globals, &is_shared, &vars);
+        let t = pass(f, globals, &is_shared, &vars, args, returns);
         let before = vars.len();
         for &(pointer, value) in &stores {
             if t[value.index()] {
@@ -52,6 +60,17 @@ pub fn taint(
             return t;
         }
     }
+}
+
+/// Whether `f`, with expression taint `t`, returns a tainted value.
+pub fn returned(f: &Function, t: &[bool]) -> bool {
+    let mut any = false;
+    each_statement(&f.body, &mut |s| {
+        if let Statement::Return { value: Some(v) } = *s {
+            any |= t[v.index()];
+        }
+    });
+    any
 }
 
 /// The local or private variable a pointer expression is rooted at.
@@ -94,13 +113,23 @@ fn pass(
     globals: &naga::Arena<GlobalVariable>,
     is_shared: &impl Fn(Handle<Expression>) -> bool,
     vars: &HashSet<Var>,
+    args: &[bool],
+    returns: &Returns,
 ) -> Vec<bool> {
     let mut t = vec![false; f.expressions.len()];
     // call results and atomic results: from the statements (a call's arguments come
     // before its result in the arena)
-    let mut results = Vec::new();
-    results_of(&f.body, &mut results);
-    let results: std::collections::HashMap<_, _> = results.into_iter().collect();
+    let mut results = std::collections::HashMap::new();
+    each_statement(&f.body, &mut |s| match s {
+        Statement::Call { function, arguments, result: Some(r) } => {
+            results.insert(*r, Some((*function, arguments.clone())));
+        }
+        // an atomic's old value, from whatever memory: conservatively tainted
+        Statement::Atomic { result: Some(r), .. } => {
+            results.insert(*r, None);
+        }
+        _ => {}
+    });
     for (h, e) in f.expressions.iter() {
         let any = |hs: &[Handle<Expression>]| hs.iter().any(|x| t[x.index()]);
         t[h.index()] = match *e {
@@ -124,27 +153,19 @@ fn pass(
                 t[arg.index()] || [arg1, arg2, arg3].iter().flatten().any(|x| t[x.index()])
             }
             Expression::WorkGroupUniformLoadResult { .. } => true,
-            Expression::CallResult(_) | Expression::AtomicResult { .. } => {
-                results.get(&h).is_some_and(|r| r(&t))
-            }
+            Expression::CallResult(_) | Expression::AtomicResult { .. } => match results.get(&h) {
+                Some(Some((function, arguments))) => {
+                    let a: Vec<bool> = arguments.iter().map(|a| t[a.index()]).collect();
+                    returns(*function, &a)
+                }
+                Some(None) => true,
+                None => false,
+            },
+            Expression::FunctionArgument(i) => args.get(i as usize).copied().unwrap_or(false),
             _ => false,
         };
     }
     t
-}
-
-type ResultRule = (Handle<Expression>, Box<dyn Fn(&[bool]) -> bool>);
-
-fn results_of(block: &Block, out: &mut Vec<ResultRule>) {
-    each_statement(block, &mut |s| match s {
-        Statement::Call { arguments, result: Some(r), .. } => {
-            let args = arguments.clone();
-            out.push((*r, Box::new(move |t: &[bool]| args.iter().any(|a| t[a.index()]))));
-        }
-        // an atomic's old value, from whatever memory: conservatively tainted
-        Statement::Atomic { result: Some(r), .. } => out.push((*r, Box::new(|_: &[bool]| true))),
-        _ => {}
-    });
 }
 
 #[cfg(test)]
@@ -162,17 +183,32 @@ mod tests {
         .unwrap();
         let f = &module.entry_points[0].function;
         let fi = info.get_entry_point(0);
-        let shared = |p: Handle<Expression>| {
-            matches!(
-                *fi[p].ty.inner_with(&module.types),
-                naga::TypeInner::Pointer { space: AddressSpace::WorkGroup, .. }
-                    | naga::TypeInner::ValuePointer { space: AddressSpace::WorkGroup, .. }
-            )
-        };
-        let t = taint(f, &module.global_variables, shared);
+        let shared = |p: Handle<Expression>| is_workgroup(&module, fi, p);
+        let t = taint(f, &module.global_variables, shared, &[], &|c, a| call_returns(&module, &info, c, a));
         let mut out = Vec::new();
         walk(f, &f.body, &t, &shared, &mut out);
         out
+    }
+
+    fn is_workgroup(module: &naga::Module, fi: &naga::valid::FunctionInfo, p: Handle<Expression>) -> bool {
+        matches!(
+            *fi[p].ty.inner_with(&module.types),
+            naga::TypeInner::Pointer { space: AddressSpace::WorkGroup, .. }
+                | naga::TypeInner::ValuePointer { space: AddressSpace::WorkGroup, .. }
+        )
+    }
+
+    /// Whether `callee` with arguments of this taint returns a tainted value.
+    fn call_returns(
+        module: &naga::Module,
+        info: &naga::valid::ModuleInfo,
+        callee: Handle<Function>,
+        args: &[bool],
+    ) -> bool {
+        let (g, fi) = (&module.functions[callee], &info[callee]);
+        let shared = |p: Handle<Expression>| is_workgroup(module, fi, p);
+        let t = taint(g, &module.global_variables, shared, args, &|c, a| call_returns(module, info, c, a));
+        returned(g, &t)
     }
 
     fn walk(
@@ -244,5 +280,23 @@ mod tests {
         );
         // the summed loads' addresses never use a loaded value; the final store's value does
         assert_eq!(accesses(&src), vec![(false, false), (false, false), (false, false), (true, true)]);
+    }
+
+    #[test]
+    fn a_helper_returning_a_load_taints_its_result() {
+        // the chase through a helper: the helper's load is in another function, so the
+        // entry point sees only the call's result, which the next address uses
+        let src = format!(
+            "{HEAD}
+            fn nx(v: u32) -> u32 {{ return sh[v & 255u]; }}
+            fn twice(v: u32) -> u32 {{ return v * 2u; }}
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) li: u32) {{
+                let a = nx(li);
+                sh[twice(a) & 255u] = 1u;
+                sh[twice(li) & 255u] = 2u;
+            }}"
+        );
+        assert_eq!(accesses(&src), vec![(true, true), (true, false)]);
     }
 }

@@ -226,7 +226,7 @@ impl Gpu {
     /// `resources` (plus `extra`, the trace buffer, when given).
     pub fn pipeline(
         &self,
-        wgsl: &str,
+        source: wgpu::ShaderSource<'_>,
         entry: &str,
         constants: &[(&str, f64)],
         resources: &[Resource],
@@ -234,10 +234,8 @@ impl Gpu {
         zero_init_workgroup: bool,
     ) -> Result<Kernel, GpuError> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("kernel"),
-            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
-        });
+        let module =
+            self.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some("kernel"), source });
         let buffer = |ty| wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None };
         let mut slots: Vec<(u32, u32, wgpu::BindingType)> = Vec::with_capacity(resources.len() + 1);
         for r in resources {

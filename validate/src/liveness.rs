@@ -5,9 +5,10 @@
 //! An expression is *live* when its value reaches something the kernel does: a store to
 //! memory that outlives the invocation (a buffer, workgroup memory, a pointer argument),
 //! an atomic, a call's argument, a returned value, or the condition of a branch, a
-//! switch or a loop's `break if`. Whatever a live expression uses is live. A store to a
-//! function-local or private variable makes its value live only when the variable is
-//! read by a live expression (flow-insensitive: any live load of the variable, anywhere
+//! switch or a loop's `break if`, and a store to a private variable (other functions
+//! may read it). Whatever a live expression uses is live. A store to a function-local
+//! variable makes its value live only when the variable is read by a live expression or
+//! passed to a call by pointer (flow-insensitive: any live load of the variable, anywhere
 //! in the function, keeps every store to it). The rest is dead: its operations cost
 //! nothing, and a load of a buffer or of workgroup memory whose value is dead is not
 //! made at all (the GPU's compiler deletes it; `validate/kernels/dead_load.wgsl`
@@ -38,10 +39,13 @@ pub fn live(f: &Function, globals: &naga::Arena<GlobalVariable>) -> Vec<bool> {
     let mut roots = Vec::new();
     let mut local_stores: Vec<(Var, Handle<Expression>, Handle<Expression>)> = Vec::new();
     let mut unknown = false;
+    // variables a callee may read through a pointer argument
+    let mut passed: Vec<Var> = Vec::new();
     crate::deps::each_statement(&f.body, &mut |s| match *s {
         Statement::Store { pointer, value } => match root(f, globals, pointer) {
-            Some(v) => local_stores.push((v, pointer, value)),
-            None => roots.extend([pointer, value]),
+            Some(v @ Var::Local(_)) => local_stores.push((v, pointer, value)),
+            // a private variable lives on after the function: other functions read it
+            Some(Var::Private(_)) | None => roots.extend([pointer, value]),
         },
         Statement::Atomic { pointer, ref fun, value, .. } => {
             roots.extend([pointer, value]);
@@ -50,7 +54,10 @@ pub fn live(f: &Function, globals: &naga::Arena<GlobalVariable>) -> Vec<bool> {
             }
         }
         Statement::WorkGroupUniformLoad { pointer, .. } => roots.push(pointer),
-        Statement::Call { ref arguments, .. } => roots.extend(arguments.iter().copied()),
+        Statement::Call { ref arguments, .. } => {
+            roots.extend(arguments.iter().copied());
+            passed.extend(arguments.iter().filter_map(|&a| root(f, globals, a)));
+        }
         Statement::Return { value: Some(v) } => roots.push(v),
         Statement::If { condition, .. } => roots.push(condition),
         Statement::Switch { selector, .. } => roots.push(selector),
@@ -74,7 +81,7 @@ pub fn live(f: &Function, globals: &naga::Arena<GlobalVariable>) -> Vec<bool> {
         return all();
     }
     let mut live = vec![false; n];
-    let mut read: HashSet<Var> = HashSet::new();
+    let mut read: HashSet<Var> = passed.into_iter().collect();
     let mut work: Vec<Handle<Expression>> = roots;
     loop {
         while let Some(h) = work.pop() {
@@ -228,6 +235,23 @@ mod tests {
         assert!(l.contains(&("sh".into(), true)), "{l:?}");
         assert!(!l.contains(&("src".into(), true)), "{l:?}");
         assert!(l.contains(&("never".into(), false)), "{l:?}");
+    }
+
+    #[test]
+    fn values_that_leave_through_a_private_variable_or_a_pointer_argument_are_live() {
+        // a private variable another function reads; a local passed by pointer
+        let src = format!(
+            "{HEAD}
+            var<private> carry: u32;
+            fn read_ptr(p: ptr<function, u32>) -> u32 {{ return *p; }}
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) li: u32) {{
+                carry = sh[li];
+                var loc = src[li];
+                dst[li] = read_ptr(&loc);
+            }}"
+        );
+        assert_eq!(loads(&src), vec![("sh".into(), true), ("src".into(), true)]);
     }
 
     #[test]

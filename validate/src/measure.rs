@@ -224,8 +224,14 @@ pub fn measure(
         d.iter().map(|&v| v as u64).product::<u64>() * inst.workgroup_size.iter().product::<u32>() as u64;
     let contents = bind::contents(&inst.resources, &opts.kernel.binds, invocations)?;
     let constants: Vec<(&str, f64)> = opts.kernel.overrides.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    let kernel =
-        gpu.pipeline(source, &loaded.entry, &constants, &inst.resources, None, opts.zero_init_workgroup)?;
+    let kernel = gpu.pipeline(
+        wgpu::ShaderSource::Wgsl(source.into()),
+        &loaded.entry,
+        &constants,
+        &inst.resources,
+        None,
+        opts.zero_init_workgroup,
+    )?;
     let bound = inst
         .resources
         .iter()

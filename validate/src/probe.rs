@@ -77,7 +77,9 @@ impl<'g> Bench<'g> {
         let constants = [("WG", workgroup as f64)];
         let kernels = ENTRIES
             .iter()
-            .map(|e| gpu.pipeline(KERNEL, e, &constants, &resources, None, true))
+            .map(|e| {
+                gpu.pipeline(wgpu::ShaderSource::Wgsl(KERNEL.into()), e, &constants, &resources, None, true)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let out_bytes = vec![0u8; groups as usize * workgroup as usize * 4];
         let out = gpu.resource(&resources[1], &out_bytes, [1, 1, 1])?;

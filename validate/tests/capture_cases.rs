@@ -523,3 +523,40 @@ fn records_past_one_buffer_are_captured_in_windows() {
     let e = capture(gpu, &src, &path, &opts).unwrap_err();
     assert!(e.to_string().contains("one step of one workgroup"), "{e}");
 }
+
+/// What a capture must keep across functions and in a buffer's layout: a member's
+/// `@size` (the kernel reads `count` at byte 16), a binding at the top of the range
+/// (the trace buffer goes to a free binding), a shared load whose value leaves through
+/// a private variable read by another function, and a chase through a helper's return
+/// value (the next address depends on the load).
+#[test]
+fn layouts_bindings_and_values_across_calls_are_kept() {
+    let Some(gpu) = open_for_tests("layouts_bindings_and_values_across_calls_are_kept") else { return };
+    let src = "struct Params { @size(16) stride: u32, count: u32 }
+        @group(0) @binding(1023) var<uniform> prm: Params;
+        @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+        var<workgroup> a: array<u32, 64>;
+        var<private> carry: u32;
+        fn stash(i: u32) { carry = a[63u - i]; }
+        fn nx(v: u32) -> u32 { return a[v & 63u]; }
+        @compute @workgroup_size(8) fn main(@builtin(local_invocation_index) i: u32) {
+            for (var j = 0u; j < prm.count; j++) { a[(i * prm.stride + j) % 64u] = j; }
+            workgroupBarrier();
+            stash(i);
+            out[i] = carry + nx(nx(i));
+        }";
+    let kernel = KernelOptions {
+        dispatch: [1, 1, 1],
+        binds: vec!["0.1023=u32:1,7,7,7,2".parse().unwrap(), "0.1=zeros:8".parse().unwrap()],
+        ..KernelOptions::default()
+    };
+    let c = capture(gpu, src, "calls.wgsl", &CaptureOptions::new(kernel)).unwrap();
+    let of = |op: Op| c.trace.records.iter().filter(|r| r.op == op && r.thread == 0).collect::<Vec<_>>();
+    // count = 2 (byte 16), stride = 1: stores at words 0 and 1
+    let stores: Vec<u32> = of(Op::Store).iter().map(|r| r.addr).collect();
+    assert_eq!(stores, vec![0, 4]);
+    // the stash's load, then the chase's two loads: the second depends on the first
+    let loads = of(Op::Load);
+    assert_eq!(loads.iter().map(|r| r.addr).collect::<Vec<_>>(), vec![4 * 63, 0, 0]);
+    assert_eq!(loads.iter().map(|r| r.dep).collect::<Vec<_>>(), vec![Some(false), Some(false), Some(true)]);
+}

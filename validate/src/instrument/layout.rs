@@ -20,7 +20,7 @@ pub(super) struct Layout {
     pub(super) shared_bytes: u32,
     /// The resources the entry point binds, sorted by group and binding.
     pub(super) resources: Vec<Resource>,
-    /// Where the trace buffer goes: in the highest group used, after its highest binding.
+    /// Where the trace buffer goes: in the highest group used, at its first free binding.
     pub(super) trace_binding: (u32, u32),
 }
 
@@ -125,8 +125,10 @@ pub(super) fn layout(
     }
     resources.sort_by_key(|r| (r.group, r.binding));
     let trace_group = resources.iter().map(|r| r.group).max().unwrap_or(0);
-    let trace_binding =
-        resources.iter().filter(|r| r.group == trace_group).map(|r| r.binding + 1).max().unwrap_or(0);
+    // the first binding free in that group: past the highest one, the binding could be
+    // over the device's largest (a kernel at @binding(1023))
+    let used: Vec<u32> = resources.iter().filter(|r| r.group == trace_group).map(|r| r.binding).collect();
+    let trace_binding = (0..).find(|b| !used.contains(b)).unwrap_or(0);
     Ok(Layout { base, shared, shared_bytes: end, resources, trace_binding: (trace_group, trace_binding) })
 }
 

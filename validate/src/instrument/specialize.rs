@@ -20,7 +20,7 @@ impl Pass<'_> {
         name: &str,
     ) -> Result<(), InstrumentError> {
         // before anything is appended: `info` covers the original expressions only
-        let tainted = self.taint(f, info);
+        let tainted = self.taint(f, info, &[]);
         let facts = crate::ops::Facts::of(f, info, self.types, self.global_vars);
         let vars = self.g.in_function(f);
         // local_invocation_index and workgroup_id: reuse the entry point's, or add them
@@ -42,10 +42,12 @@ impl Pass<'_> {
         Ok(())
     }
 
-    /// A copy of `function` for one call site, instrumented, appended to the module.
+    /// A copy of `function` for one call site, instrumented, appended to the module;
+    /// `args` says which of the call's arguments are computed from a recorded load.
     pub(super) fn specialize(
         &mut self,
         function: Handle<Function>,
+        args: &[bool],
     ) -> Result<Handle<Function>, InstrumentError> {
         self.clones += 1;
         if self.clones > MAX_SITES {
@@ -55,7 +57,7 @@ impl Pass<'_> {
         }
         let mut g = self.originals[function].clone();
         let info = &self.info[function];
-        let tainted = self.taint(&g, info);
+        let tainted = self.taint(&g, info, args);
         let facts = crate::ops::Facts::of(&g, info, self.types, self.global_vars);
         let name = g.name.clone().unwrap_or_else(|| format!("function{}", function.index()));
         let shared_args: Vec<bool> =
@@ -83,8 +85,18 @@ impl Pass<'_> {
     /// Which of `f`'s expressions are computed from a recorded load's value (see
     /// [`crate::deps`]); call it before appending to `f`, as `info` describes the
     /// original expressions only.
-    fn taint(&self, f: &Function, info: &FunctionInfo) -> Vec<bool> {
-        crate::deps::taint(f, self.global_vars, |p| is_recorded_ptr(info[p].ty.inner_with(self.types)))
+    fn taint(&self, f: &Function, info: &FunctionInfo, args: &[bool]) -> Vec<bool> {
+        let returns = |callee: Handle<Function>, args: &[bool]| {
+            let t = self.taint(&self.originals[callee], &self.info[callee], args);
+            crate::deps::returned(&self.originals[callee], &t)
+        };
+        crate::deps::taint(
+            f,
+            self.global_vars,
+            |p| is_recorded_ptr(info[p].ty.inner_with(self.types)),
+            args,
+            &returns,
+        )
     }
 
     /// An expression (not yet appended) reading built-in `b`: an existing argument or

@@ -122,7 +122,8 @@ impl Pass<'_> {
                             extra.push(Self::materialize(f, &mut out, addr));
                         }
                     }
-                    let new_fn = self.specialize(function)?;
+                    let tainted: Vec<bool> = arguments.iter().map(|&a| cx.tainted(a)).collect();
+                    let new_fn = self.specialize(function, &tainted)?;
                     arguments.extend(extra);
                     if let Some(r) = result {
                         *f.expressions.get_mut(r) = Expression::CallResult(new_fn);

@@ -170,6 +170,14 @@ const CASES: &[Case] = &[
         needles: &["--bind 3.7", "binds no buffer there"],
     },
     Case {
+        what: "predict of a dispatch wider than the API allows along one dimension",
+        files: &[("k.wgsl", include_bytes!("../../validate/kernels/tile16.wgsl"))],
+        args: &["predict", "{dir}/k.wgsl", "--dispatch", "70000"],
+        code: 1,
+        absent: &[],
+        needles: &["--dispatch 70000,1,1", "max_compute_workgroups_per_dimension: 65535"],
+    },
+    Case {
         what: "site id missing from the site table (run --by-line)",
         files: &[(
             "t.csv",
@@ -667,7 +675,7 @@ fn every_bad_input_fails_cleanly_with_place_and_problem() {
         .filter(|case| {
             let command = case.args[0];
             (command != "report" || cfg!(feature = "charts"))
-                && (!matches!(command, "capture" | "explain") || cfg!(feature = "gpu"))
+                && (!matches!(command, "capture" | "explain" | "predict") || cfg!(feature = "gpu"))
         })
         .collect();
     common::check_cases("banksim-bad-", &cases, |_, args| {

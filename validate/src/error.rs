@@ -209,7 +209,7 @@ pub enum GpuError {
         allowed: u64,
     },
     /// A dispatch ran longer than the time limit.
-    #[error("the dispatch ran longer than {seconds} s on {adapter} (--time-limit; GPU_SECONDS, see docs/guide.md, \"Limits\"): a loop that never ends, or a dispatch too large for this adapter")]
+    #[error("the dispatch ran longer than {seconds} s on {adapter} (--time-limit; GPU_SECONDS, see docs/guide.md, \"Limits\"): a loop that never ends, a dispatch too large for this adapter, or (on a CPU adapter) an instrumented shader of many access sites that its compiler takes long over")]
     TimeLimit {
         /// The limit, seconds.
         seconds: f64,

@@ -43,7 +43,9 @@ pub fn emit(
     if args.by_line_png.is_some() {
         with_feature!("charts", "`--by-line-png`", Ok(()))?;
     }
-    if !trace.has_sites() {
+    if trace.is_empty() {
+        eprintln!("{}: no workgroup-memory access or barrier to report", trace.source);
+    } else if !trace.has_sites() {
         eprintln!(
             "{}: the trace has no sites (no `# site` table): every request is in one row; `banksim capture` writes sites",
             trace.source

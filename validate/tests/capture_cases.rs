@@ -560,3 +560,33 @@ fn layouts_bindings_and_values_across_calls_are_kept() {
     assert_eq!(loads.iter().map(|r| r.addr).collect::<Vec<_>>(), vec![4 * 63, 0, 0]);
     assert_eq!(loads.iter().map(|r| r.dep).collect::<Vec<_>>(), vec![Some(false), Some(false), Some(true)]);
 }
+
+/// What reaches nothing the kernel does is not loaded: a struct's piece used only by
+/// dead code, and an atomic's old value used only by dead code (a `red`, not an `atom`).
+#[test]
+fn pieces_and_atomic_results_that_reach_nothing_are_not_loaded() {
+    let Some(gpu) = open_for_tests("pieces_and_atomic_results_that_reach_nothing_are_not_loaded") else {
+        return;
+    };
+    let src = "struct S { id: u32, arr: array<u32, 3> }
+        var<workgroup> s: array<S, 32>;
+        var<workgroup> c: array<atomic<u32>, 2>;
+        @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+        @compute @workgroup_size(32) fn main(@builtin(local_invocation_index) i: u32) {
+            let t = s[i];
+            let unused = t.arr[1] * 3u;
+            out[i] = t.id + atomicAdd(&c[0], 1u);
+            let dead = atomicAdd(&c[1], 1u) * 2u;
+        }";
+    let kernel = KernelOptions { dispatch: [1, 1, 1], ..KernelOptions::default() };
+    let c = capture(gpu, src, "dead.wgsl", &CaptureOptions::new(kernel)).unwrap();
+    let t0: Vec<(Op, u32)> = c
+        .trace
+        .records
+        .iter()
+        .filter(|r| r.thread == 0 && !r.op.is_global())
+        .map(|r| (r.op, r.addr))
+        .collect();
+    // s[0].id only (not arr[1] at byte 8); the returning atomic, then the dead one
+    assert_eq!(t0, vec![(Op::Load, 0), (Op::Atomic, 512), (Op::Reduction, 516)]);
+}

@@ -124,7 +124,8 @@ impl Pass<'_> {
 
     /// Collects into `out` the pieces of the value `h` (of type `ty`, at `offset` in the
     /// loaded value) that its uses read: a member or constant element taken with
-    /// `AccessIndex` contributes its own used pieces, any other use the whole value.
+    /// `AccessIndex` contributes its own used pieces (none where its value is dead), any
+    /// other use the whole value.
     /// `false` when the value's type has no fixed layout.
     fn used_leaves(
         &self,
@@ -155,6 +156,10 @@ impl Pass<'_> {
                 };
                 let Some((cty, coff)) = child else { return self.type_leaves(ty, offset, out) };
                 partial += 1;
+                // a piece whose value reaches nothing the kernel does is not loaded
+                if !cx.facts.live(e) {
+                    continue;
+                }
                 if !self.used_leaves(f, cx, e, cty, coff, out) {
                     return false;
                 }

@@ -44,7 +44,8 @@ impl Pass<'_> {
                     count.look_for_use = true;
                 }
                 Statement::Atomic { pointer, ref fun, result, value } if self.is_shared(cx, pointer) => {
-                    let used = result.is_some_and(|r| cx.info[r].ref_count > 0);
+                    // an old value that reaches nothing the kernel does is not returned
+                    let used = result.is_some_and(|r| cx.info[r].ref_count > 0 && cx.facts.live(r));
                     let op = if used || matches!(fun, AtomicFunction::Exchange { compare: Some(_) }) {
                         Op::Atomic
                     } else {

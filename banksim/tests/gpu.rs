@@ -97,6 +97,40 @@ fn explain_shows_the_transpose_column_read_and_its_padded_fix() {
     assert!(!padded.contains("^ fix:"), "{padded}");
 }
 
+/// The advisor's array is the workgroup variable the conflicting line reads, not every
+/// byte the kernel touches: a 4 x 16 tile followed by another variable.
+#[test]
+fn explain_s_fix_names_the_variable_s_own_rows() {
+    if !common::gpu_or_skip("explain_s_fix_names_the_variable_s_own_rows") {
+        return;
+    }
+    let (_dir, path) = tmp("two_vars.wgsl");
+    std::fs::write(
+        &path,
+        "var<workgroup> tile: array<array<u32, 16>, 4>;
+var<workgroup> ids: array<u32, 16>;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) i: u32) {
+    tile[i / 16u][i % 16u] = i;
+    ids[i % 16u] = i;
+    workgroupBarrier();
+    let t = tile[i % 4u][i / 4u];
+    out[i] = t + ids[i % 16u];
+}
+",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_banksim"))
+        .args(["explain", path.to_str().unwrap(), "--dispatch", "1"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let fix = text.lines().find(|l| l.contains("^ fix:")).unwrap_or_else(|| panic!("a fix:\n{text}"));
+    assert!(fix.contains("4 rows x 16 elements of 4 B at byte 0"), "{fix}");
+}
+
 /// `banksim predict` on the transpose: the unpadded kernel's predicted time with no
 /// bank conflicts is the padded kernel's predicted time (same accesses, no conflicts),
 /// and the padded one's conflicts cost nothing; a measured reference gives its own

@@ -273,10 +273,17 @@ pub fn advise(
     let mut searched: BTreeMap<(u32, u32, u32, u32), Option<Searched>> = BTreeMap::new();
     for row in report.rows.iter_mut().filter(|r| r.tally.conflicts > 0) {
         let sites = &row.sites;
-        let shape = match layout::infer_shape_where(trace, hw, |r| sites.contains(&r.site)) {
+        let mut shape = match layout::infer_shape_where(trace, hw, |r| sites.contains(&r.site)) {
             Ok(s) => s,
             Err(_) => continue,
         };
+        // the workgroup variable the row's accesses fall in, where known: the array is
+        // that variable's bytes, not every byte the trace reaches
+        if let Some(v) = vars.and_then(|vs| variable_of(trace, sites, vs)) {
+            let row_bytes = shape.cols as u64 * shape.elem as u64;
+            shape.base = v.offset;
+            shape.rows = u32::try_from((v.bytes as u64).div_ceil(row_bytes).max(1)).unwrap_or(u32::MAX);
+        }
         let key = (shape.base, shape.rows, shape.cols, shape.elem);
         // (padding up to what keeps the array in shared memory)
         let pad = max_pad.min(layout::fitting_pad(&shape, hw));
@@ -304,6 +311,22 @@ pub fn advise(
         }
     }
     Ok(())
+}
+
+/// The variable of `vars` that holds every shared access of `sites`, if one does.
+fn variable_of<'v>(
+    trace: &Trace,
+    sites: &BTreeSet<u32>,
+    vars: &'v [wgsl::SharedArray],
+) -> Option<&'v wgsl::SharedArray> {
+    let (lo, hi) = trace
+        .records
+        .iter()
+        .filter(|r| r.op.is_memory() && !r.op.is_global() && sites.contains(&r.site))
+        .fold((u64::MAX, 0u64), |(lo, hi), r| {
+            (lo.min(r.addr as u64), hi.max(r.addr as u64 + r.bytes as u64))
+        });
+    vars.iter().find(|v| v.offset as u64 <= lo && hi <= v.offset as u64 + v.bytes as u64)
 }
 
 /// (line, column) of every site in `file` with a shared access inside `shape`, in order.

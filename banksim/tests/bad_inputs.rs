@@ -175,7 +175,10 @@ const CASES: &[Case] = &[
         args: &["predict", "{dir}/k.wgsl", "--dispatch", "70000"],
         code: 1,
         absent: &[],
-        needles: &["--dispatch 70000,1,1", "max_compute_workgroups_per_dimension: 65535"],
+        needles: &[
+            "--dispatch 70000,1,1",
+            "max_compute_workgroups_per_dimension): 70000 requested, the device allows 65535",
+        ],
     },
     Case {
         what: "site id missing from the site table (run --by-line)",

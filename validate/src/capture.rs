@@ -7,8 +7,8 @@ use crate::gpu::Gpu;
 use crate::instrument::{self, Instrumented, Resource, SharedVar};
 use crate::kernel;
 use crate::record::{
-    raw_records_from_bytes, RawRecord, Site, Window, CUT_WORD, HEADER_WORDS, RECORD_WORDS, STEPS_WORD, WHOLE,
-    WINDOW_WORD,
+    raw_records_from_bytes, word_at, RawRecord, Site, Window, CUT_WORD, HEADER_WORDS, RECORD_WORDS,
+    STEPS_WORD, WHOLE, WINDOW_WORD,
 };
 use sim_core::limits::{CAPTURE_INVOCATIONS, CAPTURE_RECORDS};
 use std::collections::VecDeque;
@@ -77,6 +77,12 @@ pub struct Capture {
     pub warnings: Vec<String>,
 }
 
+/// The kernel loaded with its overrides and instrumented.
+fn instrumented(source: &str, file: &str, kernel: &KernelOptions) -> Result<Instrumented, InstrumentError> {
+    let loaded = kernel::load(source, file, kernel.entry.as_deref(), &kernel.overrides)?;
+    instrument::instrument(&loaded.module, &loaded.info, &loaded.entry, source, file)
+}
+
 /// Loads and instruments a kernel without running it; returns the instrumentation and
 /// the WGSL to run (its entry point name as written).
 pub fn prepare(
@@ -84,8 +90,7 @@ pub fn prepare(
     file: &str,
     kernel: &KernelOptions,
 ) -> Result<(Instrumented, String, String), InstrumentError> {
-    let loaded = kernel::load(source, file, kernel.entry.as_deref(), &kernel.overrides)?;
-    let inst = instrument::instrument(&loaded.module, &loaded.info, &loaded.entry, source, file)?;
+    let inst = instrumented(source, file, kernel)?;
     let wgsl = kernel::to_wgsl(&inst.module, &inst.info)?;
     let entry = kernel::reparse_entry(&wgsl)?;
     Ok((inst, wgsl, entry))
@@ -94,8 +99,7 @@ pub fn prepare(
 /// Bytes of every buffer the kernel binds at its options' dispatch (as `measure` binds
 /// them), added up: the global memory that dispatch can touch.
 pub fn buffer_bytes(source: &str, file: &str, kernel: &KernelOptions) -> Result<u64, InstrumentError> {
-    let loaded = kernel::load(source, file, kernel.entry.as_deref(), &kernel.overrides)?;
-    let inst = instrument::instrument(&loaded.module, &loaded.info, &loaded.entry, source, file)?;
+    let inst = instrumented(source, file, kernel)?;
     let d = kernel.dispatch;
     let invocations =
         d.iter().map(|&v| v as u64).product::<u64>() * inst.workgroup_size.iter().product::<u32>() as u64;
@@ -133,8 +137,7 @@ fn check_dispatch(d: [u32; 3]) -> Result<u64, CaptureError> {
 pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Result<Capture, CaptureError> {
     let d = opts.kernel.dispatch;
     let blocks = check_dispatch(d)?;
-    let loaded = kernel::load(source, file, opts.kernel.entry.as_deref(), &opts.kernel.overrides)?;
-    let inst = instrument::instrument(&loaded.module, &loaded.info, &loaded.entry, source, file)?;
+    let mut inst = instrumented(source, file, &opts.kernel)?;
     // the WGSL the user may see; the GPU runs the module itself (naga's WGSL writer
     // leaves out a struct member's @size and @align, moving the members after it)
     let wgsl = kernel::to_wgsl(&inst.module, &inst.info)?;
@@ -145,7 +148,8 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
     )?;
     gpu.check_limits(inst.workgroup_size, inst.shared_bytes, d)?;
     let contents = bind::contents(&inst.resources, &opts.kernel.binds, blocks * threads as u64)?;
-    let module = wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(inst.module.clone()));
+    // (the module is not needed after this)
+    let module = wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(std::mem::take(&mut inst.module)));
     let kernel = gpu.pipeline(module, &inst.entry, &[], &inst.resources, Some(inst.trace_binding), true)?;
 
     let record_bytes = RECORD_WORDS as u64 * 4;
@@ -180,10 +184,7 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
         let groups = gpu.bind(&kernel, &all)?;
         gpu.dispatch(&kernel, &groups, d, None)?;
         let header = gpu.read(&trace_buf, 0, header_bytes)?;
-        let word = |i: u32| {
-            let i = i as usize * 4;
-            u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]])
-        };
+        let word = |i: u32| word_at(&header, i as usize);
         if let Some(site) = word(CUT_WORD).checked_sub(1) {
             let what =
                 inst.sites.get(site as usize).map_or_else(|| format!("loop site {site}"), |s| s.what.clone());

@@ -19,7 +19,7 @@
 //! grouped into warps of 16, 32 or 64 lanes.
 
 use crate::error::DecodeError;
-pub use crate::record::{raw_records, raw_records_from_bytes, RawRecord, NO_USE};
+pub use crate::record::{raw_records_from_bytes, RawRecord, NO_USE};
 use crate::record::{Site, SiteKind};
 use sim_core::Op;
 use std::collections::BTreeMap;

@@ -198,25 +198,23 @@ impl Gpu {
                 shared_bytes as u64,
                 l.max_compute_workgroup_storage_size as u64,
             ),
-            (
-                "dispatch x (max_compute_workgroups_per_dimension)",
-                dispatch[0] as u64,
-                l.max_compute_workgroups_per_dimension as u64,
-            ),
-            (
-                "dispatch y (max_compute_workgroups_per_dimension)",
-                dispatch[1] as u64,
-                l.max_compute_workgroups_per_dimension as u64,
-            ),
-            (
-                "dispatch z (max_compute_workgroups_per_dimension)",
-                dispatch[2] as u64,
-                l.max_compute_workgroups_per_dimension as u64,
-            ),
         ];
         for (what, requested, allowed) in checks {
             if requested > allowed {
                 return Err(GpuError::Limit { what: what.into(), requested, allowed });
+            }
+        }
+        self.check_dispatch(dispatch)
+    }
+
+    /// An error where `dispatch` has more workgroups along a dimension than the device
+    /// allows (`max_compute_workgroups_per_dimension`).
+    pub fn check_dispatch(&self, dispatch: [u32; 3]) -> Result<(), GpuError> {
+        let allowed = self.limits.max_compute_workgroups_per_dimension as u64;
+        for (axis, &d) in ["x", "y", "z"].iter().zip(&dispatch) {
+            if d as u64 > allowed {
+                let what = format!("dispatch {axis} (max_compute_workgroups_per_dimension)");
+                return Err(GpuError::Limit { what, requested: d as u64, allowed });
             }
         }
         Ok(())

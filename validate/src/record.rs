@@ -84,35 +84,23 @@ pub struct RawRecord {
     pub first_use: u32,
 }
 
+/// Little-endian word `i` of `bytes` (the trace buffer as read back).
+pub fn word_at(bytes: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]])
+}
+
 /// Splits the trace buffer's data bytes (little-endian words) into records.
 pub fn raw_records_from_bytes(bytes: &[u8]) -> Vec<RawRecord> {
-    let word = |c: &[u8], i: usize| u32::from_le_bytes([c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3]]);
     bytes
         .chunks_exact(RECORD_WORDS as usize * 4)
         .map(|c| RawRecord {
-            block: word(c, 0),
-            thread: word(c, 1),
-            step: word(c, 2),
-            site: word(c, 3),
-            value: word(c, 4),
-            ops: word(c, 5),
-            first_use: word(c, 6),
-        })
-        .collect()
-}
-
-/// Splits the trace buffer's data words into records.
-pub fn raw_records(words: &[u32]) -> Vec<RawRecord> {
-    words
-        .chunks_exact(RECORD_WORDS as usize)
-        .map(|w| RawRecord {
-            block: w[0],
-            thread: w[1],
-            step: w[2],
-            site: w[3],
-            value: w[4],
-            ops: w[5],
-            first_use: w[6],
+            block: word_at(c, 0),
+            thread: word_at(c, 1),
+            step: word_at(c, 2),
+            site: word_at(c, 3),
+            value: word_at(c, 4),
+            ops: word_at(c, 5),
+            first_use: word_at(c, 6),
         })
         .collect()
 }

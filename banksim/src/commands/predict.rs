@@ -269,14 +269,9 @@ fn open(
     };
     // only a few workgroups are captured, but the dispatch predicted must be one the
     // API allows
-    let most = gpu.limits.max_compute_workgroups_per_dimension;
-    if let Some(d) = k.dispatch.iter().find(|&&d| d > most) {
-        anyhow::bail!(
-            "--dispatch {}: {d} workgroups along one dimension, more than a dispatch may have \
-             (max_compute_workgroups_per_dimension: {most}); spread them over x, y and z",
-            k.dispatch.map(|d| d.to_string()).join(",")
-        );
-    }
+    gpu.check_dispatch(k.dispatch).with_context(|| {
+        format!("--dispatch {} (spread the workgroups over x, y and z)", k.dispatch.map(|d| d.to_string()).join(","))
+    })?;
     // two workgroups where they are the same to the engine (every later block repeats
     // them), else eight
     let mut n = blocks.min(args.capture_workgroups.unwrap_or(2));

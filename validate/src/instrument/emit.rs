@@ -111,13 +111,15 @@ impl Pass<'_> {
             e.expr(out, Expression::Load { pointer: p })
         };
         let [b0, b1, s0, s1] = [0, 1, 2, 3].map(&mut bound);
-        let tests = [
-            e.binary(out, BinaryOperator::GreaterEqual, wg, b0),
-            e.binary(out, BinaryOperator::Less, wg, b1),
-            e.binary(out, BinaryOperator::GreaterEqual, step, s0),
-            e.binary(out, BinaryOperator::Less, step, s1),
-        ];
-        let within = tests.into_iter().reduce(|a, b| e.binary(out, BinaryOperator::LogicalAnd, a, b));
+        let mut within = e.binary(out, BinaryOperator::GreaterEqual, wg, b0);
+        for (op, left, right) in [
+            (BinaryOperator::Less, wg, b1),
+            (BinaryOperator::GreaterEqual, step, s0),
+            (BinaryOperator::Less, step, s1),
+        ] {
+            let test = e.binary(out, op, left, right);
+            within = e.binary(out, BinaryOperator::LogicalAnd, within, test);
+        }
         let mut counted = Block::new();
         let count = e.expr(&mut counted, Expression::AccessIndex { base: v.trace, index: 0 });
         let slot = e.expr(&mut counted, Expression::AtomicResult { ty: self.g.u32_ty, comparison: false });
@@ -143,12 +145,7 @@ impl Pass<'_> {
             accept.push(Statement::Store { pointer: p, value: word }, Span::UNDEFINED);
         }
         counted.push(Statement::If { condition: fits, accept, reject: Block::new() }, Span::UNDEFINED);
-        if let Some(within) = within {
-            out.push(
-                Statement::If { condition: within, accept: counted, reject: Block::new() },
-                Span::UNDEFINED,
-            );
-        }
+        out.push(Statement::If { condition: within, accept: counted, reject: Block::new() }, Span::UNDEFINED);
         out.push(Statement::Store { pointer: v.step, value: next }, Span::UNDEFINED);
         if ends_gap {
             let none = e.u32(NO_USE);

@@ -128,6 +128,7 @@ pub fn instrument(
             loop_stack: Vec::new(),
             next_order: 0,
             clones: 0,
+            returns: Default::default(),
         };
         pass.entry(&mut entry_fn, ep_info, entry)?;
         pass.sites

@@ -42,7 +42,13 @@ pub(super) struct Pass<'a> {
     pub(super) next_order: u32,
     /// Specialised function copies so far.
     pub(super) clones: usize,
+    /// Whether a function returns a tainted value, by its arguments' taint (see
+    /// `specialize.rs`): each callee is analysed once per taint of its arguments.
+    pub(super) returns: std::cell::RefCell<Returns>,
 }
+
+/// Whether a function returns a tainted value, by the function and its arguments' taint.
+pub(super) type Returns = HashMap<(Handle<Function>, Vec<bool>), bool>;
 
 /// The function being rewritten: its original info and its extra arguments.
 pub(super) struct FnCx<'i> {

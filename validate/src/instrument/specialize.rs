@@ -87,8 +87,14 @@ impl Pass<'_> {
     /// original expressions only.
     fn taint(&self, f: &Function, info: &FunctionInfo, args: &[bool]) -> Vec<bool> {
         let returns = |callee: Handle<Function>, args: &[bool]| {
+            let key = (callee, args.to_vec());
+            if let Some(&r) = self.returns.borrow().get(&key) {
+                return r;
+            }
             let t = self.taint(&self.originals[callee], &self.info[callee], args);
-            crate::deps::returned(&self.originals[callee], &t)
+            let r = crate::deps::returned(&self.originals[callee], &t);
+            self.returns.borrow_mut().insert(key, r);
+            r
         };
         crate::deps::taint(
             f,

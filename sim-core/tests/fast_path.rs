@@ -49,20 +49,30 @@ impl Paths {
     }
 }
 
+/// Every request of `reqs` on `hw`: the fast path's outcome equals the general path's,
+/// and its picture's.
+fn fast_equals_general_on_all(
+    hw: &Hardware,
+    reqs: &[(u8, Op, Vec<Option<u32>>)],
+) -> Result<(), TestCaseError> {
+    hw.validate().map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
+    let mut paths = Paths::new(hw);
+    for (bytes, op, elems) in reqs {
+        let (lanes, addrs) = lanes_addrs(hw.warp, elems);
+        let req = WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs: &addrs };
+        let o = paths.agree(&req)?;
+        let (p, _) = paths.general.picture(&req);
+        prop_assert_eq!(o, p, "fast vs picture");
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
     fn fast_path_equals_general_path(hw in hardware(), reqs in prop::collection::vec(request(), 1..8)) {
-        hw.validate().map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
-        let mut paths = Paths::new(&hw);
-        for (bytes, op, elems) in &reqs {
-            let (lanes, addrs) = lanes_addrs(hw.warp, elems);
-            let req = WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs: &addrs };
-            let o = paths.agree(&req)?;
-            let (p, _) = paths.general.picture(&req);
-            prop_assert_eq!(o, p, "fast vs picture");
-        }
+        fast_equals_general_on_all(&hw, &reqs)?;
     }
 }
 
@@ -300,15 +310,7 @@ proptest! {
         hw in grouped_hardware(),
         reqs in prop::collection::vec(prop_oneof![request(), aligned_request()], 1..8),
     ) {
-        hw.validate().map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
-        let mut paths = Paths::new(&hw);
-        for (bytes, op, elems) in &reqs {
-            let (lanes, addrs) = lanes_addrs(hw.warp, elems);
-            let req = WarpRequest { op: *op, bytes: *bytes, lanes: &lanes, addrs: &addrs };
-            let o = paths.agree(&req)?;
-            let (p, _) = paths.general.picture(&req);
-            prop_assert_eq!(o, p, "fast vs picture");
-        }
+        fast_equals_general_on_all(&hw, &reqs)?;
     }
 
     /// The `cdna3` preset's 16-byte loads (its documented lane groups: lanes 0-3 with

@@ -64,6 +64,17 @@ fn every_preset_is_found_from_its_own_wavefronts_with_noise() {
 }
 
 #[test]
+fn the_h100_preset_is_found_from_times_measured_on_an_h100() {
+    // `banksim probe --csv` on an H100 80GB HBM3 (validate/results/h100/probe/)
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/h100/probe_times.csv"));
+    let e = evidence::parse(&std::fs::read_to_string(path).unwrap(), path).unwrap();
+    let inf = infer(&e);
+    let h100 = configs::preset("h100").unwrap();
+    assert_found(&inf, &h100);
+    assert!(inf.best.fit.rms(e.patterns.len()) < 0.05, "{:?}", inf.best.fit);
+}
+
+#[test]
 fn the_evidence_read_back_from_csv_gives_the_same_structure() {
     let hw = configs::preset("cdna4").unwrap();
     let (e, inf) = probe(&hw, 1.0, 0.03);

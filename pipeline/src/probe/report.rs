@@ -109,10 +109,10 @@ pub fn summary(e: &Evidence, inf: &Inference, hw: &Hardware) -> String {
     let _ = writeln!(s, "pair merge of wide loads: {}", describe_merge(hw));
     let _ = writeln!(
         s,
-        "fit: RMS {:.1}% per pattern over {n} patterns (ratios {lo:.2} to {hi:.2}), {:.2} ns of loop per wavefront, {}; \
+        "fit: RMS {:.1}% per pattern over {n} patterns (ratios {lo:.2} to {hi:.2}), {:.2} us of loop per wavefront (the `loop us` of a load of one), {}; \
          {} hypotheses scored",
         rms(&inf.best.fit),
-        inf.best.fit.log_beta.exp(),
+        inf.best.fit.log_beta.exp() / 1e3,
         match inf.best.fit.floor {
             f if f <= 1.0 => "every load bound by the pipe".to_string(),
             f => format!("loads of fewer than {f} wavefronts bound by something else (issue)"),

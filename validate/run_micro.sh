@@ -78,7 +78,14 @@
 #                       aos_global_vec4. COMPILER_ONLY=1 runs these two kernels' rows and the
 #                       op_cost.wgsl rows of divisions, remainders and multiplies by a constant
 #                       (OP=5, 6, 9 at C = 7 and 8), integer multiplies (7) and float
-#                       multiply-adds (8)
+#                       multiply-adds (8), float multiplies then adds (10), multiplies (11)
+#                       and adds (12)
+#   smem_merge.wgsl     whether the driver merges neighbouring 4-byte workgroup loads into
+#                       wider ones: F words of a record at stride S words, offset OFF, read
+#                       from a u32 array with S known when compiled (MODE=0) or read at run
+#                       time (1), as components of vec4s (2), as struct fields (3), and one
+#                       vec4 load (4, the reference); 1056 workgroups of 1024: rows
+#                       smem_merge_m<MODE>_s<S>_o<OFF>_f<F>. MERGE_ONLY=1 runs these rows alone
 #
 # Usage:  validate/run_micro.sh OUTDIR      (writes OUTDIR/micro.csv and OUTDIR/json/)
 # Env:    BANKSIM (default target/release/banksim), REPS (default 20), WARMUP (default 5),
@@ -89,6 +96,7 @@
 #         CONFLICT_ONLY=1 (only the wide_conflict.wgsl and phase_conflict.wgsl rows),
 #         BARRIER_ONLY=1 (only the barrier_cost.wgsl rows), ATOMS_ONLY=1 (only the
 #         atom_collide.wgsl rows), COMPILER_ONLY=1 (only the compiler-effect rows above),
+#         MERGE_ONLY=1 (only the smem_merge.wgsl rows),
 #         L2_MIB (l2_read buffer sizes in MiB, default "1 4 16 32 256")
 set -euo pipefail
 case "${1:-}" in
@@ -163,7 +171,7 @@ compiler() {
     m aos_global_vec4 aos_global.wgsl 65535 --override VEC=1 --bind "0.0=zeros:1" \
         --bind 0.1=zeros:16777216 --bind 0.6=zeros:67108864
     for n in 132 1056; do
-        for op in 7 8; do
+        for op in 7 8 10 11 12; do
             for rep in 8 16; do
                 m "op_cost_op${op}_rep${rep}_n$n" op_cost.wgsl "$n" --override "OP=$op" --override "REP=$rep" \
                     --bind "0.0=u32:7,${OP_ITERS:-4096}"
@@ -180,6 +188,17 @@ compiler() {
     done
 }
 [ "${COMPILER_ONLY:-0}" = 1 ] && { compiler; echo "done: $OUT/micro.csv"; exit 0; }
+merges() {
+    local row mode s off f
+    for row in 4:4:0:4 4:16:0:4 0:4:0:1 0:4:0:4 0:4:1:4 0:4:2:4 0:4:0:2 0:2:0:2 0:8:0:4 0:16:0:4 0:5:0:4 \
+        1:4:0:4 1:8:0:4 2:4:0:4 2:8:0:4 2:16:0:4 3:4:0:4 3:8:0:4 4:8:0:4; do
+        IFS=: read -r mode s off f <<< "$row"
+        m "smem_merge_m${mode}_s${s}_o${off}_f$f" smem_merge.wgsl 1056 --override "MODE=$mode" \
+            --override "S=$s" --override "OFF=$off" --override "F=$f" --bind "0.0=u32:$s,0" \
+            --bind 0.1=zeros:1081344
+    done
+}
+[ "${MERGE_ONLY:-0}" = 1 ] && { merges; echo "done: $OUT/micro.csv"; exit 0; }
 conflicts() {
     local sms=${SMS:-132} w s a b
     for w in 1:4:"1 2 4 8 16 32" 2:8:"1 2 4 8 16" 4:16:"1 2 4 8"; do
@@ -274,6 +293,7 @@ done
 dram_chase
 load_mlp
 conflicts
+merges
 barriers
 m tile16_pad0_n65535 tile16.wgsl 65535 --override PAD=0
 m aos_k2_n65535 aos_k2.wgsl 65535

@@ -11,6 +11,9 @@
 //   7  u32 multiply                    x = x * (d | 1) + k
 //   8  f32 fused multiply-add          y = fma(y, f, 1)
 //   9  u32 multiply by a constant      x = x * C + k
+//  10  f32 multiply, then add          y = y * f + 1   (two operations a compiler may fuse)
+//  11  f32 multiply                    y = y * f
+//  12  f32 add                         y = y + f
 // The time of 8 operations is the difference between REP=16 and REP=8 (the loop's own
 // cost cancels). With TRIP > 0 the loop runs TRIP iterations, a trip count known when
 // the shader is compiled: `banksim shader-stats`' binary size then tells whether the
@@ -39,6 +42,9 @@ fn step(s: S, d: u32, f: f32, k: u32) -> S {
         case 7u: { r.x = r.x * (d | 1u) + k; }
         case 8u: { r.y = fma(r.y, f, 1.0); }
         case 9u: { r.x = r.x * C + k; }
+        case 10u: { r.y = r.y * f + 1.0; }
+        case 11u: { r.y = r.y * f; }
+        case 12u: { r.y = r.y + f; }
         default: { r.z = r.z / i32(d) + 0x40000000; }
     }
     return r;

@@ -86,6 +86,10 @@
 #                       time (1), as components of vec4s (2), as struct fields (3), and one
 #                       vec4 load (4, the reference); 1056 workgroups of 1024: rows
 #                       smem_merge_m<MODE>_s<S>_o<OFF>_f<F>. MERGE_ONLY=1 runs these rows alone
+#   occ_smem.wgsl       workgroups an SM holds by the workgroup memory they declare (4 to
+#                       48 KiB): one latency-bound warp per workgroup, 132 x k workgroups
+#                       for k = 1, 7, 24; rows occ_smem_<bytes>b_k<k>. OCC_ONLY=1 runs
+#                       these rows alone
 #
 # Usage:  validate/run_micro.sh OUTDIR      (writes OUTDIR/micro.csv and OUTDIR/json/)
 # Env:    BANKSIM (default target/release/banksim), REPS (default 20), WARMUP (default 5),
@@ -96,7 +100,7 @@
 #         CONFLICT_ONLY=1 (only the wide_conflict.wgsl and phase_conflict.wgsl rows),
 #         BARRIER_ONLY=1 (only the barrier_cost.wgsl rows), ATOMS_ONLY=1 (only the
 #         atom_collide.wgsl rows), COMPILER_ONLY=1 (only the compiler-effect rows above),
-#         MERGE_ONLY=1 (only the smem_merge.wgsl rows),
+#         MERGE_ONLY=1 (only the smem_merge.wgsl rows), OCC_ONLY=1 (only occ_smem.wgsl's),
 #         L2_MIB (l2_read buffer sizes in MiB, default "1 4 16 32 256")
 set -euo pipefail
 case "${1:-}" in
@@ -199,6 +203,16 @@ merges() {
     done
 }
 [ "${MERGE_ONLY:-0}" = 1 ] && { merges; echo "done: $OUT/micro.csv"; exit 0; }
+occupancy() {
+    local sms=${SMS:-132} bytes k
+    for bytes in 4096 8192 12288 16384 16640 17408 20480 24576 32768 40960 49152; do
+        for k in 1 7 24; do
+            m "occ_smem_${bytes}b_k$k" occ_smem.wgsl "$((sms * k))" --override "N=$((bytes / 4))" \
+                --bind "0.0=u32:7,${OCC_STEPS:-2048}" --bind "0.1=zeros:$((sms * k * 32))"
+        done
+    done
+}
+[ "${OCC_ONLY:-0}" = 1 ] && { occupancy; echo "done: $OUT/micro.csv"; exit 0; }
 conflicts() {
     local sms=${SMS:-132} w s a b
     for w in 1:4:"1 2 4 8 16 32" 2:8:"1 2 4 8 16" 4:16:"1 2 4 8"; do
@@ -294,6 +308,7 @@ dram_chase
 load_mlp
 conflicts
 merges
+occupancy
 barriers
 m tile16_pad0_n65535 tile16.wgsl 65535 --override PAD=0
 m aos_k2_n65535 aos_k2.wgsl 65535

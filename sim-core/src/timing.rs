@@ -61,6 +61,16 @@ pub struct Timing {
     /// [`crate::memory`]). Default 0 (every load waits `global_latency`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub dram_latency: u32,
+    /// Cycles from the pipe to the data of a global load whose lines its block loaded
+    /// recently (the L1 holds them: see `l1_bytes`). Default 0 (no L1: every load waits
+    /// `global_latency`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub l1_latency: u32,
+    /// Bytes of an SM's L1 that hold global lines, shared by the blocks it runs at once: a
+    /// global load whose every line is among the last `l1_bytes / blocks` bytes of lines
+    /// its block loaded waits `l1_latency` and takes no DRAM or L2 bandwidth. Default 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub l1_bytes: u32,
     /// DRAM bandwidth of the whole device, bytes per SM clock cycle: the SMs that run
     /// blocks share it equally, and each global request's 128-byte lines pass through
     /// its SM's share (after the pipe, before `global_latency`). Default 0 (no limit).

@@ -408,6 +408,32 @@ fn global_accesses_cost_a_wavefront_per_line_and_share_the_shared_memory_pipe() 
 }
 
 #[test]
+fn a_global_load_of_lines_its_block_loaded_recently_waits_the_l1() {
+    let lanes: Vec<u16> = (0..32).collect();
+    let line = |base: u32| (0..32).map(|l| base + 4 * l).collect::<Vec<u32>>();
+    let words: Vec<u32> = (0..32).map(|l| 4 * l).collect();
+    // one warp: load line A, then B, then A again, each value used by a store at once
+    let mut r = traces::Requests::new(32);
+    for (step, base) in [4096, 8192, 4096].into_iter().enumerate() {
+        r.push(0, 0, 2 * step as u32, Op::GlobalLoad, 4, 0, Some(false), None, &lanes, &line(base));
+        r.push(0, 0, 2 * step as u32 + 1, Op::Store, 4, 0, Some(true), None, &lanes, &words);
+    }
+    let cycles = |l1_latency: u32, l1_bytes: u32| {
+        let mut hw = configs::preset("h100").unwrap();
+        let t = hw.timing.as_mut().unwrap();
+        (t.sms, t.global_latency, t.l1_latency, t.l1_bytes, t.dram_bytes_per_cycle) =
+            (1, 500, l1_latency, l1_bytes, 0.0);
+        engine::run(&hw, &r, &EngineOptions::default()).unwrap().cycles
+    };
+    // the third load hits: it waits the L1's latency, the other two the global one
+    let (l1_100, l1_200) = (cycles(100, 1 << 20), cycles(200, 1 << 20));
+    assert_eq!(l1_200 - l1_100, 100);
+    // no L1, and an L1 too small for two lines (one line per block): every load misses
+    assert_eq!(cycles(0, 1 << 20) - l1_100, 400);
+    assert_eq!(cycles(100, 128) - l1_100, 400);
+}
+
+#[test]
 fn ldmatrix_returns_data_like_a_load_and_stmatrix_and_cp_async_write_like_stores() {
     // one warp: a tensor-core op of 32 rows 128 bytes apart (8 wavefronts a matrix on the
     // h100 preset; cp.async.cg none), then an access that needs its previous load's value

@@ -125,6 +125,22 @@ fn check(work: &traces::Requests, policy: DepPolicy, hw: &sim_core::Hardware, re
     // the pipe: W wavefronts hold it W x pipe_cycles_per_wavefront, in issue order
     let mut model = BankModel::new(hw);
     let mut by_sm: HashMap<u32, Vec<RequestTiming>> = HashMap::new();
+    // a global load may wait the L1 only where its block loaded each of its lines before,
+    // and must where the block has loaded no more lines than its share of the L1 holds
+    let capacity = (t.l1_bytes / 128 / report.blocks_per_sm.max(1)) as usize;
+    let mut l1: HashMap<usize, (bool, bool)> = HashMap::new(); // (may hit, must hit)
+    let mut loaded: HashMap<u32, std::collections::HashSet<u32>> = HashMap::new();
+    for i in 0..work.len() {
+        let q = work.get(i);
+        if q.op != Op::GlobalLoad || t.l1_latency == 0 {
+            continue;
+        }
+        let lines: std::collections::HashSet<u32> = q.addrs.iter().map(|a| a / 128).collect();
+        let block = loaded.entry(q.block).or_default();
+        let before = !lines.is_empty() && lines.is_subset(block);
+        block.extend(&lines);
+        l1.insert(i, (before, before && block.len() <= capacity));
+    }
     for (&i, r) in &timing {
         let q = work.get(i);
         let w = model.evaluate(&WarpRequest { op: q.op, bytes: q.bytes, lanes: q.lanes, addrs: q.addrs });
@@ -132,7 +148,13 @@ fn check(work: &traces::Requests, policy: DepPolicy, hw: &sim_core::Hardware, re
         assert!(r.pipe_start >= r.issue, "request {i} enters the pipe before it issues: {r:?}");
         let busy = r.wavefronts as u64 * t.pipe_cycles_per_wavefront as u64;
         let done = match q.op {
-            Op::GlobalLoad => r.pipe_start + busy + t.global_latency as u64,
+            Op::GlobalLoad => {
+                let out = r.pipe_start + busy;
+                let (may, must) = l1.get(&i).copied().unwrap_or((false, false));
+                // (past the L1's share, a load that may hit is checked against either)
+                let hit = must || (may && r.done == out + t.l1_latency as u64);
+                out + if hit { t.l1_latency } else { t.global_latency } as u64
+            }
             Op::Load | Op::Atomic => {
                 let extra = if q.op == Op::Atomic { t.atomic_extra_latency as u64 } else { 0 };
                 r.pipe_start

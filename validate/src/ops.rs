@@ -32,6 +32,7 @@
 //! | loads and stores of locals, privates and workgroup memory (the latter are the trace's requests), constant indices, literals | 0 |
 //! | anything computed from literals, constants and overrides alone, and `if` / `switch` on it (the compiler folds them) | 0 |
 //! | an integer operation with its identity, an override's value included (`x * 1`, `x + 0`, `x - 0`, `x / 1`, `x \| 0`, `x ^ 0`, `x << 0`, `x >> 0`, `x & 0xffffffff`: the compiler removes it) | 0 |
+//! | a float add or subtract with a product as an operand (`a * b + c`: the compiler fuses the two into one multiply-add; the multiply counts) | 0 |
 //! | an integer operation whose value its other operand decides alone (`x * 0`, `x & 0`, `x % 1`), and what follows from such values alone | 0 |
 //! | a function call (compilers inline them; the callee's own work counts) | 0 |
 //! | a loop whose first test leaves it on values known when compiled (`j < N` with `j = 0u`, `N = 0`): [`crate::dead_loops`] removes it before counting | 0 |
@@ -98,7 +99,8 @@ pub struct Facts {
     live: Vec<bool>,
     divisions: Vec<u32>,
     /// An operation with its identity (`x * 1`, `x + 0`, `x | 0`, `x << 0`...), which
-    /// the compiler removes.
+    /// the compiler removes, and a float add of a product, which the product's fused
+    /// multiply-add does.
     free: Vec<bool>,
 }
 
@@ -130,7 +132,7 @@ impl Facts {
                 _ => 0,
             })
             .collect();
-        let free = f
+        let mut free: Vec<bool> = f
             .expressions
             .iter()
             .map(|(_, e)| match *e {
@@ -138,6 +140,26 @@ impl Facts {
                 _ => false,
             })
             .collect();
+        // a float add or subtract of a product: the product's multiply-add does both
+        let is_float = |h: Handle<Expression>| {
+            matches!(
+                *info[h].ty.inner_with(types),
+                naga::TypeInner::Scalar(s) | naga::TypeInner::Vector { scalar: s, .. } if s.kind == naga::ScalarKind::Float
+            )
+        };
+        let product = |h: Handle<Expression>, free: &[bool]| {
+            matches!(f.expressions[h], Expression::Binary { op: BinaryOperator::Multiply, .. })
+                && !consts[h.index()]
+                && !free[h.index()]
+        };
+        for (h, e) in f.expressions.iter() {
+            if let Expression::Binary { op: BinaryOperator::Add | BinaryOperator::Subtract, left, right } = *e
+            {
+                if is_float(h) && !consts[h.index()] && (product(left, &free) || product(right, &free)) {
+                    free[h.index()] = true;
+                }
+            }
+        }
         let live = crate::liveness::live(f, globals);
         Facts { consts, live, divisions, free }
     }
@@ -624,6 +646,32 @@ mod tests {
         // annihilated: known whatever `li` is, and so is what follows from it alone
         assert_eq!(cost("(li * 0u) * 5u + li"), 1, "only the last `+`");
         assert_eq!(cost("(li & 0u) + (li % 1u)"), 0);
+    }
+
+    #[test]
+    fn a_float_add_of_a_product_is_one_multiply_add() {
+        let body = |expr: &str| {
+            format!(
+                "@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+                @compute @workgroup_size(64)
+                fn main(@builtin(local_invocation_index) li: u32) {{
+                    let x = f32(li);
+                    out[li] = {expr};
+                }}"
+            )
+        };
+        // against `x` alone: out's index and the conversion
+        let cost = |expr: &str| costs(&body(expr))[0] - costs(&body("x"))[0];
+        assert_eq!(cost("x * 3.0 + 1.0"), 1);
+        assert_eq!(cost("1.0 - x * x"), 1);
+        assert_eq!(cost("fma(x, 3.0, 1.0)"), 1);
+        assert_eq!(cost("x * x + x * 3.0"), 2, "one multiply and one multiply-add");
+        assert_eq!(cost("((x * 2.0 + 1.0) * x + 3.0) * x + 4.0"), 3, "Horner: a multiply-add a step");
+        assert_eq!(cost("(vec2(x) * 2.0 + 1.0).y"), 1, "vectors too");
+        // not fused: an add of no product, and integers (a multiply-add of integers
+        // issues as two, measured)
+        assert_eq!(cost("x + 3.0"), 1);
+        assert_eq!(cost("f32(li * 3u + 1u)"), 2);
     }
 
     #[test]

@@ -16,4 +16,7 @@ pub(super) struct Ctx<'a, W: ?Sized> {
     /// Cycles, in 256ths, one global 128-byte line holds its SM's share of DRAM
     /// bandwidth (0: no limit).
     pub(super) line_cost: u64,
+    /// Global lines a block's L1 share holds (`Timing::l1_bytes` over the blocks an SM
+    /// runs at once; 0: no L1).
+    pub(super) l1_lines: usize,
 }

@@ -114,6 +114,10 @@ fn run_blocks<W: Window>(
     let mut sms: Vec<Sm> =
         (0..timing.sms).into_par_iter().map(|i| Sm::new(i, hw, &timing, blocks_per_sm)).collect();
     // the most blocks one round can hand out: every slot of every SM
+    let l1_lines = match timing.l1_latency {
+        0 => 0,
+        _ => (timing.l1_bytes as u64 / crate::memory::LINE_BYTES / blocks_per_sm.max(1) as u64) as usize,
+    };
     let round = (timing.sms as usize).saturating_mul(blocks_per_sm as usize).max(1);
     let hold = |work: &mut W, next: usize| {
         work.hold(next..blocks.len().min(next.saturating_add(round))).map_err(EngineError::Input)
@@ -133,7 +137,7 @@ fn run_blocks<W: Window>(
     }
     let all: Vec<usize> = (0..sms.len()).collect();
     let more = next < blocks.len();
-    let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block, line_cost };
+    let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block, line_cost, l1_lines };
     let (waits, free) = run_sms(&mut sms, &all, |sm| {
         sm.advance(&ctx, more);
         (sm.run.waiting_since, sm.run.free_slots)
@@ -143,14 +147,14 @@ fn run_blocks<W: Window>(
     let mut dispatch = Dispatch::new(waits, free);
     while next < blocks.len() {
         hold(work, next)?;
-        let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block, line_cost };
+        let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block, line_cost, l1_lines };
         if !dispatch.round(&ctx, &mut sms, &mut next) {
             debug_assert!(false, "blocks left but no SM waiting for one");
             break;
         }
     }
     // No blocks left: every SM runs what it holds to the end (no block is launched).
-    let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block, line_cost };
+    let ctx = Ctx { timing: &timing, work: &*work, opts, blocks, warps_per_block, line_cost, l1_lines };
     run_sms(&mut sms, &all, |sm| {
         sm.run.waiting_since = None;
         sm.advance(&ctx, false)

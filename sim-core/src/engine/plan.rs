@@ -57,6 +57,9 @@ pub(super) const GLOBAL_LOAD: u8 = 16;
 pub(super) const GLOBAL: u8 = 32;
 /// The step is a returning atomic: `atomic_extra_latency` more than a load.
 pub(super) const ATOMIC: u8 = 64;
+/// The step is a global load whose lines its block loaded recently: `l1_latency`, no
+/// DRAM or L2 bandwidth.
+pub(super) const L1_HIT: u8 = 128;
 
 #[derive(Clone, Copy)]
 pub(super) struct WarpPlan {
@@ -83,6 +86,7 @@ pub(super) fn build_plan<W: Workload + ?Sized>(
     let schedulers = ctx.timing.schedulers_per_sm;
     let mut warp = None;
     let mut barriers = 0;
+    let mut l1 = L1::new(ctx.l1_lines);
     for i in start..end {
         let r = ctx.work.request(i);
         if warp != Some(r.warp) {
@@ -106,7 +110,12 @@ pub(super) fn build_plan<W: Workload + ?Sized>(
             flags |= LOAD;
         }
         match r.op {
-            Op::GlobalLoad => flags |= GLOBAL_LOAD | GLOBAL,
+            Op::GlobalLoad => {
+                flags |= GLOBAL_LOAD | GLOBAL;
+                if l1.load(r.addrs) {
+                    flags |= L1_HIT;
+                }
+            }
             Op::GlobalStore => flags |= GLOBAL,
             Op::Atomic => flags |= ATOMIC,
             Op::Barrier => {
@@ -134,4 +143,51 @@ pub(super) fn build_plan<W: Workload + ?Sized>(
         last.end = (end - start) as u32;
     }
     plan
+}
+
+/// The global lines a block loaded last, up to its share of the L1, oldest first out.
+struct L1 {
+    capacity: usize,
+    /// Each line held, with the stamp of its last load.
+    held: std::collections::HashMap<u32, u64>,
+    /// Loads in order: (line, stamp); an entry whose stamp is no longer its line's is stale.
+    order: std::collections::VecDeque<(u32, u64)>,
+    stamp: u64,
+}
+
+impl L1 {
+    fn new(capacity: usize) -> L1 {
+        L1 { capacity, held: Default::default(), order: Default::default(), stamp: 0 }
+    }
+
+    /// Loads `addrs`' lines: whether every one was held already.
+    fn load(&mut self, addrs: &[u32]) -> bool {
+        if self.capacity == 0 || addrs.is_empty() {
+            return false;
+        }
+        let mut hit = true;
+        let mut last = None;
+        for &a in addrs {
+            let line = a / crate::model::GLOBAL_LINE_BYTES;
+            if last == Some(line) {
+                continue;
+            }
+            last = Some(line);
+            self.stamp += 1;
+            hit &= self.held.insert(line, self.stamp).is_some();
+            self.order.push_back((line, self.stamp));
+        }
+        while self.held.len() > self.capacity {
+            let Some((line, stamp)) = self.order.pop_front() else { break };
+            if self.held.get(&line) == Some(&stamp) {
+                self.held.remove(&line);
+            }
+        }
+        // stale entries would grow the queue without bound
+        if self.order.len() > 4 * self.capacity + 64 {
+            let held = &self.held;
+            self.order.retain(|(line, stamp)| held.get(line) == Some(stamp));
+        }
+        hit
+    }
 }

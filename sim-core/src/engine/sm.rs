@@ -3,7 +3,7 @@
 
 use super::context::Ctx;
 use super::events::{EventKind, Events};
-use super::plan::{build_plan, ATOMIC, BARRIER, GLOBAL, GLOBAL_LOAD, HAS_WAIT, LOAD};
+use super::plan::{build_plan, ATOMIC, BARRIER, GLOBAL, GLOBAL_LOAD, HAS_WAIT, L1_HIT, LOAD};
 use super::report::{Cycle, RequestTiming, SmStats};
 use super::resident::{arrive, ready_next, BarrierState, Resident, WarpState};
 use super::workload::Workload;
@@ -274,14 +274,16 @@ impl Sm {
         let returns = step.flags & LOAD != 0;
         // a global request's lines pass through the SM's share of DRAM bandwidth
         let mut out = pipe_start + busy;
-        if step.flags & GLOBAL != 0 && ctx.line_cost > 0 {
+        if step.flags & GLOBAL != 0 && step.flags & L1_HIT == 0 && ctx.line_cost > 0 {
             let start = (out << 8).max(self.run.mem_free);
             self.run.mem_free = start + o.wavefronts as u64 * ctx.line_cost;
             let end = self.run.mem_free.div_ceil(256);
             self.run.stats.stalls.global += end - out;
             out = end;
         }
-        let done = if step.flags & GLOBAL_LOAD != 0 {
+        let done = if step.flags & L1_HIT != 0 {
+            out + t.l1_latency as Cycle
+        } else if step.flags & GLOBAL_LOAD != 0 {
             out + t.global_latency as Cycle
         } else if step.flags & GLOBAL != 0 {
             out

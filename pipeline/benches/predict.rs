@@ -1,6 +1,6 @@
 //! `banksim predict`'s time outside the capture: for every variant of a kernel suite,
-//! the prediction from its family's reference (the reference's time given, its cost of
-//! an operation solved, the no-conflict run), as `predict --reference` makes it from two
+//! the prediction from its family's reference (the reference's measured time given, its
+//! cost of an operation solved, the no-conflict run), as `predict --reference` makes it from two
 //! captured traces, timed; and the same with every block simulated (`--full`), which
 //! must agree (the one-SM shortcut is exact).
 //!
@@ -26,6 +26,10 @@ struct Args {
     /// Captured traces, LABEL.csv per variant.
     #[arg(long)]
     traces: PathBuf,
+    /// Measured times (`label`, `median_us`): the reference's is given to the solve
+    /// (10 ms where a reference has none).
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../validate/results/h100/measure.csv"))]
+    measured: PathBuf,
     /// Preset.
     #[arg(long, default_value = "h100")]
     config: String,
@@ -44,6 +48,14 @@ fn main() {
         let trace = traces::read_any(&args.traces.join(format!("{label}.csv"))).expect("a captured trace");
         pipeline::simulate::checked_requests(&trace, &hw, None).expect("requests")
     };
+    let mut measured = std::collections::HashMap::new();
+    for row in csv::Reader::from_path(&args.measured).expect("measured times").deserialize() {
+        let (label, us): (String, f64) = match row {
+            Ok(Measured { label, median_us }) => (label, median_us),
+            Err(e) => panic!("{}: {e}", args.measured.display()),
+        };
+        measured.insert(label, us);
+    }
     let mut references = std::collections::HashMap::new();
     let (mut worst, mut worst_label, mut worst_diff) = (0.0f64, String::new(), 0.0f64);
     println!("{:<28} {:>8} {:>10} {:>10} {:>9}", "variant", "blocks", "seconds", "full s", "agree");
@@ -52,13 +64,14 @@ fn main() {
         let dispatch =
             |label: &str| Dispatch { requests: load(label), extent: Extent::default(), blocks: row.blocks };
         let (target, refd) = (dispatch(&row.label), dispatch(&reference));
+        let reference_us = measured.get(&reference).copied().unwrap_or(10_000.0);
         let t = Instant::now();
-        let fast = predict(&hw, target, Some((refd, 100.0)), false).expect("a prediction");
+        let fast = predict(&hw, target, Some((refd, reference_us)), false).expect("a prediction");
         let secs = t.elapsed().as_secs_f64();
         let (mut full_secs, mut agree) = (f64::NAN, f64::NAN);
         if args.full {
             let t = Instant::now();
-            let full = predict(&hw, dispatch(&row.label), Some((dispatch(&reference), 100.0)), true)
+            let full = predict(&hw, dispatch(&row.label), Some((dispatch(&reference), reference_us)), true)
                 .expect("a prediction");
             full_secs = t.elapsed().as_secs_f64();
             agree = fast.us / full.us - 1.0;
@@ -82,4 +95,10 @@ fn main() {
         "slowest: {worst_label} {worst:.3} s; largest difference from the full simulation {:+.4}%",
         100.0 * worst_diff
     );
+}
+
+#[derive(serde::Deserialize)]
+struct Measured {
+    label: String,
+    median_us: f64,
 }

@@ -48,14 +48,7 @@ fn main() {
         let trace = traces::read_any(&args.traces.join(format!("{label}.csv"))).expect("a captured trace");
         pipeline::simulate::checked_requests(&trace, &hw, None).expect("requests")
     };
-    let mut measured = std::collections::HashMap::new();
-    for row in csv::Reader::from_path(&args.measured).expect("measured times").deserialize() {
-        let (label, us): (String, f64) = match row {
-            Ok(Measured { label, median_us }) => (label, median_us),
-            Err(e) => panic!("{}: {e}", args.measured.display()),
-        };
-        measured.insert(label, us);
-    }
+    let (measured, _) = validate::suite::read_measured(&args.measured).expect("measured times");
     let mut references = std::collections::HashMap::new();
     let (mut worst, mut worst_label, mut worst_diff) = (0.0f64, String::new(), 0.0f64);
     println!("{:<28} {:>8} {:>10} {:>10} {:>9}", "variant", "blocks", "seconds", "full s", "agree");
@@ -64,7 +57,7 @@ fn main() {
         let dispatch =
             |label: &str| Dispatch { requests: load(label), extent: Extent::default(), blocks: row.blocks };
         let (target, refd) = (dispatch(&row.label), dispatch(&reference));
-        let reference_us = measured.get(&reference).copied().unwrap_or(10_000.0);
+        let reference_us = measured.get(&reference).map_or(10_000.0, |m| m.us);
         let t = Instant::now();
         let fast = predict(&hw, target, Some((refd, reference_us)), false).expect("a prediction");
         let secs = t.elapsed().as_secs_f64();
@@ -95,10 +88,4 @@ fn main() {
         "slowest: {worst_label} {worst:.3} s; largest difference from the full simulation {:+.4}%",
         100.0 * worst_diff
     );
-}
-
-#[derive(serde::Deserialize)]
-struct Measured {
-    label: String,
-    median_us: f64,
 }

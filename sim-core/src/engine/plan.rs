@@ -73,6 +73,7 @@ pub(super) struct WarpPlan {
 pub(super) fn build_plan<W: Workload + ?Sized>(
     ctx: &Ctx<'_, W>,
     model: &mut BankModel,
+    l1: &mut L1,
     block: usize,
     slot: usize,
 ) -> BlockPlan {
@@ -86,7 +87,7 @@ pub(super) fn build_plan<W: Workload + ?Sized>(
     let schedulers = ctx.timing.schedulers_per_sm;
     let mut warp = None;
     let mut barriers = 0;
-    let mut l1 = L1::new(ctx.l1_lines);
+    l1.reset(ctx.l1_lines);
     for i in start..end {
         let r = ctx.work.request(i);
         if warp != Some(r.warp) {
@@ -145,8 +146,10 @@ pub(super) fn build_plan<W: Workload + ?Sized>(
     plan
 }
 
-/// The global lines a block loaded last, up to its share of the L1, oldest first out.
-struct L1 {
+/// The global lines a block loaded last, up to its share of the L1, the least recently
+/// loaded out first (scratch an SM reuses from one block's plan to the next).
+#[derive(Default)]
+pub(super) struct L1 {
     capacity: usize,
     /// Each line held, with the stamp of its last load.
     held: std::collections::HashMap<u32, u64>,
@@ -156,8 +159,11 @@ struct L1 {
 }
 
 impl L1 {
-    fn new(capacity: usize) -> L1 {
-        L1 { capacity, held: Default::default(), order: Default::default(), stamp: 0 }
+    /// Empties it, for a block whose share holds `capacity` lines.
+    fn reset(&mut self, capacity: usize) {
+        self.capacity = capacity;
+        self.held.clear();
+        self.order.clear();
     }
 
     /// Loads `addrs`' lines: whether every one was held already.

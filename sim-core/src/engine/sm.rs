@@ -3,7 +3,7 @@
 
 use super::context::Ctx;
 use super::events::{EventKind, Events};
-use super::plan::{build_plan, ATOMIC, BARRIER, GLOBAL, GLOBAL_LOAD, HAS_WAIT, L1_HIT, LOAD};
+use super::plan::{build_plan, ATOMIC, BARRIER, GLOBAL, GLOBAL_LOAD, HAS_WAIT, L1, L1_HIT, LOAD};
 use super::report::{Cycle, RequestTiming, SmStats};
 use super::resident::{arrive, ready_next, BarrierState, Resident, WarpState};
 use super::workload::Workload;
@@ -18,6 +18,8 @@ use std::sync::Arc;
 pub(super) struct Sm {
     pub(super) index: u32,
     model: BankModel,
+    /// Scratch of the plans' L1 rule.
+    l1: L1,
     /// Everything a run changes but the timings (one `Vec` for all runs).
     pub(super) run: SmRun,
     pub(super) timings: Vec<RequestTiming>,
@@ -103,6 +105,7 @@ impl Sm {
         Sm {
             index,
             model: BankModel::new(hw),
+            l1: L1::default(),
             saved: run.clone(),
             run,
             timings: Vec::new(),
@@ -137,7 +140,7 @@ impl Sm {
         let at = at.max(self.run.next_launch);
         self.run.next_launch = at + ctx.timing.block_launch_cycles as Cycle;
         let slot = self.run.slots.iter().position(Option::is_none).expect("a free slot");
-        let plan = Arc::new(build_plan(ctx, &mut self.model, block, slot));
+        let plan = Arc::new(build_plan(ctx, &mut self.model, &mut self.l1, block, slot));
         // (a warp's first step may go from the launch: no earlier cycle is a stall)
         let first = WarpState { order_ready: at, ..WarpState::default() };
         self.run.slots[slot] = Some(Resident {

@@ -101,12 +101,13 @@ if [ "${REPORT:-0}" = 1 ]; then
     fi
     [ -f "$OUT/measure.csv" ] || { echo "$OUT/measure.csv: missing (MEASURE=1 first)" >&2; exit 1; }
     median() { python3 -c "import csv,sys; print(next(r['median_us'] for r in csv.DictReader(open(sys.argv[1])) if r['label']==sys.argv[2]))" "$OUT/measure.csv" "$1"; }
+    predicted() { python3 -c "import csv,sys; print(next(r['predicted_us'] for r in csv.DictReader(open(sys.argv[1])) if r['label']==sys.argv[2]))" "$OUT/predictions.csv" "$1"; }
     declare -A ref_label ref_kernel ref_args
     echo "label,family,reference,measured_us,preset_us,preset_error,measured_speedup,predicted_speedup,speedup_error,solved" > "$OUT/report.csv"
     while IFS="|" read -r label family kernel overrides dispatch binds; do
         args_of "$overrides" "$binds"
         us=$(median "$label")
-        preset=$(python3 -c "import csv,sys; print(next(r['predicted_us'] for r in csv.DictReader(open(sys.argv[1])) if r['label']==sys.argv[2]))" "$OUT/predictions.csv" "$label")
+        preset=$(predicted "$label")
         if [ -z "${ref_label[$family]:-}" ]; then
             ref_label[$family]=$label; ref_kernel[$family]=$kernel; ref_args[$family]="$overrides"
             echo "$label,$family,1,$us,$preset,$(python3 -c "print(f'{$preset/$us-1:.4f}')"),1,1,0,1" >> "$OUT/report.csv"
@@ -122,7 +123,7 @@ if [ "${REPORT:-0}" = 1 ]; then
         "$BANKSIM" predict "$DIR/$kernel" --dispatch "$dispatch" "${ARGS[@]}" "${ADAPTER_ARGS[@]}" -c "$CONFIG" \
             --reference "$DIR/${ref_kernel[$family]}" --reference-us "$rus" "${rargs[@]}" \
             --json "$OUT/json/$label.reference.json" > "$OUT/json/$label.reference.txt" 2>&1 || solved=0
-        rpreset=$(python3 -c "import csv,sys; print(next(r['predicted_us'] for r in csv.DictReader(open(sys.argv[1])) if r['label']==sys.argv[2]))" "$OUT/predictions.csv" "$rlabel")
+        rpreset=$(predicted "$rlabel")
         python3 - "$OUT/json/$label.reference.json" "$label" "$family" "$rlabel" "$us" "$rus" "$preset" "$solved" "$rpreset" >> "$OUT/report.csv" <<'EOF'
 import json, sys
 label, family, ref, us, rus, preset = sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), float(sys.argv[6]), float(sys.argv[7])

@@ -269,8 +269,8 @@ pub fn capture(gpu: &Gpu, source: &str, file: &str, opts: &CaptureOptions) -> Re
         }
     }
     let mut trace = decoder.finish();
-    // neighbouring global accesses the GPU's compiler merges into wider ones
-    crate::vectorize::merge_global_accesses(&mut trace);
+    // neighbouring accesses the GPU's compiler merges into wider ones
+    crate::vectorize::merge_accesses(&mut trace, &inst.sites);
     let warnings = past_the_end(&trace, &inst.resources, &contents).into_iter().collect();
     Ok(Capture {
         trace,

@@ -169,7 +169,7 @@ fn decode_block(
                 items.push(item((start, keys.len()), Op::Barrier, 0, 0, gap, None, used));
                 ops = r.ops;
             }
-            SiteKind::Access { op, leaves, dep } => {
+            SiteKind::Access { op, leaves, dep, .. } => {
                 // the gap goes to the first piece; an access that uses a loaded value
                 // itself needs it at the end of its gap at the latest
                 let (mut gap, mut wait) = (gap, used.or(dep.then_some(gap)));
@@ -249,7 +249,7 @@ mod tests {
     }
 
     fn ld() -> SiteKind {
-        SiteKind::Access { op: Op::Load, leaves: vec![(0, 4)], dep: false }
+        SiteKind::Access { op: Op::Load, leaves: vec![(0, 4)], dep: false, member: None }
     }
 
     fn rec(thread: u32, step: u32, site: u32, value: u32) -> RawRecord {
@@ -289,7 +289,12 @@ mod tests {
     #[test]
     fn whole_struct_copy_becomes_one_record_per_piece() {
         let sites = vec![site(
-            SiteKind::Access { op: Op::Store, leaves: vec![(0, 4), (4, 4), (8, 8)], dep: false },
+            SiteKind::Access {
+                op: Op::Store,
+                leaves: vec![(0, 4), (4, 4), (8, 8)],
+                dep: false,
+                member: None,
+            },
             0,
             vec![],
         )];
@@ -302,7 +307,7 @@ mod tests {
     fn gaps_and_waits_count_from_the_previous_access_or_barrier() {
         // a load; a load whose gap used the first's value 4 operations in; a barrier; a
         // store whose value is loaded (dep) but whose gap used nothing
-        let dep_st = SiteKind::Access { op: Op::Store, leaves: vec![(0, 4)], dep: true };
+        let dep_st = SiteKind::Access { op: Op::Store, leaves: vec![(0, 4)], dep: true, member: None };
         let sites = vec![
             site(ld(), 0, vec![]),
             site(ld(), 1, vec![]),

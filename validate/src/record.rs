@@ -119,6 +119,13 @@ pub enum SiteKind {
         /// Whether its address (or stored value) depends on an earlier workgroup load's
         /// value (see the `deps` module): the trace's `dep` column.
         dep: bool,
+        /// Where what it points at lies inside one element, as a compiler sees it: the
+        /// byte offset from the start of the struct or vector reached through constant
+        /// members only (`a[i].f`, `v[j].y`, a whole `a[i]` of struct type: 0), or
+        /// `None` for an element of an array indexed as such (`w[t]`) or a component
+        /// picked at run time (`v[j][k]`). Accesses of one element are what the
+        /// driver merges into wide loads (see the `vectorize` module).
+        member: Option<u32>,
     },
     /// A control barrier (`workgroupBarrier`, `storageBarrier`, ...).
     Barrier,

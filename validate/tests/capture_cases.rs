@@ -146,7 +146,7 @@ fn measure_times_repetitions_and_reports_the_adapter() {
 }
 
 /// A struct or array load records the pieces its uses read; a whole use (here: passed to
-/// a function) records every piece.
+/// a function) records every piece, merged into wide loads within the element.
 #[test]
 fn loads_record_the_pieces_used() {
     let Some(gpu) = open_for_tests("loads_record_the_pieces_used") else { return };
@@ -179,10 +179,12 @@ fn loads_record_the_pieces_used() {
         want.push(rec(t, 5, Op::Load, n + 48, 4));
         // g: `g[1]` only
         want.push(rec(t, 6, Op::Load, 1024 + 16 * ((t + 3) % 16) + 4, 4));
-        // w: every piece
-        let pieces = [(0, 16), (16, 16), (32, 4), (36, 4), (40, 4), (44, 4), (48, 4), (52, 4)];
-        for (i, (off, bytes)) in pieces.into_iter().enumerate() {
-            want.push(rec(t, 7 + i as u32, Op::Load, 64 * t + off, bytes));
+        // w: every piece, the scalars of one struct element merged as the driver does
+        // (`tag`, `mass`, `ids[0]`, `ids[1]` into 16 bytes, `ids[2]`, `ids[3]` into 8);
+        // a merged piece's steps stay empty
+        let pieces = [(0, 0, 16), (1, 16, 16), (2, 32, 16), (6, 48, 8)];
+        for (step, off, bytes) in pieces {
+            want.push(rec(t, 7 + step, Op::Load, 64 * t + off, bytes));
         }
     }
     assert_same("pieces", &c.trace, &want);
@@ -589,4 +591,35 @@ fn pieces_and_atomic_results_that_reach_nothing_are_not_loaded() {
         .collect();
     // s[0].id only (not arr[1] at byte 8); the returning atomic, then the dead one
     assert_eq!(t0, vec![(Op::Load, 0), (Op::Atomic, 512), (Op::Reduction, 516)]);
+}
+
+/// `smem_merge.wgsl` loads what its header says the H100 runs: the components of one
+/// `vec4` element and the fields of one struct element, read one by one, as one 16-byte
+/// load; neighbouring elements of a `u32` array as 4-byte loads, aligned or not; the
+/// stores of a whole struct as 16-byte stores.
+#[test]
+fn workgroup_loads_merge_within_an_element_as_smem_merge_measured() {
+    let Some(gpu) = open_for_tests("workgroup_loads_merge_within_an_element_as_smem_merge_measured") else {
+        return;
+    };
+    for (mode, s, off, bytes) in [
+        (0u32, 4u32, 0u32, 4u8),
+        (0, 4, 1, 4),
+        (1, 4, 0, 4),
+        (2, 4, 0, 16),
+        (2, 8, 0, 16),
+        (3, 4, 0, 16),
+        (3, 8, 0, 16),
+        (4, 4, 0, 16),
+    ] {
+        let overrides = [("MODE", mode as f64), ("S", s as f64), ("OFF", off as f64), ("ITERS", 2.0)];
+        let c = run(gpu, "smem_merge.wgsl", [1, 1, 1], &overrides, &["0.0=u32:4,0", "0.1=zeros:1024"]);
+        let loads: Vec<&Record> = c.trace.records.iter().filter(|r| r.op == Op::Load).collect();
+        let per_step = 16 / bytes as usize;
+        assert_eq!(loads.len(), 1024 * 8 * per_step, "MODE {mode} S {s} OFF {off}: 8 steps of 16 bytes");
+        assert!(loads.iter().all(|r| r.bytes == bytes), "MODE {mode} S {s} OFF {off}: {bytes}-byte loads");
+        // the fill: r4's and r8's whole structs as 16-byte stores
+        let wide = c.trace.records.iter().filter(|r| r.op == Op::Store && r.bytes == 16).count();
+        assert_eq!(wide, 512 + 128 * 3, "MODE {mode}: v's vec4 stores and the structs' 16-byte stores");
+    }
 }

@@ -26,11 +26,12 @@ impl Pass<'_> {
     ) -> Result<(), InstrumentError> {
         let leaves = self.pieces(f, cx, ptr, pieces)?;
         let dep = cx.tainted(ptr) || value.is_some_and(|v| cx.tainted(v));
+        let member = self.within_element(f, cx, ptr);
         let addr = self.address(f, cx, out, ptr)?;
         let value = Self::materialize(f, out, addr);
         let what = format!("{} {}", op, self.at(f, ptr, &cx.name));
         let location = location(self.source, self.file, f.expressions.get_span(ptr));
-        let site = self.new_site(SiteKind::Access { op, leaves, dep }, what, location)?;
+        let site = self.new_site(SiteKind::Access { op, leaves, dep, member }, what, location)?;
         self.record(f, cx, out, site, value, true);
         Ok(())
     }

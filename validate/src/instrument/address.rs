@@ -141,6 +141,43 @@ impl Pass<'_> {
         })
     }
 
+    /// The byte offset of what `ptr` points at inside the struct, vector or matrix
+    /// element around it that a compiler knows statically: the chain of constant
+    /// member and component indices above `ptr`, up to an array's element, the
+    /// variable or a pointer argument. `None` where `ptr` points at neither such an
+    /// element nor into one (an array's scalar element, a component picked at run
+    /// time). See [`crate::record::SiteKind::Access`]'s `member`.
+    pub(super) fn within_element(&self, f: &Function, cx: &FnCx, ptr: Handle<Expression>) -> Option<u32> {
+        let composite = |p: Handle<Expression>| match self.pointee(cx, p) {
+            Pointee::Ty(ty) => matches!(
+                self.types[ty].inner,
+                TypeInner::Struct { .. } | TypeInner::Vector { .. } | TypeInner::Matrix { .. }
+            ),
+            Pointee::Value(size, _) => size.is_some(),
+            Pointee::NotPointer => false,
+        };
+        let mut inside = composite(ptr);
+        let (mut p, mut offset) = (ptr, 0);
+        loop {
+            let (base, index) = match f.expressions[p] {
+                Expression::AccessIndex { base, index } => (base, index),
+                Expression::Access { base, index } => match f.expressions[index] {
+                    Expression::Literal(naga::Literal::U32(i)) => (base, i),
+                    Expression::Literal(naga::Literal::I32(i)) if i >= 0 => (base, i as u32),
+                    _ => break,
+                },
+                _ => break,
+            };
+            if !composite(base) {
+                break;
+            }
+            offset += self.member_offset(f, cx, base, index).ok()?;
+            inside = true;
+            p = base;
+        }
+        inside.then_some(offset)
+    }
+
     /// The byte address of workgroup pointer `ptr`, computed from its access chain.
     pub(super) fn address(
         &self,

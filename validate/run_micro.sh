@@ -85,7 +85,17 @@
 #                       from a u32 array with S known when compiled (MODE=0) or read at run
 #                       time (1), as components of vec4s (2), as struct fields (3), and one
 #                       vec4 load (4, the reference); 1056 workgroups of 1024: rows
-#                       smem_merge_m<MODE>_s<S>_o<OFF>_f<F>. MERGE_ONLY=1 runs these rows alone
+#                       smem_merge_m<MODE>_s<S>_o<OFF>_f<F>
+#   smem_merge_store.wgsl  the same for stores: 4 neighbouring u32 elements (MODE=0), 4
+#                       struct fields (1), 4 vec4 components (2), one vec4 store (3), at
+#                       record strides S; rows smem_merge_store_m<MODE>_s<S>. MERGE_ONLY=1
+#                       runs the rows of both kernels alone
+#   compiler_pairs.wgsl pairs of modes that compute the same value two ways: a
+#                       subexpression written twice or once (OP=0, 1), a loop-invariant
+#                       hash inside the loop or hoisted (2, 3), a function called with a
+#                       constant or its folded form (4, 5); REP 8 and 16, 132 and 1056
+#                       workgroups; rows compiler_pairs_op<OP>_rep<REP>_n<N>. PAIRS_ONLY=1
+#                       runs these rows alone
 #   occ_smem.wgsl       workgroups an SM holds by the workgroup memory they declare (4 to
 #                       48 KiB): one latency-bound warp per workgroup, 132 x k workgroups
 #                       for k = 1, 7, 24; rows occ_smem_<bytes>b_k<k>. OCC_ONLY=1 runs
@@ -100,7 +110,8 @@
 #         CONFLICT_ONLY=1 (only the wide_conflict.wgsl and phase_conflict.wgsl rows),
 #         BARRIER_ONLY=1 (only the barrier_cost.wgsl rows), ATOMS_ONLY=1 (only the
 #         atom_collide.wgsl rows), COMPILER_ONLY=1 (only the compiler-effect rows above),
-#         MERGE_ONLY=1 (only the smem_merge.wgsl rows), OCC_ONLY=1 (only occ_smem.wgsl's),
+#         MERGE_ONLY=1 (only the smem_merge*.wgsl rows), PAIRS_ONLY=1 (only
+#         compiler_pairs.wgsl's), OCC_ONLY=1 (only occ_smem.wgsl's),
 #         L2_MIB (l2_read buffer sizes in MiB, default "1 4 16 32 256")
 set -euo pipefail
 case "${1:-}" in
@@ -201,6 +212,11 @@ merges() {
             --override "S=$s" --override "OFF=$off" --override "F=$f" --bind "0.0=u32:$s,0" \
             --bind 0.1=zeros:1081344
     done
+    for row in 3:4 3:8 3:16 0:4 0:8 0:16 1:4 1:8 2:4 2:8 2:16; do
+        IFS=: read -r mode s <<< "$row"
+        m "smem_merge_store_m${mode}_s$s" smem_merge_store.wgsl 1056 --override "MODE=$mode" \
+            --override "S=$s" --bind "0.0=u32:0" --bind 0.1=zeros:1081344
+    done
 }
 [ "${MERGE_ONLY:-0}" = 1 ] && { merges; echo "done: $OUT/micro.csv"; exit 0; }
 occupancy() {
@@ -213,6 +229,18 @@ occupancy() {
     done
 }
 [ "${OCC_ONLY:-0}" = 1 ] && { occupancy; echo "done: $OUT/micro.csv"; exit 0; }
+pairs() {
+    local n op rep
+    for n in 132 1056; do
+        for op in 0 1 2 3 4 5; do
+            for rep in 8 16; do
+                m "compiler_pairs_op${op}_rep${rep}_n$n" compiler_pairs.wgsl "$n" --override "OP=$op" \
+                    --override "REP=$rep" --bind "0.0=u32:7,${OP_ITERS:-4096}"
+            done
+        done
+    done
+}
+[ "${PAIRS_ONLY:-0}" = 1 ] && { pairs; echo "done: $OUT/micro.csv"; exit 0; }
 conflicts() {
     local sms=${SMS:-132} w s a b
     for w in 1:4:"1 2 4 8 16 32" 2:8:"1 2 4 8 16" 4:16:"1 2 4 8"; do
@@ -309,6 +337,7 @@ load_mlp
 conflicts
 merges
 occupancy
+pairs
 barriers
 m tile16_pad0_n65535 tile16.wgsl 65535 --override PAD=0
 m aos_k2_n65535 aos_k2.wgsl 65535

@@ -596,7 +596,8 @@ fn pieces_and_atomic_results_that_reach_nothing_are_not_loaded() {
 /// `smem_merge.wgsl` loads what its header says the H100 runs: the components of one
 /// `vec4` element and the fields of one struct element, read one by one, as one 16-byte
 /// load; neighbouring elements of a `u32` array as 4-byte loads, aligned or not; the
-/// stores of a whole struct as 16-byte stores.
+/// stores of a whole struct as 16-byte stores. `smem_merge_store.wgsl`'s stores merge the
+/// same way.
 #[test]
 fn workgroup_loads_merge_within_an_element_as_smem_merge_measured() {
     let Some(gpu) = open_for_tests("workgroup_loads_merge_within_an_element_as_smem_merge_measured") else {
@@ -621,5 +622,21 @@ fn workgroup_loads_merge_within_an_element_as_smem_merge_measured() {
         // the fill: r4's and r8's whole structs as 16-byte stores
         let wide = c.trace.records.iter().filter(|r| r.op == Op::Store && r.bytes == 16).count();
         assert_eq!(wide, 512 + 128 * 3, "MODE {mode}: v's vec4 stores and the structs' 16-byte stores");
+    }
+    // smem_merge_store.wgsl: the stores' counterpart (merged as loads are, by analogy)
+    for (mode, s, bytes) in
+        [(0u32, 4u32, 4u8), (0, 8, 4), (1, 4, 16), (1, 8, 16), (2, 4, 16), (2, 16, 16), (3, 4, 16)]
+    {
+        let overrides = [("MODE", mode as f64), ("S", s as f64), ("ITERS", 2.0)];
+        let c = run(gpu, "smem_merge_store.wgsl", [1, 1, 1], &overrides, &["0.0=u32:0", "0.1=zeros:1024"]);
+        // the loop's stores: every store but the fill of `src` (512 words)
+        let stores: Vec<&Record> =
+            c.trace.records.iter().filter(|r| r.op == Op::Store && r.addr < 22528).collect();
+        assert_eq!(
+            stores.len(),
+            1024 * 8 * (16 / bytes as usize),
+            "store MODE {mode} S {s}: 8 steps of 16 bytes"
+        );
+        assert!(stores.iter().all(|r| r.bytes == bytes), "store MODE {mode} S {s}: {bytes}-byte stores");
     }
 }

@@ -139,7 +139,7 @@ pub fn print_engine(out: &mut dyn Write, launch: &LaunchReport) -> std::io::Resu
 pub fn memory_line(m: &sim_core::memory::MemoryShare) -> String {
     let mb = |b: u64| b as f64 / 1e6;
     format!(
-        "global memory: {:.1} MB moved (in {:.1} MB of lines) over {:.1} MB of buffers: {:.1} MB from DRAM, {:.1} MB from the L2 ({:.0} B/cycle of lines; a load waits {} cycles)",
+        "global memory: {:.1} MB moved (in {:.1} MB of lines) over {:.1} MB of buffers: {:.1} MB from DRAM, {:.1} MB from the L2 ({:.0} B/cycle of lines; a load that misses the L1 waits {} cycles)",
         mb(m.bytes),
         mb(m.line_bytes),
         mb(m.footprint),

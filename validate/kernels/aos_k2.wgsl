@@ -1,6 +1,7 @@
 // Array of structures: 64 invocations each store, then read back, a struct of 2
-// 4-byte words (stride 8 bytes), one field per instruction. Lanes reading one
-// field are 2 words apart: 2-way conflict.
+// 4-byte words (stride 8 bytes), written and read whole. The driver makes each one 8-byte access (the members of
+// one struct element merge: validate/kernels/smem_merge.wgsl), conflict-free; as
+// 4-byte accesses a field at a time, lanes 2 words apart would be 2-way.
 // Compare with soa_k4.wgsl. banksim capture validate/kernels/aos_k2.wgsl --dispatch 2,1,1
 struct P {
     f0: u32, f1: u32,

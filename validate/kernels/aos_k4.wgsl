@@ -1,6 +1,7 @@
 // Array of structures: 64 invocations each store, then read back, a struct of 4
-// 4-byte words (stride 16 bytes), one field per instruction. Lanes reading one
-// field are 4 words apart: 4-way conflict.
+// 4-byte words (stride 16 bytes), written and read whole. The driver makes each one 16-byte access (the members of
+// one struct element merge: validate/kernels/smem_merge.wgsl), conflict-free; as
+// 4-byte accesses a field at a time, lanes 4 words apart would be 4-way.
 // Compare with soa_k4.wgsl. banksim capture validate/kernels/aos_k4.wgsl --dispatch 2,1,1
 struct P {
     f0: u32, f1: u32, f2: u32, f3: u32,

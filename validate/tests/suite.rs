@@ -138,23 +138,36 @@ fn scan_matches_generator_and_padding_removes_most_conflicts() {
 #[test]
 fn aos_and_soa_match_generator_and_degrees() {
     let Some(gpu) = open_for_tests("aos_and_soa_match_generator_and_degrees") else { return };
-    for (file, k, soa, degree) in [
-        ("aos_k2.wgsl", 2, 0, 2),
-        ("aos_k3.wgsl", 3, 0, 1),
-        ("aos_k4.wgsl", 4, 0, 4),
-        ("soa_k4.wgsl", 4, 1, 1),
+    // (whole structs of 2 and 4 words are one 8- and 16-byte access, as the driver makes
+    // them; 3 words at a 12-byte stride are never aligned to 8, and stay 4-byte fields)
+    for (file, k, soa, merged) in [
+        ("aos_k2.wgsl", 2, 0, true),
+        ("aos_k3.wgsl", 3, 0, false),
+        ("aos_k4.wgsl", 4, 0, true),
+        ("soa_k4.wgsl", 4, 1, false),
     ] {
         let c = run(gpu, file, [2, 1, 1], &[], &[]);
         let gen =
             traces::generators::generate("aos", &params(&[("k", k), ("soa", soa), ("threads", 64)])).unwrap();
         let k = k as u32;
-        let mut one: Vec<Record> = gen.records.iter().map(|r| Record { op: Op::Store, ..*r }).collect();
+        let fields: Vec<Record> = match merged {
+            true => gen
+                .records
+                .iter()
+                .filter(|r| r.addr % (4 * k) == 0)
+                .map(|r| Record { bytes: 4 * k as u8, ..*r })
+                .collect(),
+            false => gen.records.clone(),
+        };
+        let mut one: Vec<Record> = fields.iter().map(|r| Record { op: Op::Store, ..*r }).collect();
         one.extend((0..64).map(|t| bar(t, k)));
-        one.extend(gen.records.iter().map(|r| Record { step: r.step + k + 1, ..*r }));
+        one.extend(fields.iter().map(|r| Record { step: r.step + k + 1, ..*r }));
         assert_same(file, &c.trace, &per_block(&one, 2));
-        let requests = 2 * 2 * k as u64; // 2 blocks x 2 warps x k fields
-        assert_eq!(wavefronts(&c.trace, Op::Load), (requests * degree, requests), "{file}");
-        assert_eq!(wavefronts(&c.trace, Op::Store), (requests * degree, requests), "{file}");
+        // 2 blocks x 2 warps x k words a lane: k wavefronts a warp at the least (k 4-byte
+        // requests of one, or one 4k-byte request of k), and conflict-free
+        let ideal = 2 * 2 * k as u64;
+        assert_eq!(wavefronts(&c.trace, Op::Load), (ideal, ideal), "{file}");
+        assert_eq!(wavefronts(&c.trace, Op::Store), (ideal, ideal), "{file}");
     }
 }
 

@@ -50,6 +50,7 @@ pub mod bind;
 pub mod calibrate;
 pub mod capture;
 pub mod compiled;
+pub mod const_args;
 pub mod dead_loops;
 pub mod decode;
 pub mod deps;
@@ -62,6 +63,7 @@ pub mod measure;
 pub mod ops;
 pub mod probe;
 pub mod record;
+pub mod redundant;
 pub mod suite;
 pub mod vectorize;
 

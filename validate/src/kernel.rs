@@ -21,7 +21,7 @@ pub struct Loaded {
     pub file: String,
 }
 
-pub(crate) fn validator() -> Validator {
+fn validator() -> Validator {
     Validator::new(ValidationFlags::all(), Capabilities::all())
 }
 
@@ -60,12 +60,11 @@ pub fn load(
     .map_err(|e| InstrumentError::Override { message: with_causes(&e) })?;
     let mut module = module.into_owned();
     let inlined = inline_scalar_constants(&mut module);
-    let specialized = crate::const_args::specialize(&mut module);
     let removed = crate::dead_loops::remove(&mut module);
-    let info = if resolve_array_sizes(&mut module) | inlined | specialized | removed {
+    let info = if resolve_array_sizes(&mut module) | inlined | removed {
         validator().validate(&module).map_err(|e| InstrumentError::Internal {
             message: format!(
-                "resolving override-sized arrays, inlining constants and constant arguments, and removing loops that run no iteration: {}",
+                "resolving override-sized arrays, inlining constants and removing loops that run no iteration: {}",
                 e.emit_to_string(source)
             ),
         })?

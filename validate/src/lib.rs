@@ -50,7 +50,6 @@ pub mod bind;
 pub mod calibrate;
 pub mod capture;
 pub mod compiled;
-pub mod const_args;
 pub mod dead_loops;
 pub mod decode;
 pub mod deps;
@@ -63,7 +62,6 @@ pub mod measure;
 pub mod ops;
 pub mod probe;
 pub mod record;
-pub mod redundant;
 pub mod suite;
 pub mod vectorize;
 

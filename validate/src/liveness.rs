@@ -129,7 +129,7 @@ fn root(f: &Function, globals: &naga::Arena<GlobalVariable>, mut p: Handle<Expre
 }
 
 /// The expressions `e` uses; `None` for a kind the analysis does not know.
-pub(crate) fn operands_of(e: &Expression) -> Option<Vec<Handle<Expression>>> {
+fn operands_of(e: &Expression) -> Option<Vec<Handle<Expression>>> {
     use Expression as E;
     Some(match *e {
         E::Literal(_)

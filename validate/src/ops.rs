@@ -34,8 +34,7 @@
 //! | an integer operation with its identity, an override's value included (`x * 1`, `x + 0`, `x - 0`, `x / 1`, `x \| 0`, `x ^ 0`, `x << 0`, `x >> 0`, `x & 0xffffffff`: the compiler removes it) | 0 |
 //! | a float add or subtract with a product as an operand (`a * b + c`: the compiler fuses the two into one multiply-add; the multiply counts) | 0 |
 //! | an integer operation whose value its other operand decides alone (`x * 0`, `x & 0`, `x % 1`), and what follows from such values alone | 0 |
-//! | a value an earlier expression computed where both run, or loop-invariant work inside a loop ([`crate::redundant`]: the compiler computes it once, before) | 0 |
-//! | a function call (compilers inline them; the callee's own work counts, with the literals it is called with in: [`crate::const_args`]) | 0 |
+//! | a function call (compilers inline them; the callee's own work counts) | 0 |
 //! | a loop whose first test leaves it on values known when compiled (`j < N` with `j = 0u`, `N = 0`): [`crate::dead_loops`] removes it before counting | 0 |
 //! | every loop iteration: the bound wgpu's shader translation (naga's SPIR-V writer, like Tint) adds to every loop so that none runs forever (a 64-bit iteration counter: compare, `all`, branch, decrement, carry compare, conversion, subtract) | [`LOOP_BOUNDING_OPS`] = 7 |
 //!
@@ -100,8 +99,8 @@ pub struct Facts {
     live: Vec<bool>,
     divisions: Vec<u32>,
     /// An operation with its identity (`x * 1`, `x + 0`, `x | 0`, `x << 0`...), which
-    /// the compiler removes, a float add of a product, which the product's fused
-    /// multiply-add does, and a value computed once elsewhere ([`crate::redundant`]).
+    /// the compiler removes, and a float add of a product, which the product's fused
+    /// multiply-add does.
     free: Vec<bool>,
 }
 
@@ -162,10 +161,6 @@ impl Facts {
             }
         }
         let live = crate::liveness::live(f, globals);
-        // what the compiler computes once elsewhere: before, or before the loop
-        for (free, once) in free.iter_mut().zip(crate::redundant::computed_once(f, &live)) {
-            *free |= once;
-        }
         Facts { consts, live, divisions, free }
     }
 

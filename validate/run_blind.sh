@@ -20,7 +20,8 @@
 #               measurement against the measured time: OUT/report.csv and a summary on
 #               standard output. Nothing of the model may change between PREDICT and
 #               REPORT (the report says which banksim made each, and REPORT stops
-#               where the tree's code or presets differ from the predictions' commit).
+#               where the tree's code or presets, tests and benchmarks aside, differ
+#               from the predictions' commit).
 #
 # Usage:  PREDICT=1 validate/run_blind.sh MANIFEST OUTDIR     (then MEASURE=1, REPORT=1)
 # Env:    BANKSIM (default target/release/banksim), REPS (30), WARMUP (5), ADAPTER
@@ -93,9 +94,11 @@ if [ "${REPORT:-0}" = 1 ]; then
     case "$model" in *+changes|unknown)
         echo "error: $OUT/predictions.csv was made from a tree with changes ($model): no commit holds its model" >&2; exit 1;;
     esac
-    if ! git diff --quiet "$model" -- '*.rs' '*.ron' '*.toml' Cargo.lock; then
+    # the model: the code and presets, not the tests and benchmarks
+    model_paths=('*.rs' '*.ron' '*.toml' Cargo.lock ':!*/tests/*' ':!*/benches/*')
+    if ! git diff --quiet "$model" -- "${model_paths[@]}"; then
         echo "error: the model changed since the predictions were made (commit $model):" >&2
-        git diff --stat "$model" -- '*.rs' '*.ron' '*.toml' Cargo.lock | tail -5 >&2
+        git diff --stat "$model" -- "${model_paths[@]}" | tail -5 >&2
         echo "build banksim at $model (git worktree add /tmp/model $model) and run REPORT=1 there" >&2
         exit 1
     fi

@@ -640,3 +640,55 @@ fn workgroup_loads_merge_within_an_element_as_smem_merge_measured() {
         assert!(stores.iter().all(|r| r.bytes == bytes), "store MODE {mode} S {s}: {bytes}-byte stores");
     }
 }
+
+/// Every variant of the newest blind set (`validate/kernels/blind7/families.csv`) has the
+/// worst conflict its manifest lists (`expected_conflict`: the most wavefronts over the
+/// ideal of any of its shared-memory requests), captured on one workgroup with the
+/// manifest's overrides and buffers: the set's spread of degrees is what it says.
+#[test]
+fn the_newest_blind_set_has_the_conflicts_its_manifest_lists() {
+    let Some(gpu) = open_for_tests("the_newest_blind_set_has_the_conflicts_its_manifest_lists") else {
+        return;
+    };
+    let path = format!("{}/kernels/blind7/families.csv", env!("CARGO_MANIFEST_DIR"));
+    let mut rows = csv::Reader::from_path(&path).unwrap();
+    let hw = configs::preset("h100").unwrap();
+    let mut model = BankModel::new(&hw);
+    let mut checked = 0;
+    for row in rows.records() {
+        let row = row.unwrap();
+        let (label, kernel, overrides, binds) = (&row[0], &row[2], &row[3], &row[5]);
+        let want: u32 = row[6].parse().unwrap();
+        let overrides: Vec<(&str, f64)> = overrides
+            .split(';')
+            .filter(|o| !o.is_empty())
+            .map(|o| {
+                let (k, v) = o.split_once('=').unwrap();
+                (k, v.parse().unwrap())
+            })
+            .collect();
+        // (one workgroup's share of the buffers: the shared-memory pattern does not
+        // depend on the rest, and zero-filling 128 MiB buffers 45 times is slow)
+        let binds: Vec<String> = binds
+            .split_whitespace()
+            .map(|b| match b.split_once("=zeros:") {
+                Some((at, words)) => format!("{at}=zeros:{}", words.parse::<u64>().unwrap().min(1 << 18)),
+                None => b.to_string(),
+            })
+            .collect();
+        let binds: Vec<&str> = binds.iter().map(String::as_str).collect();
+        let c = run(gpu, &format!("blind7/{kernel}"), [1, 1, 1], &overrides, &binds);
+        let requests = Requests::group(&c.trace, hw.warp).unwrap();
+        let worst = requests
+            .iter()
+            .filter(|r| !r.op.is_global() && r.op != Op::Barrier)
+            .map(|r| {
+                let o = model.evaluate(&r.warp_request());
+                o.wavefronts as f64 / o.ideal.max(1) as f64
+            })
+            .fold(0.0, f64::max);
+        assert_eq!(worst.round() as u32, want, "{label}: worst {worst:.2}-way");
+        checked += 1;
+    }
+    assert_eq!(checked, 45, "the set's 45 variants");
+}

@@ -94,8 +94,9 @@
 #                       subexpression written twice or once (OP=0, 1), a loop-invariant
 #                       hash inside the loop or hoisted (2, 3), a function called with a
 #                       constant or its folded form (4, 5); REP 8 and 16, 132 and 1056
-#                       workgroups; rows compiler_pairs_op<OP>_rep<REP>_n<N>. PAIRS_ONLY=1
-#                       runs these rows alone
+#                       workgroups; rows compiler_pairs_op<OP>_rep<REP>_n<N>, and each
+#                       mode's driver statistics (binary size) in OUTDIR/shader_stats.csv.
+#                       PAIRS_ONLY=1 runs these rows alone
 #   occ_smem.wgsl       workgroups an SM holds by the workgroup memory they declare (4 to
 #                       48 KiB): one latency-bound warp per workgroup, 132 x k workgroups
 #                       for k = 1, 7, 24; rows occ_smem_<bytes>b_k<k>. OCC_ONLY=1 runs
@@ -238,6 +239,13 @@ pairs() {
                     --override "REP=$rep" --bind "0.0=u32:7,${OP_ITERS:-4096}"
             done
         done
+    done
+    # the driver's binary of each mode: a subexpression computed once, or a constant
+    # argument folded, makes it smaller (16 bytes an instruction)
+    for op in 0 1 2 3 4 5; do
+        "$BANKSIM" shader-stats "$K/compiler_pairs.wgsl" --override "OP=$op" --override REP=16 \
+            --label "compiler_pairs_op${op}_rep16" --csv "$OUT/shader_stats.csv" > /dev/null \
+            || echo "compiler_pairs_op$op: no driver statistics (see the error above)"
     done
 }
 [ "${PAIRS_ONLY:-0}" = 1 ] && { pairs; echo "done: $OUT/micro.csv"; exit 0; }

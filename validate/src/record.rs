@@ -124,7 +124,7 @@ pub enum SiteKind {
         /// members only (`a[i].f`, `v[j].y`, a whole `a[i]` of struct type: 0), or
         /// `None` for an element of an array indexed as such (`w[t]`) or a component
         /// picked at run time (`v[j][k]`). Accesses of one element are what the
-        /// driver merges into wide loads (see the `vectorize` module).
+        /// driver merges into wide accesses (see the `vectorize` module).
         member: Option<u32>,
     },
     /// A control barrier (`workgroupBarrier`, `storageBarrier`, ...).

@@ -103,8 +103,10 @@ if [ "${REPORT:-0}" = 1 ]; then
         exit 1
     fi
     [ -f "$OUT/measure.csv" ] || { echo "$OUT/measure.csv: missing (MEASURE=1 first)" >&2; exit 1; }
-    median() { python3 -c "import csv,sys; print(next(r['median_us'] for r in csv.DictReader(open(sys.argv[1])) if r['label']==sys.argv[2]))" "$OUT/measure.csv" "$1"; }
-    predicted() { python3 -c "import csv,sys; print(next(r['predicted_us'] for r in csv.DictReader(open(sys.argv[1])) if r['label']==sys.argv[2]))" "$OUT/predictions.csv" "$1"; }
+    # column COLUMN of the row of label LABEL in CSV FILE
+    lookup() { python3 -c "import csv,sys; print(next(r[sys.argv[3]] for r in csv.DictReader(open(sys.argv[1])) if r['label']==sys.argv[2]))" "$1" "$2" "$3"; }
+    median() { lookup "$OUT/measure.csv" "$1" median_us; }
+    predicted() { lookup "$OUT/predictions.csv" "$1" predicted_us; }
     declare -A ref_label ref_kernel ref_args
     echo "label,family,reference,measured_us,preset_us,preset_error,measured_speedup,predicted_speedup,speedup_error,solved" > "$OUT/report.csv"
     while IFS="|" read -r label family kernel overrides dispatch binds; do
